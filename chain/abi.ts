@@ -1,0 +1,60 @@
+import { parseAbi } from 'viem'
+
+/**
+ * Mainnet ABIs of the events and calls the service uses (PROTOCOL.md). The devnet's simulator
+ * contracts emit exactly these signatures, so one follower reads both chains.
+ */
+export const riverAbi = parseAbi([
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
+  'event UserDeposit(address indexed depositor, address indexed recipient, uint256 amount)',
+  'struct ConsensusLayerReport { uint256 epoch; uint256 validatorsBalance; uint256 validatorsSkimmedBalance; uint256 validatorsExitedBalance; uint256 validatorsExitingBalance; uint32 validatorsCount; uint32[] stoppedValidatorCountPerOperator; bool rebalanceDepositToRedeemMode; bool slashingContainmentMode; }',
+  'struct ConsensusLayerDataReportingTrace { uint256 rewards; uint256 pulledELFees; uint256 pulledRedeemManagerExceedingEthBuffer; uint256 pulledCoverageFunds; }',
+  'event ProcessedConsensusLayerReport(ConsensusLayerReport report, ConsensusLayerDataReportingTrace trace)',
+  'event RewardsEarned(address indexed collector, uint256 oldTotalUnderlyingBalance, uint256 oldTotalSupply, uint256 newTotalUnderlyingBalance, uint256 newTotalSupply)',
+  'event SetGlobalFee(uint256 fee)',
+  'event PulledELFees(uint256 amount)',
+  'event PulledCoverageFunds(uint256 amount)',
+  'event PulledRedeemManagerExceedingEth(uint256 amount)',
+  'function totalSupply() view returns (uint256)',
+  'function totalUnderlyingSupply() view returns (uint256)',
+  'function balanceOf(address owner) view returns (uint256)',
+  'function underlyingBalanceFromShares(uint256 shares) view returns (uint256)',
+  'function sharesFromUnderlyingBalance(uint256 underlyingBalance) view returns (uint256)',
+  'function getGlobalFee() view returns (uint256)',
+])
+
+export const redeemManagerAbi = parseAbi([
+  'event RequestedRedeem(address indexed recipient, uint256 height, uint256 amount, uint256 maxRedeemableEth, uint32 id)',
+  'event ReportedWithdrawal(uint256 height, uint256 amount, uint256 ethAmount, uint32 id)',
+  'event SatisfiedRedeemRequest(uint32 indexed redeemRequestId, uint32 indexed withdrawalEventId, uint256 lsEthAmountSatisfied, uint256 ethAmountSatisfied, uint256 lsEthAmountRemaining, uint256 ethAmountExceeding)',
+  'event ClaimedRedeemRequest(uint32 indexed redeemRequestId, address indexed recipient, uint256 ethAmount, uint256 lsEthAmount, uint256 remainingLsEthAmount)',
+  'struct RedeemRequest { uint256 amount; uint256 maxRedeemableEth; address recipient; uint256 height; address initiator; }',
+  'struct WithdrawalEvent { uint256 amount; uint256 withdrawnEth; uint256 height; }',
+  'function getRedeemRequestCount() view returns (uint256)',
+  'function getRedeemRequestDetails(uint32 redeemRequestId) view returns (RedeemRequest)',
+  'function getWithdrawalEventCount() view returns (uint256)',
+  'function getWithdrawalEventDetails(uint32 withdrawalEventId) view returns (WithdrawalEvent)',
+  'function resolveRedeemRequests(uint32[] redeemRequestIds) view returns (int64[] withdrawalEventIds)',
+  'function getRedeemDemand() view returns (uint256)',
+  'function getBufferedExceedingEth() view returns (uint256)',
+])
+
+export const allowlistAbi = parseAbi([
+  'event SetAllowlistPermissions(address[] accounts, uint256[] permissions)',
+  'function setAllowPermissions(address[] accounts, uint256[] permissions)',
+  'function setDenyPermissions(address[] accounts, uint256[] permissions)',
+  'function getPermissions(address account) view returns (uint256)',
+  'function isAllowed(address account, uint256 mask) view returns (bool)',
+  'function isDenied(address account) view returns (bool)',
+])
+
+/** Allowlist permission masks (PROTOCOL.md). */
+export const PERMISSION = {
+  DEPOSIT: 1n,
+  DONATE: 2n,
+  REDEEM: 4n,
+  DENY: 1n << 255n,
+} as const
+
+/** topic0 of ProcessedConsensusLayerReport, as published. */
+export const PROCESSED_REPORT_TOPIC = '0x49ac0d2bb2a688ca460f7993eb93eccd3b9c9188da6b0727e9a409cf8b105875'

@@ -1,0 +1,132 @@
+import path from 'node:path'
+import { ConfigError } from './errors.ts'
+
+export type ChainName = 'mainnet' | 'hoodi' | 'devnet'
+
+/** Validated configuration. Built once by `loadConfig`, passed down in the context. */
+export interface Config {
+  /** Postgres URL; undefined means the embedded PGlite in `${dataDir}/pg`. */
+  databaseUrl: string | undefined
+  dataDir: string
+  /** Redis URL; undefined means the inline job runner. */
+  redisUrl: string | undefined
+  /** JSON-RPC URL; undefined means the embedded anvil devnet. */
+  rpcUrl: string | undefined
+  chain: ChainName
+  beaconUrl: string | undefined
+  port: number
+  host: string
+  /** Public base URL of the API; the token audience. */
+  baseUrl: string
+  /** Issuer of access tokens (the token endpoint's base URL). */
+  authUrl: string
+  logLevel: string
+  /** PEM (PKCS#8) ES256 private key for tokens; undefined means generated and kept in DATA_DIR. */
+  jwtPrivateKey: string | undefined
+  /** Blocks behind head the follower treats as final. */
+  confirmations: number
+  /** Private key (0x...) of the Allowlist allower; the devnet supplies its own. */
+  allowerPrivateKey: `0x${string}` | undefined
+  /** Requests per client per window. */
+  rateLimitMax: number
+  rateLimitWindowMs: number
+  /** Maximum request body in bytes. */
+  bodyLimit: number
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+function readUrl(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | undefined {
+  const raw = env[name]?.trim()
+  if (!raw) return undefined
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL: ${JSON.stringify(raw)}`)
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(`${name} must use one of ${protocols.join(', ')} (got ${url.protocol})`)
+  }
+  return raw
+}
+
+function readInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim()
+  if (!raw) return fallback
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number (got ${JSON.stringify(raw)})`)
+  const value = Number(raw)
+  if (value < min || value > max)
+    throw new ConfigError(`${name} must be between ${min} and ${max} (got ${value})`)
+  return value
+}
+
+/**
+ * Reads and validates the environment. The only reader of `process.env` in the service:
+ * entrypoints call it once and pass the result down. Invalid values throw a `ConfigError`
+ * whose message names the variable.
+ *
+ * @example
+ * const config = loadConfig(process.env)
+ * config.port // 8080
+ */
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
+  const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:'])
+  const redisUrl = readUrl(env, 'REDIS_URL', ['redis:', 'rediss:'])
+  const rpcUrl = readUrl(env, 'RPC_URL', ['http:', 'https:'])
+  const beaconUrl = readUrl(env, 'BEACON_URL', ['http:', 'https:'])
+
+  const chainRaw = env.CHAIN?.trim() || (rpcUrl ? 'mainnet' : 'devnet')
+  if (!['mainnet', 'hoodi', 'devnet'].includes(chainRaw)) {
+    throw new ConfigError(`CHAIN must be mainnet, hoodi or devnet (got ${JSON.stringify(chainRaw)})`)
+  }
+  const chain = chainRaw as ChainName
+  if (chain !== 'devnet' && rpcUrl === undefined) {
+    throw new ConfigError(`RPC_URL is required when CHAIN is ${chain}`)
+  }
+
+  const port = readInt(env, 'PORT', 8080, 0, 65535)
+  const host = env.HOST?.trim() || '127.0.0.1'
+  const baseUrl = (readUrl(env, 'BASE_URL', ['http:', 'https:']) ?? `http://${host}:${port}`).replace(
+    /\/+$/,
+    '',
+  )
+  const authUrl = (readUrl(env, 'AUTH_URL', ['http:', 'https:']) ?? baseUrl).replace(/\/+$/, '')
+
+  const logLevel = env.LOG_LEVEL?.trim() || 'info'
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(
+      `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got ${JSON.stringify(logLevel)})`,
+    )
+  }
+
+  const jwtPrivateKey = env.JWT_PRIVATE_KEY?.trim() || undefined
+  if (jwtPrivateKey !== undefined && !jwtPrivateKey.includes('-----BEGIN PRIVATE KEY-----')) {
+    throw new ConfigError('JWT_PRIVATE_KEY must be a PKCS#8 PEM EC P-256 private key')
+  }
+
+  const allowerRaw = env.ALLOWER_PRIVATE_KEY?.trim() || undefined
+  if (allowerRaw !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(allowerRaw)) {
+    throw new ConfigError('ALLOWER_PRIVATE_KEY must be 0x followed by 64 hex digits')
+  }
+
+  return {
+    databaseUrl,
+    dataDir: path.resolve(env.DATA_DIR?.trim() || './data'),
+    redisUrl,
+    rpcUrl,
+    chain,
+    beaconUrl,
+    port,
+    host,
+    baseUrl,
+    authUrl,
+    logLevel,
+    jwtPrivateKey,
+    confirmations: readInt(env, 'CONFIRMATIONS', chain === 'devnet' ? 0 : 12, 0, 10_000),
+    allowerPrivateKey: allowerRaw as `0x${string}` | undefined,
+    rateLimitMax: readInt(env, 'RATE_LIMIT_MAX', 600, 1, 1_000_000),
+    rateLimitWindowMs: readInt(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1_000, 86_400_000),
+    bodyLimit: 1024 * 1024,
+  }
+}

@@ -1,0 +1,107 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+
+/** A running anvil node. */
+export interface Anvil {
+  rpcUrl: string
+  port: number
+  chainId: number
+  /** Stops the node (SIGTERM, then SIGKILL after a grace period). */
+  stop(): Promise<void>
+}
+
+export interface AnvilOptions {
+  /** Port to listen on; 0 (default) picks a free port. */
+  port?: number
+  chainId?: number
+  /** Genesis block timestamp in seconds (lets a simulated history start in the past). */
+  timestamp?: bigint
+  /** Number of pre-funded dev accounts (default 10). */
+  accounts?: number
+  /** Extra arguments passed to anvil as they are. */
+  args?: string[]
+  /** Milliseconds to wait for "Listening on" (default 20000). */
+  startTimeoutMs?: number
+}
+
+/** Path of the anvil binary shipped by the platform package of @foundry-rs/anvil. */
+export function anvilBinaryPath(): string {
+  const require = createRequire(import.meta.url)
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch
+  const pkg = `@foundry-rs/anvil-${process.platform}-${arch}`
+  const manifest = require.resolve(`${pkg}/package.json`)
+  return path.join(path.dirname(manifest), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil')
+}
+
+/**
+ * Spawns anvil on 127.0.0.1 and resolves once it listens.
+ *
+ * @example
+ * const anvil = await startAnvil({ port: 0 })
+ * // anvil.rpcUrl === 'http://127.0.0.1:40123'
+ * await anvil.stop()
+ */
+export function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
+  const chainId = options.chainId ?? 31337
+  const args = [
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(options.port ?? 0),
+    '--chain-id',
+    String(chainId),
+    '--accounts',
+    String(options.accounts ?? 10),
+  ]
+  if (options.timestamp !== undefined) args.push('--timestamp', options.timestamp.toString())
+  args.push(...(options.args ?? []))
+  const child: ChildProcess = spawn(anvilBinaryPath(), args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  return new Promise((resolve, reject) => {
+    let output = ''
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(
+        new Error(`anvil did not start within ${options.startTimeoutMs ?? 20_000} ms: ${output.slice(-500)}`),
+      )
+    }, options.startTimeoutMs ?? 20_000)
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = /Listening on 127\.0\.0\.1:(\d+)/.exec(output)
+      if (!match) return
+      clearTimeout(timer)
+      child.stdout?.off('data', onData)
+      child.stdout?.resume()
+      const port = Number(match[1])
+      resolve({
+        rpcUrl: `http://127.0.0.1:${port}`,
+        port,
+        chainId,
+        stop: () => stopChild(child),
+      })
+    }
+    child.stdout?.on('data', onData)
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+    })
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`anvil exited with code ${code}: ${output.slice(-500)}`))
+    })
+  })
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 3_000)
+    kill.unref()
+    child.once('exit', () => {
+      clearTimeout(kill)
+      resolve()
+    })
+    child.kill('SIGTERM')
+  })
+}
