@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto'
+import { createLocalJWKSet, type JWTPayload, jwtVerify, SignJWT } from 'jose'
+import type { SigningKey } from './keys.ts'
+
+export const TOKEN_TTL_SECONDS = 86_400
+
+/** What a verified access token says about its caller. */
+export interface TokenClaims {
+  clientId: string
+  orgId: string
+  scopes: string[]
+  jti: string
+  exp: number
+}
+
+/**
+ * Issues an ES256 access token with iss, aud, sub (client id), org_id, scope, iat, exp, jti.
+ *
+ * @example
+ * const jwt = await issueToken(key, { issuer, audience, clientId: 'cl_1', orgId: 'org_1', scopes: ['read:platform'] })
+ */
+export async function issueToken(
+  key: SigningKey,
+  input: {
+    issuer: string
+    audience: string
+    clientId: string
+    orgId: string
+    scopes: string[]
+    now?: number
+  },
+): Promise<string> {
+  const iat = input.now ?? Math.floor(Date.now() / 1000)
+  return new SignJWT({ org_id: input.orgId, scope: input.scopes.join(' ') })
+    .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'JWT' })
+    .setIssuer(input.issuer)
+    .setAudience(input.audience)
+    .setSubject(input.clientId)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + TOKEN_TTL_SECONDS)
+    .setJti(randomUUID())
+    .sign(key.privateKey)
+}
+
+/** Creates a verifier bound to the service's JWKS, issuer and audience. Throws on any failure. */
+export function createTokenVerifier(key: SigningKey, expected: { issuer: string; audience: string }) {
+  const jwks = createLocalJWKSet({ keys: [key.publicJwk] })
+  return async (token: string): Promise<TokenClaims> => {
+    const { payload } = await jwtVerify<JWTPayload & { org_id?: unknown; scope?: unknown }>(token, jwks, {
+      issuer: expected.issuer,
+      audience: expected.audience,
+      algorithms: ['ES256'],
+      requiredClaims: ['sub', 'exp', 'iat', 'jti'],
+    })
+    if (typeof payload.org_id !== 'string' || typeof payload.scope !== 'string') {
+      throw new Error('token lacks org_id or scope')
+    }
+    return {
+      clientId: payload.sub!,
+      orgId: payload.org_id,
+      scopes: payload.scope.split(' ').filter(Boolean),
+      jti: payload.jti!,
+      exp: payload.exp!,
+    }
+  }
+}

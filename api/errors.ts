@@ -1,0 +1,67 @@
+import { LsReportError } from '../common/errors.ts'
+
+/**
+ * The error catalog: every `IR####` code the API answers with, its HTTP status and meaning.
+ * Published in README.md ("Error catalog"); a test checks that the two agree.
+ */
+export const ERROR_CATALOG = {
+  IR1000: { http: 400, meaning: 'Invalid request: a field failed validation (the message names it).' },
+  IR1001: { http: 400, meaning: 'Malformed JSON body.' },
+  IR1002: { http: 413, meaning: 'Request body larger than 1 MiB.' },
+  IR1003: { http: 415, meaning: 'Unsupported content type (send application/json).' },
+  IR1004: { http: 404, meaning: 'Route not found.' },
+  IR1005: { http: 429, meaning: 'Rate limit exceeded for this client; retry after the Retry-After header.' },
+  IR1006: { http: 400, meaning: 'Too many items in one request (ids, lots, accounts or addresses).' },
+  IR2000: { http: 401, meaning: 'Missing bearer token.' },
+  IR2001: { http: 401, meaning: 'Invalid or expired bearer token.' },
+  IR2002: { http: 403, meaning: 'The token lacks the scope this endpoint needs.' },
+  IR2003: { http: 403, meaning: 'Impersonate-Org needs the impersonate:org scope.' },
+  IR2004: { http: 400, meaning: 'Token request: invalid_request (missing field or wrong audience).' },
+  IR2005: { http: 401, meaning: 'Token request: invalid_client (unknown client, wrong secret or revoked).' },
+  IR2006: { http: 400, meaning: 'Token request: unsupported_grant_type (only client_credentials).' },
+  IR2007: { http: 400, meaning: 'Token request: invalid_scope (a scope the client does not have).' },
+  IR2008: { http: 404, meaning: 'Impersonated organization not found.' },
+  IR3000: { http: 404, meaning: 'Account not found.' },
+  IR3001: { http: 400, meaning: 'Account key is empty or longer than 256 characters.' },
+  IR3002: { http: 400, meaning: 'An account with this key already exists in the organization.' },
+  IR3003: { http: 400, meaning: 'Account status transition not allowed.' },
+  IR3004: { http: 400, meaning: 'The account is not ACTIVE: it accepts no new wallets.' },
+  IR3100: { http: 404, meaning: 'Wallet not found.' },
+  IR3101: { http: 400, meaning: 'Invalid wallet address (0x followed by 40 hex digits).' },
+  IR3102: { http: 400, meaning: 'Mixed-case wallet address fails its EIP-55 checksum.' },
+  IR3103: { http: 400, meaning: 'The address is already attached to an account.' },
+  IR3104: { http: 403, meaning: 'The organization is not permitted to allowlist wallets.' },
+  IR3105: { http: 400, meaning: 'Wallet status transition not allowed.' },
+  IR3106: { http: 400, meaning: 'Unsupported wallet type (only ETH).' },
+  IR3200: { http: 400, meaning: 'target_fee_rate must be between 0 and the gross protocol fee rate.' },
+  IR3300: { http: 400, meaning: 'Invalid Solana address (base58 of 32 bytes).' },
+  IR5000: { http: 500, meaning: 'Internal error (details are logged with the request id, never returned).' },
+  IR5030: { http: 503, meaning: 'Service not ready (database unreachable or migrations pending).' },
+} as const satisfies Record<string, { http: number; meaning: string }>
+
+export type ErrorCode = keyof typeof ERROR_CATALOG
+
+/** An error the API returns as `{message, status}` with the catalog's HTTP status. */
+export class ApiError extends LsReportError {
+  override name = 'ApiError'
+  readonly code: ErrorCode
+  readonly http: number
+  readonly headers: Record<string, string>
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { details?: Record<string, unknown>; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, options)
+    this.code = code
+    this.http = ERROR_CATALOG[code].http
+    this.headers = options.headers ?? {}
+  }
+}
+
+/** The body of every non-2xx response. */
+export interface ErrorBody {
+  message: string
+  status: ErrorCode
+}

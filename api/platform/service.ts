@@ -1,0 +1,401 @@
+import { randomUUID } from 'node:crypto'
+import { isAddress } from 'viem'
+import { PERMISSION } from '../../chain/abi.ts'
+import type { Db, Queryable } from '../../db/index.ts'
+import {
+  type AccountRow,
+  createRepos,
+  type Repos,
+  type WalletRow,
+  type WalletStatus,
+} from '../../db/repos/index.ts'
+import { ApiError } from '../errors.ts'
+import {
+  type AccountAction,
+  accountTransition,
+  LIVE_WALLET_STATUSES,
+  type WalletAction,
+  walletTransition,
+} from './transitions.ts'
+
+/** DEPOSIT | REDEEM: what an allowlisted wallet holds on chain. */
+export const ALLOW_MASK = PERMISSION.DEPOSIT | PERMISSION.REDEEM
+
+export interface AccountView extends AccountRow {
+  wallets: WalletRow[]
+}
+
+/** Who asked: a client id, 'operator' (CLI) or 'chain' (follower). */
+export type Actor = string
+
+function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505'
+}
+
+/**
+ * Validates a 0x address: 40 hex digits; mixed case must pass EIP-55. Returns it lower case.
+ *
+ * @example
+ * normalizeAddress('0x8c1BEd5b9a0928467c9B1341Da1D7BD5e10b6549') // '0x8c1bed5b...6549'
+ */
+export function normalizeAddress(address: string, field = 'address'): string {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) {
+    throw new ApiError('IR3101', `${field} must be 0x followed by 40 hexadecimal digits`)
+  }
+  if (!isAddress(address, { strict: true })) {
+    throw new ApiError('IR3102', `${field} has mixed case that fails the EIP-55 checksum`)
+  }
+  return address.toLowerCase()
+}
+
+/** Accounts and wallets of platforms: the rules of the interface and DESIGN.md §4.2-4.3. */
+export function createPlatformService(db: Db) {
+  const repos = createRepos(db)
+
+  async function accountOr404(orgId: string, idOrKey: string, tx: Queryable, forUpdate = false) {
+    const account = await repos.accounts.findByIdOrKey(orgId, idOrKey, tx, { forUpdate })
+    if (!account) throw new ApiError('IR3000', `account ${JSON.stringify(idOrKey)} not found`)
+    return account
+  }
+
+  async function withWallets(accounts: AccountRow[], tx: Queryable = db): Promise<AccountView[]> {
+    const wallets = await repos.wallets.listByAccounts(
+      accounts.map((a) => a.id),
+      tx,
+    )
+    return accounts.map((a) => ({ ...a, wallets: wallets.filter((w) => w.account_id === a.id) }))
+  }
+
+  /** Moves a wallet to `to`, records the audit row, and enqueues the chain permissions when they change. */
+  async function moveWallet(
+    tx: Queryable,
+    r: Repos,
+    wallet: WalletRow,
+    to: WalletStatus,
+    patch: Partial<WalletRow>,
+    change: { actor: Actor; reason: string; permissions?: bigint },
+  ): Promise<WalletRow> {
+    const updated = await r.wallets.update(wallet.id, { status: to, ...patch }, tx)
+    if (wallet.status !== to) {
+      await r.audit.record(
+        {
+          entity: 'wallet',
+          entityId: wallet.id,
+          from: wallet.status,
+          to,
+          actor: change.actor,
+          reason: change.reason,
+        },
+        tx,
+      )
+    }
+    if (change.permissions !== undefined) {
+      await r.allowlistChanges.enqueue(
+        {
+          walletId: wallet.id,
+          address: wallet.address,
+          permissions: change.permissions,
+          reason: change.reason,
+        },
+        tx,
+      )
+    }
+    return updated
+  }
+
+  /** The effect of an account transition on its wallets. */
+  async function cascade(tx: Queryable, r: Repos, account: AccountRow, action: AccountAction, actor: Actor) {
+    const wallets = await r.wallets.listByAccounts([account.id], tx)
+    const reason = `account_${action}`
+    for (const w of wallets) {
+      if (action === 'pause' || action === 'deny') {
+        if (!LIVE_WALLET_STATUSES.includes(w.status)) continue
+        await moveWallet(
+          tx,
+          r,
+          w,
+          'PAUSED',
+          { paused_by: 'account' },
+          {
+            actor,
+            reason,
+            ...(w.wants_allowlist ? { permissions: 0n } : {}),
+          },
+        )
+      } else if (action === 'reactivate') {
+        if (w.status !== 'PAUSED' || w.paused_by !== 'account') continue
+        await moveWallet(
+          tx,
+          r,
+          w,
+          w.wants_allowlist ? 'NOT_READY' : 'NOT_ALLOWLISTED',
+          { paused_by: null },
+          {
+            actor,
+            reason,
+            ...(w.wants_allowlist ? { permissions: ALLOW_MASK } : {}),
+          },
+        )
+      } else if (action === 'remove') {
+        if (w.status === 'REMOVED') continue
+        if (w.status === 'DENIED' || w.status === 'PENDING_REMOVAL') {
+          await r.wallets.update(w.id, { on_platform: false }, tx)
+          continue
+        }
+        const onChain = w.wants_allowlist || w.allowlisted
+        await moveWallet(
+          tx,
+          r,
+          w,
+          onChain ? 'PENDING_REMOVAL' : 'REMOVED',
+          { on_platform: false, paused_by: null },
+          {
+            actor,
+            reason,
+            ...(onChain ? { permissions: 0n } : {}),
+          },
+        )
+      }
+    }
+  }
+
+  return {
+    async createAccount(orgId: string, key: string, actor: Actor): Promise<AccountView> {
+      if (key.trim().length === 0 || key.length > 256) {
+        throw new ApiError('IR3001', 'key must be a non-empty string of at most 256 characters')
+      }
+      try {
+        return await db.transaction(async (tx) => {
+          if (await repos.accounts.existsKey(orgId, key, tx)) {
+            throw new ApiError('IR3002', `an account with key ${JSON.stringify(key)} already exists`)
+          }
+          const account = await repos.accounts.insert({ id: randomUUID(), orgId, key }, tx)
+          await repos.audit.record(
+            { entity: 'account', entityId: account.id, from: null, to: 'ACTIVE', actor },
+            tx,
+          )
+          return { ...account, wallets: [] }
+        })
+      } catch (err) {
+        if (isUniqueViolation(err))
+          throw new ApiError('IR3002', `an account with key ${JSON.stringify(key)} already exists`)
+        throw err
+      }
+    },
+
+    async listAccounts(orgId: string): Promise<AccountView[]> {
+      return withWallets(await repos.accounts.list(orgId))
+    },
+
+    async getAccount(orgId: string, idOrKey: string): Promise<AccountView> {
+      const [view] = await withWallets([await accountOr404(orgId, idOrKey, db)])
+      return view!
+    },
+
+    /** pause / remove / reactivate / deny with the transition table; idempotent. */
+    async transitionAccount(
+      orgId: string,
+      idOrKey: string,
+      action: AccountAction,
+      actor: Actor,
+    ): Promise<AccountView> {
+      return db.transaction(async (tx) => {
+        const account = await accountOr404(orgId, idOrKey, tx, true)
+        const to = accountTransition(account.status, action)
+        if (to === undefined) {
+          throw new ApiError('IR3003', `cannot ${action} an account that is ${account.status}`)
+        }
+        if (to === account.status) {
+          const [view] = await withWallets([account], tx)
+          return view!
+        }
+        const r = createRepos(tx)
+        const updated = await r.accounts.setStatus(account.id, to, tx)
+        await r.audit.record({ entity: 'account', entityId: account.id, from: account.status, to, actor }, tx)
+        await cascade(tx, r, account, action, actor)
+        const [view] = await withWallets([updated], tx)
+        return view!
+      })
+    },
+
+    async createWallet(
+      org: { id: string; can_allowlist: boolean },
+      idOrKey: string,
+      input: { address: string; type: string; allowlisted: boolean },
+      actor: Actor,
+    ): Promise<WalletRow> {
+      if (input.type !== 'ETH')
+        throw new ApiError('IR3106', `type must be ETH (got ${JSON.stringify(input.type)})`)
+      const address = normalizeAddress(input.address)
+      try {
+        return await db.transaction(async (tx) => {
+          const account = await accountOr404(org.id, idOrKey, tx, true)
+          if (account.status !== 'ACTIVE') {
+            throw new ApiError('IR3004', `account is ${account.status}: it accepts no new wallets`)
+          }
+          if (input.allowlisted && !org.can_allowlist) {
+            throw new ApiError(
+              'IR3104',
+              'this organization may add wallets to the On-Platform list only (allowlisted: false)',
+            )
+          }
+          if (await repos.wallets.findByAddressAnyOrg(address, tx)) {
+            throw new ApiError('IR3103', `address ${address} is already attached to an account`)
+          }
+          const status: WalletStatus = input.allowlisted ? 'NOT_READY' : 'NOT_ALLOWLISTED'
+          const wallet = await repos.wallets.insert(
+            {
+              id: randomUUID(),
+              account_id: account.id,
+              org_id: org.id,
+              originator_org_id: org.id,
+              address,
+              type: 'ETH',
+              status,
+              wants_allowlist: input.allowlisted,
+              on_platform: true,
+            },
+            tx,
+          )
+          await repos.audit.record(
+            { entity: 'wallet', entityId: wallet.id, from: null, to: status, actor },
+            tx,
+          )
+          if (input.allowlisted) {
+            await repos.allowlistChanges.enqueue(
+              { walletId: wallet.id, address, permissions: ALLOW_MASK, reason: 'create' },
+              tx,
+            )
+          }
+          return wallet
+        })
+      } catch (err) {
+        if (isUniqueViolation(err))
+          throw new ApiError('IR3103', `address ${address} is already attached to an account`)
+        throw err
+      }
+    },
+
+    async getWallet(orgId: string, idOrAddress: string): Promise<WalletRow> {
+      const wallet = await repos.wallets.findByIdOrAddress(orgId, idOrAddress)
+      if (!wallet) throw new ApiError('IR3100', `wallet ${JSON.stringify(idOrAddress)} not found`)
+      return wallet
+    },
+
+    async listWallets(
+      orgId: string,
+      filter: { allowlisted?: boolean; onPlatform?: boolean },
+      page: { offset: number; limit: number },
+    ) {
+      return repos.wallets.list(orgId, filter, page)
+    },
+
+    async accountWallets(orgId: string, idOrKey: string): Promise<WalletRow[]> {
+      const account = await accountOr404(orgId, idOrKey, db)
+      return repos.wallets.listByAccounts([account.id])
+    },
+
+    /** Wallet pause / reactivate / remove, and the legacy depositor remove (Allowlist only). */
+    async transitionWallet(
+      orgId: string,
+      idOrKey: string,
+      idOrAddress: string,
+      action: WalletAction,
+      actor: Actor,
+    ): Promise<WalletRow> {
+      return db.transaction(async (tx) => {
+        const r = createRepos(tx)
+        const account = await accountOr404(orgId, idOrKey, tx, true)
+        const wallet = await r.wallets.findByIdOrAddress(orgId, idOrAddress, tx)
+        if (!wallet || wallet.account_id !== account.id) {
+          throw new ApiError('IR3100', `wallet ${JSON.stringify(idOrAddress)} not found in this account`)
+        }
+        const onChain = wallet.wants_allowlist || wallet.allowlisted
+        const to = walletTransition(wallet.status, action, {
+          wantsAllowlist: wallet.wants_allowlist,
+          onChain,
+        })
+        const label = action === 'legacy_remove' ? 'remove the Allowlist permission of' : action
+        if (to === undefined)
+          throw new ApiError('IR3105', `cannot ${label} a wallet that is ${wallet.status}`)
+        const reason = `wallet_${action}`
+        switch (action) {
+          case 'pause': {
+            if (to === wallet.status) return r.wallets.update(wallet.id, { paused_by: 'wallet' }, tx)
+            return moveWallet(
+              tx,
+              r,
+              wallet,
+              to,
+              { paused_by: 'wallet' },
+              {
+                actor,
+                reason,
+                ...(wallet.wants_allowlist ? { permissions: 0n } : {}),
+              },
+            )
+          }
+          case 'reactivate': {
+            if (to === wallet.status) return wallet
+            if (account.status !== 'ACTIVE') {
+              throw new ApiError('IR3004', `account is ${account.status}: its wallets cannot be reactivated`)
+            }
+            return moveWallet(
+              tx,
+              r,
+              wallet,
+              to,
+              { paused_by: null },
+              {
+                actor,
+                reason,
+                ...(wallet.wants_allowlist ? { permissions: ALLOW_MASK } : {}),
+              },
+            )
+          }
+          case 'remove': {
+            const sendToChain = to === 'PENDING_REMOVAL' && wallet.status !== 'PENDING_REMOVAL'
+            return moveWallet(
+              tx,
+              r,
+              wallet,
+              to,
+              { on_platform: false, paused_by: null },
+              {
+                actor,
+                reason,
+                ...(sendToChain ? { permissions: 0n } : {}),
+              },
+            )
+          }
+          case 'legacy_remove': {
+            const sendToChain = to === 'PENDING_REMOVAL' && wallet.status !== 'PENDING_REMOVAL'
+            const sendFromPause = wallet.status === 'PAUSED' && wallet.wants_allowlist
+            return moveWallet(
+              tx,
+              r,
+              wallet,
+              to,
+              { wants_allowlist: false },
+              {
+                actor,
+                reason,
+                ...(sendToChain || sendFromPause ? { permissions: 0n } : {}),
+              },
+            )
+          }
+        }
+      })
+    },
+
+    /** Records a target fee rate for an account (history kept); the caller has validated the rate. */
+    async addDiscountRate(orgId: string, idOrKey: string, targetFeeRate: string, actor: Actor) {
+      return db.transaction(async (tx) => {
+        const account = await accountOr404(orgId, idOrKey, tx)
+        return createRepos(tx).discounts.add({ accountId: account.id, targetFeeRate, createdBy: actor }, tx)
+      })
+    },
+  }
+}
+
+export type PlatformService = ReturnType<typeof createPlatformService>

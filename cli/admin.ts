@@ -1,0 +1,111 @@
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { parseScopes, SCOPES, type Scope } from '../api/auth/scopes.ts'
+import { hashSecret, newClientCredentials } from '../api/auth/secrets.ts'
+import { createPlatformService } from '../api/platform/service.ts'
+import { ValidationError } from '../common/errors.ts'
+import type { Db } from '../db/index.ts'
+import { createRepos, type OrgRow } from '../db/repos/index.ts'
+
+/** Org as the CLI prints it. */
+export function orgJson(org: OrgRow) {
+  return {
+    id: org.id,
+    name: org.name,
+    can_allowlist: org.can_allowlist,
+    created_at: org.created_at.toISOString(),
+  }
+}
+
+/** `lsreport orgs create` */
+export async function createOrg(db: Db, input: { name: string; canAllowlist: boolean }) {
+  if (input.name.trim() === '') throw new ValidationError('--name must not be empty')
+  return orgJson(
+    await createRepos(db).orgs.create({ name: input.name.trim(), canAllowlist: input.canAllowlist }),
+  )
+}
+
+/** `lsreport clients create`: the secret is returned once and stored only as a scrypt hash. */
+export async function createClient(db: Db, input: { orgId: string; scopes: string; name?: string }) {
+  const repos = createRepos(db)
+  const org = await repos.orgs.get(input.orgId)
+  if (!org) throw new ValidationError(`org ${input.orgId} not found`)
+  const { scopes, unknown } = parseScopes(input.scopes)
+  if (unknown.length > 0) {
+    throw new ValidationError(`unknown scope(s): ${unknown.join(' ')} (known: ${SCOPES.join(' ')})`)
+  }
+  if (scopes.length === 0) throw new ValidationError('--scopes must name at least one scope')
+  const { clientId, clientSecret } = newClientCredentials()
+  await repos.clients.create({
+    id: clientId,
+    orgId: org.id,
+    name: input.name ?? `${org.name} client`,
+    scopes,
+    secretHash: await hashSecret(clientSecret),
+  })
+  return { client_id: clientId, client_secret: clientSecret, scopes: scopes.join(' '), org_id: org.id }
+}
+
+/** `lsreport clients revoke` */
+export async function revokeClient(db: Db, clientId: string) {
+  if (!(await createRepos(db).clients.revoke(clientId)))
+    throw new ValidationError(`client ${clientId} not found or already revoked`)
+  return { client_id: clientId, revoked: true }
+}
+
+/** `lsreport accounts deny`: operator command, DENIED is final for the platform. */
+export async function denyAccount(db: Db, input: { orgId: string; account: string; reason?: string }) {
+  const view = await createPlatformService(db).transitionAccount(
+    input.orgId,
+    input.account,
+    'deny',
+    'operator',
+  )
+  return { id: view.id, key: view.key, org_id: view.org_id, status: view.status }
+}
+
+export interface DemoClient {
+  org_id: string
+  client_id: string
+  client_secret: string
+  scopes: string
+  token_url: string
+  audience: string
+}
+
+/**
+ * Ensures the demo org and client of the embedded mode exist; their credentials live in
+ * `$DATA_DIR/demo-client.json` (the only copy of the secret).
+ */
+export async function ensureDemoClient(
+  db: Db,
+  options: { dataDir: string; baseUrl: string; authUrl: string },
+) {
+  const file = path.join(options.dataDir, 'demo-client.json')
+  const repos = createRepos(db)
+  try {
+    const saved = JSON.parse(await fs.readFile(file, 'utf8')) as DemoClient
+    const client = await repos.clients.get(saved.client_id)
+    if (client && client.revoked_at === null) {
+      const fresh = { ...saved, token_url: `${options.authUrl}/oauth/token`, audience: options.baseUrl }
+      await fs.writeFile(file, `${JSON.stringify(fresh, null, 2)}\n`, { mode: 0o600 })
+      return { file, demo: fresh, created: false }
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && !(err instanceof SyntaxError)) throw err
+  }
+  const org = await createOrg(db, { name: 'Demo Platform', canAllowlist: true })
+  const allScopes: Scope[] = [...SCOPES]
+  const client = await createClient(db, { orgId: org.id, scopes: allScopes.join(' '), name: 'demo client' })
+  const demo: DemoClient = {
+    org_id: org.id,
+    client_id: client.client_id,
+    client_secret: client.client_secret,
+    scopes: client.scopes,
+    token_url: `${options.authUrl}/oauth/token`,
+    audience: options.baseUrl,
+  }
+  await fs.mkdir(options.dataDir, { recursive: true })
+  await fs.writeFile(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 })
+  return { file, demo, created: true }
+}

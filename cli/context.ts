@@ -1,0 +1,40 @@
+import path from 'node:path'
+import { type Config, loadConfig } from '../common/config.ts'
+import { createLogger, type Logger } from '../common/logger.ts'
+import { createShutdown, type Shutdown } from '../common/shutdown.ts'
+import { type DbHandle, migrate, openDb } from '../db/index.ts'
+import { lockDataDir } from '../db/lock.ts'
+
+/** What every command starts from: config, logger, shutdown registry, database. */
+export interface Context {
+  config: Config
+  logger: Logger
+  shutdown: Shutdown
+  dbh: DbHandle
+}
+
+/**
+ * Loads config, opens the database (Postgres or PGlite under DATA_DIR, locked for this process) and
+ * applies pending migrations when asked.
+ */
+export async function createContext(
+  env: NodeJS.ProcessEnv,
+  options: { migrate: boolean; logTo?: 'stdout' | 'stderr'; quiet?: boolean },
+): Promise<Context> {
+  const config = loadConfig(env)
+  const level = options.quiet && !env.LOG_LEVEL ? 'warn' : config.logLevel
+  const logger = createLogger({ level, destination: options.logTo === 'stdout' ? 1 : 2 })
+  const shutdown = createShutdown(logger)
+  const pgliteDir = config.databaseUrl ? undefined : path.join(config.dataDir, 'pg')
+  const release = pgliteDir ? lockDataDir(pgliteDir) : undefined
+  const dbh = await openDb({ databaseUrl: config.databaseUrl, pgliteDir })
+  shutdown.add('database', async () => {
+    await dbh.close()
+    release?.()
+  })
+  if (options.migrate) {
+    const applied = await migrate(dbh.db)
+    if (applied.length > 0) logger.info({ migrations: applied, backend: dbh.backend }, 'migrations applied')
+  }
+  return { config, logger, shutdown, dbh }
+}

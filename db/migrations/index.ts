@@ -1,0 +1,17 @@
+import type { Knex } from 'knex'
+import * as m001 from './001_platform.ts'
+
+interface Migration {
+  up(db: Knex): Promise<void>
+  down(db: Knex): Promise<void>
+}
+
+/** Append-only, ordered. Add a file and a line; never edit an applied migration. */
+const migrations: [string, Migration][] = [['001_platform', m001]]
+
+/** knex migration source over the in-code list (works the same under tsx, vitest and any bundler). */
+export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
+  getMigrations: async () => migrations,
+  getMigrationName: ([name]) => name,
+  getMigration: async ([, migration]) => migration,
+}

@@ -1,0 +1,72 @@
+import type { Queryable } from '../index.ts'
+
+export type AccountStatus = 'ACTIVE' | 'PAUSED' | 'REMOVED' | 'DENIED'
+
+export interface AccountRow {
+  id: string
+  org_id: string
+  key: string
+  status: AccountStatus
+  created_at: Date
+  updated_at: Date
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** True when the string is shaped like a UUID (so it may be an account or wallet id). */
+export function isUuid(value: string): boolean {
+  return UUID_RE.test(value)
+}
+
+/** Accounts of an org. Every read is scoped to an org: another org's account does not exist. */
+export function createAccountsRepo(db: Queryable) {
+  return {
+    async insert(input: { id: string; orgId: string; key: string }, tx: Queryable = db): Promise<AccountRow> {
+      const [row] = await tx<AccountRow>('accounts')
+        .insert({ id: input.id, org_id: input.orgId, key: input.key, status: 'ACTIVE' })
+        .returning('*')
+      return row!
+    },
+    async existsKey(orgId: string, key: string, tx: Queryable = db): Promise<boolean> {
+      return (await tx('accounts').where({ org_id: orgId, key }).first('id')) !== undefined
+    },
+    /** Resolves `idOrKey` as id first (when it is a UUID), then as key, within the org. */
+    async findByIdOrKey(
+      orgId: string,
+      idOrKey: string,
+      tx: Queryable = db,
+      options: { forUpdate?: boolean } = {},
+    ): Promise<AccountRow | undefined> {
+      const find = (where: Partial<AccountRow>) => {
+        const query = tx<AccountRow>('accounts').where({ org_id: orgId, ...where })
+        if (options.forUpdate) query.forUpdate()
+        return query.first()
+      }
+      if (isUuid(idOrKey)) {
+        const byId = await find({ id: idOrKey.toLowerCase() })
+        if (byId) return byId
+      }
+      return find({ key: idOrKey })
+    },
+    async findByIds(orgId: string, ids: string[], tx: Queryable = db): Promise<AccountRow[]> {
+      if (ids.length === 0) return []
+      return tx<AccountRow>('accounts').where({ org_id: orgId }).whereIn('id', ids)
+    },
+    async get(id: string, tx: Queryable = db): Promise<AccountRow | undefined> {
+      return tx<AccountRow>('accounts').where({ id }).first()
+    },
+    async list(orgId: string, tx: Queryable = db): Promise<AccountRow[]> {
+      return tx<AccountRow>('accounts')
+        .where({ org_id: orgId })
+        .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    },
+    async setStatus(id: string, status: AccountStatus, tx: Queryable = db): Promise<AccountRow> {
+      const [row] = await tx<AccountRow>('accounts')
+        .where({ id })
+        .update({ status, updated_at: tx.fn.now() as unknown as Date })
+        .returning('*')
+      return row!
+    },
+  }
+}
+export type AccountsRepo = ReturnType<typeof createAccountsRepo>

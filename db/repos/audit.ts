@@ -1,0 +1,46 @@
+import type { Queryable } from '../index.ts'
+
+export interface StatusChangeRow {
+  id: string
+  entity: 'account' | 'wallet'
+  entity_id: string
+  from_status: string | null
+  to_status: string
+  actor: string
+  reason: string | null
+  created_at: Date
+}
+
+/** Audit trail of account and wallet status changes (who, when, from, to). */
+export function createAuditRepo(db: Queryable) {
+  return {
+    async record(
+      change: {
+        entity: 'account' | 'wallet'
+        entityId: string
+        from: string | null
+        to: string
+        actor: string
+        reason?: string
+      },
+      tx: Queryable = db,
+    ): Promise<void> {
+      await tx('status_changes').insert({
+        entity: change.entity,
+        entity_id: change.entityId,
+        from_status: change.from,
+        to_status: change.to,
+        actor: change.actor,
+        reason: change.reason ?? null,
+      })
+    },
+    async list(
+      entity: 'account' | 'wallet',
+      entityId: string,
+      tx: Queryable = db,
+    ): Promise<StatusChangeRow[]> {
+      return tx<StatusChangeRow>('status_changes').where({ entity, entity_id: entityId }).orderBy('id')
+    },
+  }
+}
+export type AuditRepo = ReturnType<typeof createAuditRepo>

@@ -1,0 +1,43 @@
+import type { Queryable } from '../index.ts'
+
+export interface DiscountRateRow {
+  id: string
+  account_id: string
+  target_fee_rate: string
+  created_by: string
+  created_at: Date
+}
+
+/** Per-account target fee rates; each POST adds a row (history kept). */
+export function createDiscountsRepo(db: Queryable) {
+  return {
+    async add(
+      input: { accountId: string; targetFeeRate: string; createdBy: string },
+      tx: Queryable = db,
+    ): Promise<DiscountRateRow> {
+      const [row] = await tx<DiscountRateRow>('discount_rates')
+        .insert({
+          account_id: input.accountId,
+          target_fee_rate: input.targetFeeRate,
+          created_by: input.createdBy,
+        })
+        .returning('*')
+      return row!
+    },
+    /** The rate in force at `at`: the latest created before it. */
+    async inForce(accountId: string, at: Date, tx: Queryable = db): Promise<DiscountRateRow | undefined> {
+      return tx<DiscountRateRow>('discount_rates')
+        .where({ account_id: accountId })
+        .where('created_at', '<', at)
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .first()
+    },
+    async history(accountId: string, tx: Queryable = db): Promise<DiscountRateRow[]> {
+      return tx<DiscountRateRow>('discount_rates').where({ account_id: accountId }).orderBy('id')
+    },
+  }
+}
+export type DiscountsRepo = ReturnType<typeof createDiscountsRepo>

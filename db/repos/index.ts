@@ -1,0 +1,31 @@
+import type { Queryable } from '../index.ts'
+import { createAccountsRepo } from './accounts.ts'
+import { createAllowlistChangesRepo } from './allowlist-changes.ts'
+import { createAuditRepo } from './audit.ts'
+import { createClientsRepo } from './clients.ts'
+import { createDiscountsRepo } from './discounts.ts'
+import { createOrgsRepo } from './orgs.ts'
+import { createSolAllowlistRepo } from './sol-allowlist.ts'
+import { createWalletsRepo } from './wallets.ts'
+
+/** Every repository over one database handle. */
+export function createRepos(db: Queryable) {
+  return {
+    orgs: createOrgsRepo(db),
+    clients: createClientsRepo(db),
+    accounts: createAccountsRepo(db),
+    wallets: createWalletsRepo(db),
+    audit: createAuditRepo(db),
+    allowlistChanges: createAllowlistChangesRepo(db),
+    discounts: createDiscountsRepo(db),
+    solAllowlist: createSolAllowlistRepo(db),
+  }
+}
+export type Repos = ReturnType<typeof createRepos>
+
+export type { AccountRow, AccountStatus } from './accounts.ts'
+export type { AllowlistChangeRow } from './allowlist-changes.ts'
+export type { ClientRow } from './clients.ts'
+export type { OrgRow } from './orgs.ts'
+export type { SolAllowlistRow } from './sol-allowlist.ts'
+export type { WalletRow, WalletStatus } from './wallets.ts'

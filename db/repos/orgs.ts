@@ -1,0 +1,33 @@
+import { randomUUID } from 'node:crypto'
+import type { Queryable } from '../index.ts'
+
+export interface OrgRow {
+  id: string
+  name: string
+  can_allowlist: boolean
+  created_at: Date
+}
+
+/** Organizations (platforms). */
+export function createOrgsRepo(db: Queryable) {
+  return {
+    /** Creates an org with id `org_<uuid without dashes>`. */
+    async create(input: { name: string; canAllowlist: boolean }, tx: Queryable = db): Promise<OrgRow> {
+      const [row] = await tx<OrgRow>('orgs')
+        .insert({
+          id: `org_${randomUUID().replaceAll('-', '')}`,
+          name: input.name,
+          can_allowlist: input.canAllowlist,
+        })
+        .returning('*')
+      return row!
+    },
+    async get(id: string, tx: Queryable = db): Promise<OrgRow | undefined> {
+      return tx<OrgRow>('orgs').where({ id }).first()
+    },
+    async list(tx: Queryable = db): Promise<OrgRow[]> {
+      return tx<OrgRow>('orgs').orderBy('created_at')
+    },
+  }
+}
+export type OrgsRepo = ReturnType<typeof createOrgsRepo>

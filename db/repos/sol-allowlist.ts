@@ -1,0 +1,42 @@
+import type { Queryable } from '../index.ts'
+
+export interface SolAllowlistRow {
+  address: string
+  staking: boolean
+  redemption: boolean
+  org_id: string
+  created_at: Date
+  updated_at: Date
+}
+
+/** The Solana allowlist (off-chain list kept by the service). */
+export function createSolAllowlistRepo(db: Queryable) {
+  return {
+    async get(address: string, tx: Queryable = db): Promise<SolAllowlistRow | undefined> {
+      return tx<SolAllowlistRow>('sol_allowlist').where({ address }).first()
+    },
+    /** Inserts or updates the permissions; the first writer's created_at is kept, org_id is the latest writer. */
+    async upsert(
+      input: { address: string; staking: boolean; redemption: boolean; orgId: string },
+      tx: Queryable = db,
+    ): Promise<SolAllowlistRow> {
+      const [row] = await tx<SolAllowlistRow>('sol_allowlist')
+        .insert({
+          address: input.address,
+          staking: input.staking,
+          redemption: input.redemption,
+          org_id: input.orgId,
+        })
+        .onConflict('address')
+        .merge({
+          staking: input.staking,
+          redemption: input.redemption,
+          org_id: input.orgId,
+          updated_at: tx.fn.now() as unknown as Date,
+        })
+        .returning('*')
+      return row!
+    },
+  }
+}
+export type SolAllowlistRepo = ReturnType<typeof createSolAllowlistRepo>

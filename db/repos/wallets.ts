@@ -1,0 +1,113 @@
+import type { Queryable } from '../index.ts'
+import { isUuid } from './accounts.ts'
+
+export type WalletStatus =
+  | 'NOT_READY'
+  | 'ALLOWLISTED'
+  | 'NOT_ALLOWLISTED'
+  | 'PAUSED'
+  | 'PENDING_REMOVAL'
+  | 'REMOVED'
+  | 'DENIED'
+
+export interface WalletRow {
+  id: string
+  account_id: string
+  org_id: string
+  originator_org_id: string
+  address: string
+  type: string
+  status: WalletStatus
+  wants_allowlist: boolean
+  allowlisted: boolean
+  chain_permissions: string
+  on_platform: boolean
+  paused_by: 'wallet' | 'account' | null
+  status_reason: string | null
+  created_at: Date
+  updated_at: Date
+}
+
+export interface WalletFilter {
+  allowlisted?: boolean
+  onPlatform?: boolean
+}
+
+export type WalletPatch = Partial<
+  Pick<
+    WalletRow,
+    | 'status'
+    | 'wants_allowlist'
+    | 'allowlisted'
+    | 'chain_permissions'
+    | 'on_platform'
+    | 'paused_by'
+    | 'status_reason'
+  >
+>
+
+/** Wallets. Addresses are stored lower case and are unique across orgs. */
+export function createWalletsRepo(db: Queryable) {
+  return {
+    async insert(
+      input: Omit<
+        WalletRow,
+        'created_at' | 'updated_at' | 'allowlisted' | 'chain_permissions' | 'paused_by' | 'status_reason'
+      >,
+      tx: Queryable = db,
+    ): Promise<WalletRow> {
+      const [row] = await tx<WalletRow>('wallets').insert(input).returning('*')
+      return row!
+    },
+    /** The wallet holding this address in any org (addresses are unique across orgs). */
+    async findByAddressAnyOrg(address: string, tx: Queryable = db): Promise<WalletRow | undefined> {
+      return tx<WalletRow>('wallets').where({ address: address.toLowerCase() }).first()
+    },
+    async findByIdOrAddress(
+      orgId: string,
+      idOrAddress: string,
+      tx: Queryable = db,
+    ): Promise<WalletRow | undefined> {
+      const column = isUuid(idOrAddress) ? 'id' : 'address'
+      return tx<WalletRow>('wallets')
+        .where({ org_id: orgId, [column]: idOrAddress.toLowerCase() })
+        .first()
+    },
+    async listByAccounts(accountIds: string[], tx: Queryable = db): Promise<WalletRow[]> {
+      if (accountIds.length === 0) return []
+      return tx<WalletRow>('wallets')
+        .whereIn('account_id', accountIds)
+        .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    },
+    async list(
+      orgId: string,
+      filter: WalletFilter,
+      page: { offset: number; limit: number },
+      tx: Queryable = db,
+    ): Promise<{ rows: WalletRow[]; total: number }> {
+      const base = () =>
+        tx<WalletRow>('wallets')
+          .where({ org_id: orgId })
+          .modify((q) => {
+            if (filter.allowlisted !== undefined) q.where({ allowlisted: filter.allowlisted })
+            if (filter.onPlatform !== undefined) q.where({ on_platform: filter.onPlatform })
+          })
+      const [rows, count] = await Promise.all([
+        base()
+          .orderBy([{ column: 'created_at' }, { column: 'id' }])
+          .offset(page.offset)
+          .limit(page.limit),
+        base().count<{ count: string }[]>({ count: '*' }),
+      ])
+      return { rows, total: Number(count[0]?.count ?? 0) }
+    },
+    async update(id: string, patch: WalletPatch, tx: Queryable = db): Promise<WalletRow> {
+      const [row] = await tx<WalletRow>('wallets')
+        .where({ id })
+        .update({ ...patch, updated_at: tx.fn.now() as unknown as Date })
+        .returning('*')
+      return row!
+    },
+  }
+}
+export type WalletsRepo = ReturnType<typeof createWalletsRepo>
