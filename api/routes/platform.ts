@@ -111,7 +111,7 @@ export function platformRoutes(
         summary: 'Set the target fee rate of an account',
         params: IdOrKey,
         body: Type.Object({
-          target_fee_rate: Type.Union([Type.Number(), Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' })]),
+          target_fee_rate: Type.Union([Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }), Type.Number()]),
         }),
         response: {
           200: Type.Object({

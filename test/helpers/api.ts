@@ -1,0 +1,126 @@
+import fs from 'node:fs/promises'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../api/app.ts'
+import { loadSigningKey } from '../../api/auth/keys.ts'
+import { createClient, createOrg } from '../../cli/admin.ts'
+import { loadConfig } from '../../common/config.ts'
+import { createLogger } from '../../common/logger.ts'
+import { type DbHandle, migrate, openDb } from '../../db/index.ts'
+import { createTestDatabase } from './services.ts'
+
+export type Backend = 'pglite' | 'postgres'
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+export interface TestApi {
+  backend: Backend
+  url: string
+  app: FastifyInstance
+  dbh: DbHandle
+  dataDir: string
+  close(): Promise<void>
+}
+
+/**
+ * Starts the real app on a real socket (127.0.0.1, free port) over a fresh database:
+ * an in-memory PGlite or a new database on the Postgres server.
+ */
+export async function startTestApi(backend: Backend, env: Record<string, string> = {}): Promise<TestApi> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-test-'))
+  const database = backend === 'postgres' ? await createTestDatabase() : undefined
+  const dbh = await openDb({ databaseUrl: database?.url, poolMax: 4 })
+  await migrate(dbh.db)
+  // The audience is the base URL, so the port must be known before the app is built.
+  const port = String(await freePort())
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: port, LOG_LEVEL: 'silent', ...env })
+  const app = await buildApp({
+    config,
+    logger: createLogger({ level: 'silent' }),
+    db: dbh.db,
+    signingKey: await loadSigningKey({ pem: undefined, dataDir }),
+  })
+  const url = await app.listen({ host: '127.0.0.1', port: Number(port) })
+  return {
+    backend,
+    url,
+    app,
+    dbh,
+    dataDir,
+    close: async () => {
+      await app.close()
+      await dbh.close()
+      await database?.drop()
+      await fs.rm(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Creates an org and a client with the given scopes and returns a bearer token for it. */
+export async function orgWithToken(
+  api: TestApi,
+  options: { scopes?: string; canAllowlist?: boolean; name?: string } = {},
+): Promise<{ orgId: string; clientId: string; clientSecret: string; token: string }> {
+  const org = await createOrg(api.dbh.db, {
+    name: options.name ?? 'Test Org',
+    canAllowlist: options.canAllowlist ?? true,
+  })
+  const client = await createClient(api.dbh.db, {
+    orgId: org.id,
+    scopes: options.scopes ?? 'read:platform write:platform read:sol-allowlist write:sol-allowlist',
+  })
+  const res = await fetch(`${api.url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      grant_type: 'client_credentials',
+      audience: api.url,
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    }),
+  })
+  if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${await res.text()}`)
+  const body = (await res.json()) as { access_token: string }
+  return {
+    orgId: org.id,
+    clientId: client.client_id,
+    clientSecret: client.client_secret,
+    token: body.access_token,
+  }
+}
+
+/** A small HTTP client over fetch that returns status, headers and parsed JSON. */
+export function http(base: string, token?: string) {
+  return async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${base}${url}`, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+    })
+    const text = await res.text()
+    let json: unknown
+    try {
+      json = text ? JSON.parse(text) : undefined
+    } catch {
+      json = text
+    }
+    // biome-ignore lint/suspicious/noExplicitAny: test convenience: bodies are asserted field by field
+    return { status: res.status, headers: res.headers, body: json as any }
+  }
+}
