@@ -8,6 +8,7 @@ export default defineConfig({
           name: 'unit',
           include: ['{common,engine,jobs,api,chain,db,devnet,cli,fixtures}/**/*.test.ts'],
           testTimeout: 30_000,
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -18,6 +19,7 @@ export default defineConfig({
           hookTimeout: 120_000,
           pool: 'forks',
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

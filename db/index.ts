@@ -34,7 +34,7 @@ export interface DbHandle {
  * Opens knex on real Postgres (`databaseUrl`) or on PGlite (embedded, same SQL, same result types).
  *
  * @example
- * const { db, close } = await openDb({ databaseUrl: process.env.DATABASE_URL })
+ * const { db, close } = await openDb({ databaseUrl: config.databaseUrl })
  */
 export async function openDb(options: DbOptions): Promise<DbHandle> {
   if (options.databaseUrl) {

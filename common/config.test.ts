@@ -1,0 +1,56 @@
+import { describe, expect, test } from 'vitest'
+import { loadConfig } from './config.ts'
+
+describe('loadConfig', () => {
+  test('behavior: defaults describe the embedded mode', () => {
+    const config = loadConfig({})
+    expect(config).toMatchObject({
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      rpcUrl: undefined,
+      chain: 'devnet',
+      port: 8080,
+      host: '127.0.0.1',
+      baseUrl: 'http://127.0.0.1:8080',
+      authUrl: 'http://127.0.0.1:8080',
+      logLevel: 'info',
+      confirmations: 0,
+    })
+    expect(config.dataDir.endsWith('/data')).toBe(true)
+  })
+
+  test('behavior: production settings are read and validated', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u@db:5432/x',
+      REDIS_URL: 'redis://r:6379',
+      RPC_URL: 'https://rpc.example',
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      BASE_URL: 'https://api.example/',
+    })
+    expect(config).toMatchObject({
+      chain: 'mainnet',
+      port: 9000,
+      baseUrl: 'https://api.example',
+      confirmations: 12,
+    })
+  })
+
+  test.each([
+    [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
+    [{ DATABASE_URL: 'not a url' }, /DATABASE_URL/],
+    [{ REDIS_URL: 'http://x' }, /REDIS_URL/],
+    [{ RPC_URL: 'ws//x' }, /RPC_URL/],
+    [{ PORT: 'eighty' }, /PORT/],
+    [{ PORT: '70000' }, /PORT/],
+    [{ CHAIN: 'goerli' }, /CHAIN/],
+    [{ CHAIN: 'mainnet' }, /RPC_URL is required/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+    [{ BASE_URL: '/' }, /BASE_URL/],
+    [{ JWT_PRIVATE_KEY: 'abc' }, /JWT_PRIVATE_KEY/],
+    [{ ALLOWER_PRIVATE_KEY: '0x12' }, /ALLOWER_PRIVATE_KEY/],
+    [{ CONFIRMATIONS: '-1' }, /CONFIRMATIONS/],
+  ])('behavior: %j fails naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message)
+  })
+})
