@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import type { WalletRow } from '../db/repos/index.ts'
-import type { AccountView } from './platform/service.ts'
+import type { AccountView } from '../platform/service.ts'
 
 /** `{message, status}`: the body of every non-2xx response. */
 export const ErrorBodySchema = Type.Object(

@@ -2,10 +2,10 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { parseScopes, SCOPES, type Scope } from '../api/auth/scopes.ts'
 import { hashSecret, newClientCredentials } from '../api/auth/secrets.ts'
-import { createPlatformService } from '../api/platform/service.ts'
 import { ValidationError } from '../common/errors.ts'
 import type { Db } from '../db/index.ts'
 import { createRepos, type OrgRow } from '../db/repos/index.ts'
+import { createPlatformService } from '../platform/service.ts'
 
 /** Org as the CLI prints it. */
 export function orgJson(org: OrgRow) {

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { Repos } from '../../db/repos/index.ts'
+import type { PlatformService } from '../../platform/service.ts'
 import { caller } from '../auth/plugin.ts'
 import { ApiError } from '../errors.ts'
-import type { PlatformService } from '../platform/service.ts'
 import {
   AccountSchema,
   accountJson,

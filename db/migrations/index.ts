@@ -1,5 +1,6 @@
 import type { Knex } from 'knex'
 import * as m001 from './001_platform.ts'
+import * as m002 from './002_chain.ts'
 
 interface Migration {
   up(db: Knex): Promise<void>
@@ -7,7 +8,10 @@ interface Migration {
 }
 
 /** Append-only, ordered. Add a file and a line; never edit an applied migration. */
-const migrations: [string, Migration][] = [['001_platform', m001]]
+const migrations: [string, Migration][] = [
+  ['001_platform', m001],
+  ['002_chain', m002],
+]
 
 /** knex migration source over the in-code list (works the same under tsx, vitest and any bundler). */
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

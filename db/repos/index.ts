@@ -2,6 +2,7 @@ import type { Queryable } from '../index.ts'
 import { createAccountsRepo } from './accounts.ts'
 import { createAllowlistChangesRepo } from './allowlist-changes.ts'
 import { createAuditRepo } from './audit.ts'
+import { createChainRepo } from './chain.ts'
 import { createClientsRepo } from './clients.ts'
 import { createDiscountsRepo } from './discounts.ts'
 import { createOrgsRepo } from './orgs.ts'
@@ -19,6 +20,7 @@ export function createRepos(db: Queryable) {
     allowlistChanges: createAllowlistChangesRepo(db),
     discounts: createDiscountsRepo(db),
     solAllowlist: createSolAllowlistRepo(db),
+    chain: createChainRepo(db),
   }
 }
 export type Repos = ReturnType<typeof createRepos>

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import type { AccountStatus, WalletStatus } from '../../db/repos/index.ts'
+import type { AccountStatus, WalletStatus } from '../db/repos/index.ts'
 import { type AccountAction, accountTransition, type WalletAction, walletTransition } from './transitions.ts'
 
 describe('accountTransition', () => {

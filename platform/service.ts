@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { isAddress } from 'viem'
-import { PERMISSION } from '../../chain/abi.ts'
-import type { Db, Queryable } from '../../db/index.ts'
+import { ApiError } from '../api/errors.ts'
+import { PERMISSION } from '../chain/abi.ts'
+import type { Db, Queryable } from '../db/index.ts'
 import {
   type AccountRow,
   createRepos,
   type Repos,
   type WalletRow,
   type WalletStatus,
-} from '../../db/repos/index.ts'
-import { ApiError } from '../errors.ts'
+} from '../db/repos/index.ts'
 import {
   type AccountAction,
   accountTransition,

@@ -1,4 +1,4 @@
-import type { AccountStatus, WalletStatus } from '../../db/repos/index.ts'
+import type { AccountStatus, WalletStatus } from '../db/repos/index.ts'
 
 export type AccountAction = 'pause' | 'remove' | 'reactivate' | 'deny'
 export type WalletAction = 'pause' | 'remove' | 'reactivate' | 'legacy_remove'

@@ -1,0 +1,216 @@
+import type { Queryable } from '../index.ts'
+
+/** Tables holding indexed events (all keyed by chain_id, block_number, log_index). */
+export const EVENT_TABLES = [
+  'lseth_transfers',
+  'user_deposits',
+  'oracle_reports',
+  'rewards_earned',
+  'global_fee_changes',
+  'redeem_requests',
+  'withdrawal_events',
+  'redeem_satisfactions',
+  'redeem_claims',
+  'allowlist_permissions',
+] as const
+export type EventTable = (typeof EVENT_TABLES)[number]
+
+export interface EventPosition {
+  chain_id: number
+  block_number: bigint
+  log_index: number
+  tx_index: number
+  block_hash: string
+  tx_hash: string
+  block_time: Date
+}
+
+export interface CursorRow {
+  chain_id: number
+  stream: string
+  address: string
+  block_number: string
+  block_hash: string | null
+}
+
+/** bigint -> string for numeric columns; everything else as is. */
+function toDbRow(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(row)) out[k] = typeof v === 'bigint' ? v.toString() : v
+  return out
+}
+
+/** Indexed chain data: idempotent inserts, cursors, block hashes and reorg rollback. */
+export function createChainRepo(db: Queryable) {
+  return {
+    /** Inserts event rows; rows already present (same natural key) are left as they are. */
+    async insertEvents(
+      table: EventTable,
+      rows: Record<string, unknown>[],
+      tx: Queryable = db,
+    ): Promise<void> {
+      if (rows.length === 0) return
+      const key =
+        table === 'allowlist_permissions'
+          ? ['chain_id', 'block_number', 'log_index', 'position']
+          : ['chain_id', 'block_number', 'log_index']
+      for (let i = 0; i < rows.length; i += 1000) {
+        await tx(table)
+          .insert(rows.slice(i, i + 1000).map(toDbRow))
+          .onConflict(key)
+          .ignore()
+      }
+    },
+
+    async cursor(chainId: number, stream: string, tx: Queryable = db): Promise<CursorRow | undefined> {
+      return tx<CursorRow>('chain_cursors').where({ chain_id: chainId, stream }).first()
+    },
+    async cursors(chainId: number, tx: Queryable = db): Promise<CursorRow[]> {
+      return tx<CursorRow>('chain_cursors').where({ chain_id: chainId }).orderBy('stream')
+    },
+    async setCursor(
+      c: { chainId: number; stream: string; address: string; blockNumber: bigint; blockHash: string | null },
+      tx: Queryable = db,
+    ): Promise<void> {
+      await tx('chain_cursors')
+        .insert({
+          chain_id: c.chainId,
+          stream: c.stream,
+          address: c.address,
+          block_number: c.blockNumber.toString(),
+          block_hash: c.blockHash,
+        })
+        .onConflict(['chain_id', 'stream'])
+        .merge({
+          address: c.address,
+          block_number: c.blockNumber.toString(),
+          block_hash: c.blockHash,
+          updated_at: tx.fn.now(),
+        })
+    },
+
+    async saveBlocks(
+      chainId: number,
+      blocks: { number: bigint; hash: string; time: Date }[],
+      tx: Queryable = db,
+    ): Promise<void> {
+      if (blocks.length === 0) return
+      const rows = blocks.map((b) => ({
+        chain_id: chainId,
+        number: b.number.toString(),
+        hash: b.hash,
+        time: b.time,
+      }))
+      for (let i = 0; i < rows.length; i += 1000) {
+        await tx('chain_blocks')
+          .insert(rows.slice(i, i + 1000))
+          .onConflict(['chain_id', 'number'])
+          .merge(['hash', 'time'])
+      }
+    },
+    /** Stored blocks at or below `atOrBelow`, newest first. */
+    async recentBlocks(chainId: number, atOrBelow: bigint, limit: number, tx: Queryable = db) {
+      const rows: { number: string; hash: string }[] = await tx('chain_blocks')
+        .where({ chain_id: chainId })
+        .where('number', '<=', atOrBelow.toString())
+        .orderBy('number', 'desc')
+        .limit(limit)
+      return rows.map((r) => ({ number: BigInt(r.number), hash: r.hash }))
+    },
+
+    /**
+     * Rolls back everything at or after `fromBlock`: event rows, block hashes, and cursors past it.
+     * Returns the addresses whose Allowlist rows were removed (their wallet state must be recomputed).
+     */
+    async rollbackFrom(
+      chainId: number,
+      fromBlock: bigint,
+      tx: Queryable = db,
+    ): Promise<{ allowlistAddresses: string[] }> {
+      const from = fromBlock.toString()
+      const touched: { address: string }[] = await tx('allowlist_permissions')
+        .distinct('address')
+        .where({ chain_id: chainId })
+        .where('block_number', '>=', from)
+      for (const table of EVENT_TABLES) {
+        await tx(table).where({ chain_id: chainId }).where('block_number', '>=', from).delete()
+      }
+      await tx('chain_blocks').where({ chain_id: chainId }).where('number', '>=', from).delete()
+      const below = (fromBlock - 1n).toString()
+      await tx('chain_cursors')
+        .where({ chain_id: chainId })
+        .where('block_number', '>=', from)
+        .update({ block_number: below, block_hash: null, updated_at: tx.fn.now() })
+      return { allowlistAddresses: touched.map((r) => r.address) }
+    },
+
+    /** LsETH share balances from ingested transfers (all holders, or up to and including a block). */
+    async balances(chainId: number, options: { atBlock?: bigint } = {}, tx: Queryable = db) {
+      const upTo = options.atBlock?.toString()
+      const rows = await tx
+        .select('address')
+        .sum({ balance: 'delta' })
+        .from(
+          tx
+            .select({ address: 'to_address', delta: 'value' })
+            .from('lseth_transfers')
+            .where({ chain_id: chainId })
+            .modify((q) => {
+              if (upTo) q.where('block_number', '<=', upTo)
+            })
+            .unionAll((u) => {
+              u.select({ address: 'from_address', delta: tx.raw('-value') })
+                .from('lseth_transfers')
+                .where({ chain_id: chainId })
+                .modify((q) => {
+                  if (upTo) q.where('block_number', '<=', upTo)
+                })
+            })
+            .as('moves'),
+        )
+        .groupBy('address')
+      const out = new Map<string, bigint>()
+      for (const r of rows as { address: string; balance: string }[]) {
+        if (r.address === '0x0000000000000000000000000000000000000000') continue
+        const balance = BigInt(r.balance)
+        if (balance !== 0n) out.set(r.address, balance)
+      }
+      return out
+    },
+
+    async count(table: EventTable, chainId: number, tx: Queryable = db): Promise<number> {
+      const [row] = await tx(table).where({ chain_id: chainId }).count<{ count: string }[]>({ count: '*' })
+      return Number(row?.count ?? 0)
+    },
+
+    async oracleReports(chainId: number, tx: Queryable = db) {
+      return tx('oracle_reports')
+        .where({ chain_id: chainId })
+        .orderBy([{ column: 'block_number' }, { column: 'log_index' }])
+    },
+
+    /** Latest permission of each address as ingested (for wallet state recomputation). */
+    async latestPermissions(
+      chainId: number,
+      addresses: string[],
+      tx: Queryable = db,
+    ): Promise<Map<string, bigint>> {
+      const out = new Map<string, bigint>()
+      if (addresses.length === 0) return out
+      const rows: { address: string; permissions: string }[] = await tx('allowlist_permissions')
+        .distinctOn('address')
+        .select('address', 'permissions')
+        .where({ chain_id: chainId })
+        .whereIn('address', addresses)
+        .orderBy([
+          { column: 'address' },
+          { column: 'block_number', order: 'desc' },
+          { column: 'log_index', order: 'desc' },
+          { column: 'position', order: 'desc' },
+        ])
+      for (const r of rows) out.set(r.address, BigInt(r.permissions))
+      return out
+    },
+  }
+}
+export type ChainRepo = ReturnType<typeof createChainRepo>

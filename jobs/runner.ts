@@ -1,0 +1,279 @@
+import { Queue, UnrecoverableError, Worker } from 'bullmq'
+import { Redis } from 'ioredis'
+import type { Logger } from '../common/logger.ts'
+
+/** What a processor sees of a job: the same under BullMQ and the inline runner. */
+export interface JobInfo {
+  id: string
+  name: string
+  data: unknown
+  attemptsMade: number
+}
+
+/** A processor: a plain function, so it runs under BullMQ and the inline runner alike. */
+export type Processor = (job: JobInfo) => Promise<unknown>
+
+export interface EnqueueOptions {
+  /** Deterministic id: a job with the same id queued or running is not added twice. No ':' allowed. */
+  jobId?: string
+  delayMs?: number
+  /** Attempts before the job lands in the failed set (default 5). */
+  attempts?: number
+}
+
+export interface FailedJob {
+  id: string
+  name: string
+  error: string
+  attemptsMade: number
+}
+
+/** Runs named jobs: in-process (`inline`) or on Redis (`bullmq`). */
+export interface JobRunner {
+  kind: 'inline' | 'bullmq'
+  enqueue(name: string, data: unknown, options?: EnqueueOptions): Promise<void>
+  /** Runs `name` every `intervalMs` (one scheduler per name; re-registering updates it). */
+  every(name: string, intervalMs: number, data?: unknown): Promise<void>
+  start(): Promise<void>
+  /** Waits until no job is queued or running (tests, CLI). */
+  idle(timeoutMs?: number): Promise<void>
+  failed(): Promise<FailedJob[]>
+  /** Stops taking jobs and waits for the one in flight. */
+  close(): Promise<void>
+}
+
+export { UnrecoverableError }
+
+const BACKOFF_BASE_MS = 500
+
+function backoff(attempt: number): number {
+  return Math.min(30_000, BACKOFF_BASE_MS * 2 ** (attempt - 1))
+}
+
+function validateJobId(jobId: string | undefined) {
+  if (jobId?.includes(':')) throw new Error(`job id ${jobId} must not contain ':'`)
+}
+
+/**
+ * The embedded runner: the same processors, in process, one job at a time per name, deduplicated by
+ * job id, retried with exponential backoff, failures kept with their error.
+ */
+export function createInlineRunner(processors: Record<string, Processor>, logger: Logger): JobRunner {
+  interface Pending {
+    id: string
+    name: string
+    data: unknown
+    attemptsMade: number
+    attempts: number
+    runAt: number
+  }
+  const queue: Pending[] = []
+  const active = new Set<string>()
+  const busyNames = new Set<string>()
+  const failedJobs: FailedJob[] = []
+  const timers = new Set<NodeJS.Timeout>()
+  let started = false
+  let closing = false
+  let seq = 0
+  let wake: NodeJS.Timeout | undefined
+  const inFlight = new Set<Promise<void>>()
+
+  const schedule = () => {
+    if (!started || closing) return
+    if (wake) clearTimeout(wake)
+    const now = Date.now()
+    const next = queue
+      .filter((j) => !busyNames.has(j.name))
+      .reduce((min, j) => Math.min(min, j.runAt), Number.POSITIVE_INFINITY)
+    if (next === Number.POSITIVE_INFINITY) return
+    wake = setTimeout(pump, Math.max(0, next - now))
+    wake.unref()
+  }
+
+  const run = async (job: Pending) => {
+    const processor = processors[job.name]
+    try {
+      if (!processor) throw new UnrecoverableError(`no processor for job ${job.name}`)
+      await processor({ id: job.id, name: job.name, data: job.data, attemptsMade: job.attemptsMade })
+    } catch (err) {
+      job.attemptsMade += 1
+      const unrecoverable = err instanceof UnrecoverableError
+      if (!unrecoverable && job.attemptsMade < job.attempts && !closing) {
+        logger.warn(
+          { err, job_id: job.id, job_name: job.name, attempts_made: job.attemptsMade },
+          'job failed, will retry',
+        )
+        job.runAt = Date.now() + backoff(job.attemptsMade)
+        queue.push(job)
+      } else {
+        logger.error(
+          { err, job_id: job.id, job_name: job.name, attempts_made: job.attemptsMade },
+          'job failed',
+        )
+        failedJobs.push({
+          id: job.id,
+          name: job.name,
+          error: (err as Error).message,
+          attemptsMade: job.attemptsMade,
+        })
+      }
+    } finally {
+      active.delete(job.id)
+      busyNames.delete(job.name)
+    }
+  }
+
+  const pump = () => {
+    if (closing) return
+    const now = Date.now()
+    for (let i = 0; i < queue.length; ) {
+      const job = queue[i]!
+      if (job.runAt <= now && !busyNames.has(job.name)) {
+        queue.splice(i, 1)
+        active.add(job.id)
+        busyNames.add(job.name)
+        const p = run(job).finally(() => {
+          inFlight.delete(p)
+          schedule()
+        })
+        inFlight.add(p)
+      } else i++
+    }
+    schedule()
+  }
+
+  const enqueue = async (name: string, data: unknown, options: EnqueueOptions = {}) => {
+    validateJobId(options.jobId)
+    const id = options.jobId ?? `${name}-${++seq}`
+    if (closing) return
+    if (queue.some((j) => j.id === id) || active.has(id)) return
+    queue.push({
+      id,
+      name,
+      data,
+      attemptsMade: 0,
+      attempts: options.attempts ?? 5,
+      runAt: Date.now() + (options.delayMs ?? 0),
+    })
+    schedule()
+  }
+
+  return {
+    kind: 'inline',
+    enqueue,
+    async every(name, intervalMs, data) {
+      const tick = () => void enqueue(name, data ?? {}, { jobId: `every-${name}` })
+      const timer = setInterval(tick, intervalMs)
+      timer.unref()
+      timers.add(timer)
+      tick()
+    },
+    async start() {
+      started = true
+      schedule()
+    },
+    async idle(timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs
+      while (queue.some((j) => j.runAt <= Date.now() + 50) || inFlight.size > 0) {
+        if (Date.now() > deadline) throw new Error('inline runner did not go idle in time')
+        await new Promise((r) => setTimeout(r, 20))
+      }
+    },
+    async failed() {
+      return [...failedJobs]
+    },
+    async close() {
+      closing = true
+      for (const t of timers) clearInterval(t)
+      if (wake) clearTimeout(wake)
+      await Promise.allSettled([...inFlight])
+    },
+  }
+}
+
+/**
+ * The production runner: one BullMQ queue (`lsreport`) on Redis, a worker that dispatches by job name,
+ * schedulers for periodic jobs. Scale by starting more workers (`lsreport worker`).
+ */
+export function createBullRunner(
+  processors: Record<string, Processor>,
+  options: { redisUrl: string; prefix?: string; concurrency?: number; logger: Logger; work?: boolean },
+): JobRunner {
+  const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null })
+  const prefix = options.prefix ?? 'lsreport'
+  const queue = new Queue('lsreport', { connection, prefix })
+  let worker: Worker | undefined
+  return {
+    kind: 'bullmq',
+    async enqueue(name, data, opts = {}) {
+      validateJobId(opts.jobId)
+      await queue.add(name, data, {
+        ...(opts.jobId ? { jobId: opts.jobId } : {}),
+        ...(opts.delayMs ? { delay: opts.delayMs } : {}),
+        attempts: opts.attempts ?? 5,
+        backoff: { type: 'exponential', delay: BACKOFF_BASE_MS },
+        removeOnComplete: true,
+        removeOnFail: 1000,
+      })
+    },
+    async every(name, intervalMs, data) {
+      await queue.upsertJobScheduler(
+        `every-${name}`,
+        { every: intervalMs },
+        {
+          name,
+          data: data ?? {},
+          opts: { attempts: 1, removeOnComplete: true, removeOnFail: 100 },
+        },
+      )
+    },
+    async start() {
+      if (options.work === false) return
+      worker = new Worker(
+        'lsreport',
+        async (job) => {
+          const processor = processors[job.name]
+          if (!processor) throw new UnrecoverableError(`no processor for job ${job.name}`)
+          return processor({
+            id: job.id ?? '',
+            name: job.name,
+            data: job.data,
+            attemptsMade: job.attemptsMade,
+          })
+        },
+        { connection: connection.duplicate(), prefix, concurrency: options.concurrency ?? 1 },
+      )
+      worker.on('failed', (job, err) => {
+        options.logger.error(
+          { err, job_id: job?.id, job_name: job?.name, attempts_made: job?.attemptsMade },
+          'job failed',
+        )
+      })
+      await worker.waitUntilReady()
+    },
+    async idle(timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        const counts = await queue.getJobCounts('waiting', 'active', 'prioritized', 'waiting-children')
+        if (Object.values(counts).every((n) => n === 0)) return
+        if (Date.now() > deadline)
+          throw new Error(`bullmq queue did not go idle in time: ${JSON.stringify(counts)}`)
+        await new Promise((r) => setTimeout(r, 50))
+      }
+    },
+    async failed() {
+      const jobs = await queue.getFailed(0, 1000)
+      return jobs.map((j) => ({
+        id: j.id ?? '',
+        name: j.name,
+        error: j.failedReason,
+        attemptsMade: j.attemptsMade,
+      }))
+    },
+    async close() {
+      await worker?.close()
+      await queue.close()
+      await connection.quit()
+    },
+  }
+}
