@@ -46,6 +46,17 @@ export async function createClient(db: Db, input: { orgId: string; scopes: strin
   return { client_id: clientId, client_secret: clientSecret, scopes: scopes.join(' '), org_id: org.id }
 }
 
+/** `lsreport clients add-secret`: a second secret for rotation (the old one works until the client is revoked). */
+export async function addClientSecret(db: Db, clientId: string) {
+  const repos = createRepos(db)
+  const client = await repos.clients.get(clientId)
+  if (!client || client.revoked_at !== null)
+    throw new ValidationError(`client ${clientId} not found or revoked`)
+  const { clientSecret } = newClientCredentials()
+  await repos.clients.addSecret(clientId, await hashSecret(clientSecret))
+  return { client_id: clientId, client_secret: clientSecret }
+}
+
 /** `lsreport clients revoke` */
 export async function revokeClient(db: Db, clientId: string) {
   if (!(await createRepos(db).clients.revoke(clientId)))

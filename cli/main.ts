@@ -3,7 +3,14 @@ import { loadSigningKey } from '../api/auth/keys.ts'
 import { startServer } from '../api/server.ts'
 import { LsReportError } from '../common/errors.ts'
 import { migrate } from '../db/index.ts'
-import { createClient, createOrg, denyAccount, ensureDemoClient, revokeClient } from './admin.ts'
+import {
+  addClientSecret,
+  createClient,
+  createOrg,
+  denyAccount,
+  ensureDemoClient,
+  revokeClient,
+} from './admin.ts'
 import { type Context, createContext } from './context.ts'
 
 const program = new Command()
@@ -113,6 +120,13 @@ clients
         }),
       ),
     ),
+  )
+clients
+  .command('add-secret')
+  .description('Add a secret to a client (rotation); prints it once')
+  .argument('<client_id>')
+  .action((clientId: string) =>
+    withContext(async (ctx) => printJson(await addClientSecret(ctx.dbh.db, clientId))),
   )
 clients
   .command('revoke')

@@ -3,6 +3,7 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
+import type { Redis } from 'ioredis'
 import { buildApp } from '../../api/app.ts'
 import { loadSigningKey } from '../../api/auth/keys.ts'
 import { createClient, createOrg } from '../../cli/admin.ts'
@@ -38,7 +39,11 @@ export interface TestApi {
  * Starts the real app on a real socket (127.0.0.1, free port) over a fresh database:
  * an in-memory PGlite or a new database on the Postgres server.
  */
-export async function startTestApi(backend: Backend, env: Record<string, string> = {}): Promise<TestApi> {
+export async function startTestApi(
+  backend: Backend,
+  env: Record<string, string> = {},
+  extra: { redis?: Redis } = {},
+): Promise<TestApi> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-test-'))
   const database = backend === 'postgres' ? await createTestDatabase() : undefined
   const dbh = await openDb({ databaseUrl: database?.url, poolMax: 4 })
@@ -51,6 +56,7 @@ export async function startTestApi(backend: Backend, env: Record<string, string>
     logger: createLogger({ level: 'silent' }),
     db: dbh.db,
     signingKey: await loadSigningKey({ pem: undefined, dataDir }),
+    redis: extra.redis,
   })
   const url = await app.listen({ host: '127.0.0.1', port: Number(port) })
   return {

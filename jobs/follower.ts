@@ -1,0 +1,351 @@
+import type { Abi, Address } from 'viem'
+import { allowlistAbi, redeemManagerAbi, riverAbi } from '../chain/abi.ts'
+import type { ChainContracts } from '../chain/addresses.ts'
+import type { ChainClient } from '../chain/client.ts'
+import { type DecodedLog, type LogFetcher, readAtBlock } from '../chain/logs.ts'
+import type { Logger } from '../common/logger.ts'
+import type { Db, Queryable } from '../db/index.ts'
+import type { EventTable } from '../db/repos/chain.ts'
+import { createRepos } from '../db/repos/index.ts'
+import { applyPermissionEvents, recomputeWalletChainState } from '../platform/chain-sync.ts'
+
+export interface FollowerDeps {
+  db: Db
+  client: ChainClient
+  fetcher: LogFetcher
+  chainId: number
+  contracts: ChainContracts
+  /** Blocks behind head treated as final; only those are ingested. */
+  confirmations: number
+  logger: Logger
+}
+
+export interface SyncResult {
+  head: bigint
+  target: bigint
+  rolledBackFrom: bigint | undefined
+  inserted: Partial<Record<EventTable, number>>
+  reports: string[]
+}
+
+interface Stream {
+  name: 'river' | 'redeemManager' | 'allowlist'
+  address: Address
+  abi: Abi
+}
+
+const lower = (a: string) => a.toLowerCase()
+
+/** UTC date (YYYY-MM-DD) of a block time. */
+export function utcDate(time: Date): string {
+  return time.toISOString().slice(0, 10)
+}
+
+/**
+ * The chain follower: ingests the protocol's events up to `head - confirmations`, one cursor per
+ * contract, each chunk written in one transaction with its cursor (so a crash loses nothing and a
+ * re-run duplicates nothing), block hashes kept; a reorg rolls back every row past the fork point.
+ */
+export function createFollower(deps: FollowerDeps) {
+  const { db, client, fetcher, chainId, contracts, logger } = deps
+  const streams: Stream[] = [
+    { name: 'river', address: contracts.river, abi: riverAbi as Abi },
+    { name: 'redeemManager', address: contracts.redeemManager, abi: redeemManagerAbi as Abi },
+    { name: 'allowlist', address: contracts.allowlist, abi: allowlistAbi as Abi },
+  ]
+  const blockTimes = new Map<bigint, { hash: string; time: Date }>()
+
+  async function block(number: bigint) {
+    const cached = blockTimes.get(number)
+    if (cached) return cached
+    const b = await client.getBlock({ blockNumber: number })
+    const value = { hash: b.hash, time: new Date(Number(b.timestamp) * 1000) }
+    blockTimes.set(number, value)
+    if (blockTimes.size > 10_000) blockTimes.delete(blockTimes.keys().next().value as bigint)
+    return value
+  }
+
+  /** Finds the newest stored block that the chain still has; rolls back everything after it. */
+  async function checkReorg(head: bigint): Promise<bigint | undefined> {
+    const repos = createRepos(db)
+    const cursors = await repos.chain.cursors(chainId)
+    let suspect = false
+    for (const c of cursors) {
+      if (!c.block_hash) continue
+      const n = BigInt(c.block_number)
+      if (n > head) {
+        suspect = true
+        break
+      }
+      const onChain = await client.getBlock({ blockNumber: n }).catch(() => undefined)
+      if (!onChain || onChain.hash !== c.block_hash) {
+        suspect = true
+        break
+      }
+    }
+    if (!suspect) return undefined
+    blockTimes.clear()
+    const top = cursors.reduce((max, c) => (BigInt(c.block_number) > max ? BigInt(c.block_number) : max), 0n)
+    let forkPoint = contracts.startBlock
+    for (const stored of await repos.chain.recentBlocks(chainId, top, 100_000)) {
+      if (stored.number > head) continue
+      const onChain = await client.getBlock({ blockNumber: stored.number }).catch(() => undefined)
+      if (onChain && onChain.hash === stored.hash) {
+        forkPoint = stored.number + 1n
+        break
+      }
+    }
+    await db.transaction(async (tx) => {
+      const { allowlistAddresses } = await createRepos(tx).chain.rollbackFrom(chainId, forkPoint, tx)
+      await recomputeWalletChainState(tx, chainId, allowlistAddresses)
+    })
+    logger.warn(
+      { chain_id: chainId, rolled_back_from: forkPoint.toString() },
+      'reorg detected, rows rolled back',
+    )
+    return forkPoint
+  }
+
+  /** Converts a chunk of decoded logs to table rows (and the report reads at their blocks). */
+  async function rows(logs: DecodedLog[]) {
+    const out = new Map<EventTable, Record<string, unknown>[]>()
+    const push = (table: EventTable, row: Record<string, unknown>) => {
+      const list = out.get(table) ?? []
+      list.push(row)
+      out.set(table, list)
+    }
+    const permissions: { address: string; permissions: bigint; txHash: string }[] = []
+    const feeSharesByTx = new Map<string, bigint>()
+    for (const log of logs) {
+      if (log.eventName === 'RewardsEarned') {
+        const a = log.args as { newTotalSupply: bigint; oldTotalSupply: bigint }
+        feeSharesByTx.set(log.transactionHash, a.newTotalSupply - a.oldTotalSupply)
+      }
+    }
+    const reports: string[] = []
+    for (const log of logs) {
+      const b = await block(log.blockNumber)
+      const key = {
+        chain_id: chainId,
+        block_number: log.blockNumber,
+        log_index: log.logIndex,
+        tx_index: log.transactionIndex,
+        block_hash: log.blockHash,
+        tx_hash: log.transactionHash,
+        block_time: b.time,
+      }
+      // biome-ignore lint/suspicious/noExplicitAny: decoded args are validated by the fetcher against the ABI
+      const a = log.args as any
+      switch (log.eventName) {
+        case 'Transfer':
+          push('lseth_transfers', {
+            ...key,
+            from_address: lower(a.from),
+            to_address: lower(a.to),
+            value: a.value,
+          })
+          break
+        case 'UserDeposit':
+          push('user_deposits', {
+            ...key,
+            depositor: lower(a.depositor),
+            recipient: lower(a.recipient),
+            amount: a.amount,
+          })
+          break
+        case 'RewardsEarned':
+          push('rewards_earned', {
+            ...key,
+            collector: lower(a.collector),
+            old_total_underlying_balance: a.oldTotalUnderlyingBalance,
+            old_total_supply: a.oldTotalSupply,
+            new_total_underlying_balance: a.newTotalUnderlyingBalance,
+            new_total_supply: a.newTotalSupply,
+          })
+          break
+        case 'SetGlobalFee':
+          push('global_fee_changes', { ...key, fee_bps: Number(a.fee) })
+          break
+        case 'ProcessedConsensusLayerReport': {
+          const [u, s, fee] = await Promise.all([
+            readAtBlock(client, {
+              address: contracts.river,
+              abi: riverAbi,
+              functionName: 'totalUnderlyingSupply',
+              blockNumber: log.blockNumber,
+            }),
+            readAtBlock(client, {
+              address: contracts.river,
+              abi: riverAbi,
+              functionName: 'totalSupply',
+              blockNumber: log.blockNumber,
+            }),
+            readAtBlock(client, {
+              address: contracts.river,
+              abi: riverAbi,
+              functionName: 'getGlobalFee',
+              blockNumber: log.blockNumber,
+            }),
+          ])
+          const r = a.report
+          const t = a.trace
+          const date = utcDate(b.time)
+          reports.push(date)
+          push('oracle_reports', {
+            ...key,
+            report_date: date,
+            epoch: r.epoch,
+            validators_balance: r.validatorsBalance,
+            validators_skimmed_balance: r.validatorsSkimmedBalance,
+            validators_exited_balance: r.validatorsExitedBalance,
+            validators_exiting_balance: r.validatorsExitingBalance,
+            validators_count: Number(r.validatorsCount),
+            stopped_validator_count_per_operator: (
+              r.stoppedValidatorCountPerOperator as readonly number[]
+            ).map(Number),
+            rebalance_deposit_to_redeem_mode: r.rebalanceDepositToRedeemMode,
+            slashing_containment_mode: r.slashingContainmentMode,
+            trace_rewards: t.rewards,
+            trace_pulled_el_fees: t.pulledELFees,
+            trace_pulled_redeem_manager_exceeding_eth: t.pulledRedeemManagerExceedingEthBuffer,
+            trace_pulled_coverage_funds: t.pulledCoverageFunds,
+            total_underlying_supply: u as bigint,
+            total_supply: s as bigint,
+            fee_shares: feeSharesByTx.get(log.transactionHash) ?? 0n,
+            global_fee_bps: Number(fee as bigint),
+          })
+          break
+        }
+        case 'RequestedRedeem':
+          push('redeem_requests', {
+            ...key,
+            request_id: Number(a.id),
+            recipient: lower(a.recipient),
+            height: a.height,
+            amount: a.amount,
+            max_redeemable_eth: a.maxRedeemableEth,
+          })
+          break
+        case 'ReportedWithdrawal':
+          push('withdrawal_events', {
+            ...key,
+            withdrawal_event_id: Number(a.id),
+            height: a.height,
+            amount: a.amount,
+            eth_amount: a.ethAmount,
+          })
+          break
+        case 'SatisfiedRedeemRequest':
+          push('redeem_satisfactions', {
+            ...key,
+            request_id: Number(a.redeemRequestId),
+            withdrawal_event_id: Number(a.withdrawalEventId),
+            lseth_amount_satisfied: a.lsEthAmountSatisfied,
+            eth_amount_satisfied: a.ethAmountSatisfied,
+            lseth_amount_remaining: a.lsEthAmountRemaining,
+            eth_amount_exceeding: a.ethAmountExceeding,
+          })
+          break
+        case 'ClaimedRedeemRequest':
+          push('redeem_claims', {
+            ...key,
+            request_id: Number(a.redeemRequestId),
+            recipient: lower(a.recipient),
+            eth_amount: a.ethAmount,
+            lseth_amount: a.lsEthAmount,
+            remaining_lseth_amount: a.remainingLsEthAmount,
+          })
+          break
+        case 'SetAllowlistPermissions': {
+          if (log.legacyIndexed) break // first mainnet implementation: addresses not in the log
+          const accounts = a.accounts as readonly string[]
+          const perms = a.permissions as readonly bigint[]
+          accounts.forEach((account, position) => {
+            push('allowlist_permissions', {
+              ...key,
+              position,
+              address: lower(account),
+              permissions: perms[position],
+            })
+            permissions.push({
+              address: lower(account),
+              permissions: perms[position]!,
+              txHash: log.transactionHash,
+            })
+          })
+          break
+        }
+        default:
+          break // other River events (PulledELFees, ...) are not stored
+      }
+    }
+    return { tables: out, permissions, reports }
+  }
+
+  async function writeChunk(
+    tx: Queryable,
+    stream: Stream,
+    chunk: { toBlock: bigint; logs: DecodedLog[] },
+    converted: Awaited<ReturnType<typeof rows>>,
+    end: { hash: string; time: Date },
+  ) {
+    const repos = createRepos(tx)
+    for (const [table, list] of converted.tables) await repos.chain.insertEvents(table, list, tx)
+    const blocks = new Map<bigint, { number: bigint; hash: string; time: Date }>()
+    for (const log of chunk.logs) {
+      const b = blockTimes.get(log.blockNumber)
+      if (b) blocks.set(log.blockNumber, { number: log.blockNumber, ...b })
+    }
+    blocks.set(chunk.toBlock, { number: chunk.toBlock, ...end })
+    await repos.chain.saveBlocks(chainId, [...blocks.values()], tx)
+    if (converted.permissions.length > 0) await applyPermissionEvents(tx, converted.permissions)
+    await repos.chain.setCursor(
+      {
+        chainId,
+        stream: stream.name,
+        address: lower(stream.address),
+        blockNumber: chunk.toBlock,
+        blockHash: end.hash,
+      },
+      tx,
+    )
+  }
+
+  return {
+    /** Ingests everything new up to head - confirmations. Safe to call concurrently with nothing else. */
+    async syncOnce(): Promise<SyncResult> {
+      const head = await client.getBlockNumber({ cacheTime: 0 })
+      const target = head - BigInt(deps.confirmations)
+      const rolledBackFrom = await checkReorg(head)
+      const inserted: Partial<Record<EventTable, number>> = {}
+      const reports: string[] = []
+      const repos = createRepos(db)
+      for (const stream of streams) {
+        const cursor = await repos.chain.cursor(chainId, stream.name)
+        const from = cursor ? BigInt(cursor.block_number) + 1n : contracts.startBlock
+        if (from > target) continue
+        for await (const chunk of fetcher.iterateLogs({
+          address: stream.address,
+          abi: stream.abi,
+          fromBlock: from,
+          toBlock: target,
+        })) {
+          const converted = await rows(chunk.logs)
+          const end = await block(chunk.toBlock)
+          await db.transaction((tx) => writeChunk(tx, stream, chunk, converted, end))
+          for (const [table, list] of converted.tables) inserted[table] = (inserted[table] ?? 0) + list.length
+          reports.push(...converted.reports)
+        }
+      }
+      if (reports.length > 0 || Object.keys(inserted).length > 0) {
+        logger.info(
+          { chain_id: chainId, head: head.toString(), target: target.toString(), inserted, reports },
+          'chain synced',
+        )
+      }
+      return { head, target, rolledBackFrom, inserted, reports }
+    },
+  }
+}
+
+export type Follower = ReturnType<typeof createFollower>

@@ -1,0 +1,74 @@
+import type { ChainContracts } from '../chain/addresses.ts'
+import { type ChainClient, createChainClient, createWriteClient } from '../chain/client.ts'
+import { createLogFetcher } from '../chain/logs.ts'
+import type { Logger } from '../common/logger.ts'
+import type { Db } from '../db/index.ts'
+import { createAllowlistWriter } from './allowlist-writer.ts'
+import { createFollower } from './follower.ts'
+import type { Processor } from './runner.ts'
+
+/** Where the chain is and what to read on it (mainnet/hoodi from chain/addresses, devnet from its deploy). */
+export interface ChainSetup {
+  chainId: number
+  rpcUrl: string
+  contracts: ChainContracts
+  /** Key of an Allowlist allower; without it the allowlist job is not registered. */
+  allowerPrivateKey: `0x${string}` | undefined
+}
+
+export interface JobsDeps {
+  db: Db
+  logger: Logger
+  chain: ChainSetup
+  confirmations: number
+}
+
+/** Job names and how often the periodic ones run. */
+export const JOBS = {
+  sync: { name: 'sync', everyMs: 2_000 },
+  allowlist: { name: 'allowlist', everyMs: 2_000 },
+} as const
+
+/**
+ * The processors (plain functions: they run under BullMQ and the inline runner alike) and the pieces
+ * they are made of: the chain follower and the allowlist writer.
+ */
+export function createJobs(deps: JobsDeps) {
+  const client: ChainClient = createChainClient({ rpcUrl: deps.chain.rpcUrl, chainId: deps.chain.chainId })
+  const logger = deps.logger.child({ component: 'jobs' })
+  const follower = createFollower({
+    db: deps.db,
+    client,
+    fetcher: createLogFetcher({ client, logger }),
+    chainId: deps.chain.chainId,
+    contracts: deps.chain.contracts,
+    confirmations: deps.confirmations,
+    logger,
+  })
+  const writer = deps.chain.allowerPrivateKey
+    ? createAllowlistWriter({
+        db: deps.db,
+        client,
+        wallet: createWriteClient({
+          rpcUrl: deps.chain.rpcUrl,
+          privateKey: deps.chain.allowerPrivateKey,
+          chainId: deps.chain.chainId,
+        }),
+        allowlist: deps.chain.contracts.allowlist,
+        logger,
+      })
+    : undefined
+  const processors: Record<string, Processor> = {
+    [JOBS.sync.name]: async () => {
+      const r = await follower.syncOnce()
+      return { head: r.head.toString(), reports: r.reports }
+    },
+  }
+  if (writer) {
+    processors[JOBS.allowlist.name] = async () => {
+      const r = await writer.runOnce()
+      return { sent: r.sent.length, failed: r.failed.length }
+    }
+  }
+  return { client, follower, writer, processors }
+}

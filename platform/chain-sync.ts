@@ -1,0 +1,173 @@
+import { PERMISSION } from '../chain/abi.ts'
+import type { Queryable } from '../db/index.ts'
+import { createRepos, type WalletRow, type WalletStatus } from '../db/repos/index.ts'
+import { accountTransition } from './transitions.ts'
+
+const ALLOW = PERMISSION.DEPOSIT | PERMISSION.REDEEM
+
+/** True when the permission mask lets the address deposit or redeem (and it is not denied). */
+export function isAllowlisted(permissions: bigint): boolean {
+  return (permissions & PERMISSION.DENY) === 0n && (permissions & ALLOW) !== 0n
+}
+
+/**
+ * The wallet status the chain implies, given the status the platform last set.
+ * - a DENY bit: DENIED (final);
+ * - DEPOSIT or REDEEM granted: NOT_READY -> ALLOWLISTED;
+ * - nothing granted: PENDING_REMOVAL -> REMOVED (or NOT_ALLOWLISTED when still on platform).
+ */
+export function statusFromChain(
+  wallet: Pick<WalletRow, 'status' | 'on_platform'>,
+  permissions: bigint,
+): WalletStatus {
+  if ((permissions & PERMISSION.DENY) !== 0n) return 'DENIED'
+  if (isAllowlisted(permissions)) return wallet.status === 'NOT_READY' ? 'ALLOWLISTED' : wallet.status
+  if (wallet.status === 'PENDING_REMOVAL') return wallet.on_platform ? 'NOT_ALLOWLISTED' : 'REMOVED'
+  return wallet.status
+}
+
+/**
+ * Applies `SetAllowlistPermissions` entries, in chain order, to the wallets that hold those addresses:
+ * chain permissions, `allowlisted`, status flips, settled allowlist changes, and a DENY bit putting the
+ * wallet and its account in DENIED (the account's other live wallets are paused and taken off the Allowlist).
+ * Addresses that are no wallet of any org are ignored here (they are still indexed).
+ */
+export async function applyPermissionEvents(
+  tx: Queryable,
+  entries: { address: string; permissions: bigint; txHash: string }[],
+): Promise<void> {
+  const repos = createRepos(tx)
+  for (const entry of entries) {
+    const wallet = await repos.wallets.findByAddressAnyOrg(entry.address, tx)
+    if (!wallet) continue
+    const to = statusFromChain(wallet, entry.permissions)
+    await repos.wallets.update(
+      wallet.id,
+      {
+        status: to,
+        chain_permissions: entry.permissions.toString(),
+        allowlisted: isAllowlisted(entry.permissions),
+        ...(to === 'DENIED' ? { status_reason: 'denied on the on-chain Allowlist' } : {}),
+        ...(to !== wallet.status && to !== 'DENIED' ? { status_reason: null } : {}),
+      },
+      tx,
+    )
+    if (to !== wallet.status) {
+      await repos.audit.record(
+        {
+          entity: 'wallet',
+          entityId: wallet.id,
+          from: wallet.status,
+          to,
+          actor: 'chain',
+          reason: `tx ${entry.txHash}`,
+        },
+        tx,
+      )
+    }
+    await tx('allowlist_changes')
+      .where({ address: entry.address, permissions: entry.permissions.toString() })
+      .whereIn('state', ['pending', 'submitted'])
+      .update({ state: 'confirmed', tx_hash: entry.txHash, updated_at: tx.fn.now() })
+    if (to === 'DENIED') await denyAccountOf(tx, wallet, entry.txHash)
+  }
+}
+
+async function denyAccountOf(tx: Queryable, wallet: WalletRow, txHash: string) {
+  const repos = createRepos(tx)
+  const account = await repos.accounts.get(wallet.account_id, tx)
+  if (!account) return
+  const to = accountTransition(account.status, 'deny')
+  if (to === undefined || to === account.status) return
+  await repos.accounts.setStatus(account.id, to, tx)
+  await repos.audit.record(
+    {
+      entity: 'account',
+      entityId: account.id,
+      from: account.status,
+      to,
+      actor: 'chain',
+      reason: `wallet ${wallet.address} denied in tx ${txHash}`,
+    },
+    tx,
+  )
+  for (const other of await repos.wallets.listByAccounts([account.id], tx)) {
+    if (other.id === wallet.id || !['NOT_READY', 'ALLOWLISTED', 'NOT_ALLOWLISTED'].includes(other.status))
+      continue
+    await repos.wallets.update(
+      other.id,
+      { status: 'PAUSED', paused_by: 'account', status_reason: 'account denied' },
+      tx,
+    )
+    await repos.audit.record(
+      {
+        entity: 'wallet',
+        entityId: other.id,
+        from: other.status,
+        to: 'PAUSED',
+        actor: 'chain',
+        reason: 'account_deny',
+      },
+      tx,
+    )
+    if (other.wants_allowlist) {
+      await repos.allowlistChanges.enqueue(
+        { walletId: other.id, address: other.address, permissions: 0n, reason: 'account_deny' },
+        tx,
+      )
+    }
+  }
+}
+
+/**
+ * After a reorg removed Allowlist rows: resets each wallet's chain view to the latest remaining
+ * permission, moves statuses the chain no longer supports back (ALLOWLISTED -> NOT_READY, REMOVED or
+ * NOT_ALLOWLISTED from a removal -> PENDING_REMOVAL) and re-queues the wallet's latest change so the
+ * allowlist writer sends it again.
+ */
+export async function recomputeWalletChainState(
+  tx: Queryable,
+  chainId: number,
+  addresses: string[],
+): Promise<void> {
+  const repos = createRepos(tx)
+  const latest = await repos.chain.latestPermissions(chainId, addresses, tx)
+  for (const address of addresses) {
+    const wallet = await repos.wallets.findByAddressAnyOrg(address, tx)
+    if (!wallet) continue
+    const permissions = latest.get(address) ?? 0n
+    const allowed = isAllowlisted(permissions)
+    let status = wallet.status
+    if (wallet.status === 'ALLOWLISTED' && !allowed) status = 'NOT_READY'
+    const changes = await repos.allowlistChanges.forWallet(wallet.id, tx)
+    const last = changes.filter((c) => c.state !== 'superseded').at(-1)
+    const wantsZero = last !== undefined && BigInt(last.permissions) === 0n
+    if (wantsZero && allowed && (wallet.status === 'REMOVED' || wallet.status === 'NOT_ALLOWLISTED'))
+      status = 'PENDING_REMOVAL'
+    await repos.wallets.update(
+      wallet.id,
+      { status, chain_permissions: permissions.toString(), allowlisted: allowed },
+      tx,
+    )
+    if (status !== wallet.status) {
+      await repos.audit.record(
+        {
+          entity: 'wallet',
+          entityId: wallet.id,
+          from: wallet.status,
+          to: status,
+          actor: 'chain',
+          reason: 'reorg',
+        },
+        tx,
+      )
+    }
+    if (
+      last &&
+      BigInt(last.permissions) !== permissions &&
+      (last.state === 'confirmed' || last.state === 'submitted')
+    ) {
+      await repos.allowlistChanges.mark([last.id], { state: 'pending', tx_hash: null }, tx)
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto'
+import { Redis } from 'ioredis'
+import { afterAll, describe, expect, test } from 'vitest'
+import { addClientSecret, revokeClient } from '../cli/admin.ts'
+import { http, orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
+import { REDIS_URL, redisAvailable } from './helpers/services.ts'
+
+const redisOk = await redisAvailable()
+const apis: TestApi[] = []
+const redises: Redis[] = []
+afterAll(async () => {
+  for (const api of apis) await api.close()
+  for (const r of redises) r.disconnect()
+})
+
+describe.each(['memory', 'redis'] as const)('rate limit per client (%s store)', (store) => {
+  test.runIf(store === 'memory' || redisOk)(
+    'behavior: over the limit answers 429 IR1005 with Retry-After; another client is unaffected',
+    async () => {
+      let redis: Redis | undefined
+      if (store === 'redis') {
+        redis = new Redis(REDIS_URL, { keyPrefix: `rl${randomBytes(4).toString('hex')}-` })
+        redises.push(redis)
+      }
+      const api = await startTestApi(
+        'pglite',
+        { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' },
+        redis ? { redis } : {},
+      )
+      apis.push(api)
+      const a = await orgWithToken(api)
+      const b = await orgWithToken(api)
+      const callA = http(api.url, a.token)
+      const statuses: number[] = []
+      for (let i = 0; i < 4; i++) statuses.push((await callA('GET', '/v0/platform/accounts')).status)
+      expect(statuses).toEqual([200, 200, 200, 429])
+      const limited = await callA('GET', '/v0/platform/accounts')
+      expect(limited.body).toEqual({ message: expect.stringMatching(/rate limit/), status: 'IR1005' })
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
+      expect((await http(api.url, b.token)('GET', '/v0/platform/accounts')).status).toBe(200)
+    },
+  )
+})
+
+describe('client secrets', () => {
+  test('behavior: a second secret works alongside the first; a revoked client gets 401 invalid_client', async () => {
+    const api = await startTestApi('pglite')
+    apis.push(api)
+    const org = await orgWithToken(api)
+    const rotated = await addClientSecret(api.dbh.db, org.clientId)
+    const token = (secret: string) =>
+      http(api.url)('POST', '/oauth/token', {
+        grant_type: 'client_credentials',
+        audience: api.url,
+        client_id: org.clientId,
+        client_secret: secret,
+      })
+    expect((await token(org.clientSecret)).status).toBe(200)
+    expect((await token(rotated.client_secret)).status).toBe(200)
+    await revokeClient(api.dbh.db, org.clientId)
+    const revoked = await token(rotated.client_secret)
+    expect([revoked.status, revoked.body.error]).toEqual([401, 'invalid_client'])
+  })
+})
