@@ -85,5 +85,5 @@ export function parseIsoTimestamp(value: string, field = 'timestamp'): number {
  * addDaysToDate('2026-04-30', 1) // '2026-05-01'
  */
 export function addDaysToDate(date: string, days: number): string {
-  return utcDateOf(parseDateOnly(date) + days * SECONDS_PER_DAY)
+  return new Date((parseDateOnly(date) + days * SECONDS_PER_DAY) * 1000).toISOString().slice(0, 10)
 }

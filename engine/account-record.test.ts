@@ -1,0 +1,77 @@
+import { fc, test } from '@fast-check/vitest'
+import { describe, expect } from 'vitest'
+import { arbRealisticReport, arbWallet } from '../fixtures/engine/arbitraries.ts'
+import {
+  computeAccountRecord,
+  presentAccountRecord,
+  sumWalletAmounts,
+  zeroWalletAmounts,
+} from './account-record.ts'
+import { InvalidInputError } from './errors.ts'
+import { parseUnits18 } from './units.ts'
+import type { WalletRecord } from './wallet-record.ts'
+import { computeWalletRecord, prepareReport, WALLET_AMOUNT_FIELDS } from './wallet-record.ts'
+
+const arbAccountWallets = arbRealisticReport().chain((report) =>
+  fc
+    .array(fc.integer({ min: 0, max: 1000 }), { minLength: 0, maxLength: 6 })
+    .chain((ids) => fc.tuple(...ids.map((id) => arbWallet(report.supply_pre_fee / 6n, id))))
+    .map((wallets) => {
+      const ctx = prepareReport(report)
+      return wallets.map((w, i) =>
+        computeWalletRecord(ctx, {
+          ...w,
+          address: `0x${i.toString(16).padStart(40, '0')}`,
+          account_id: 'acc-1',
+          org_id: 'org_a',
+        }),
+      )
+    }),
+)
+
+describe('computeAccountRecord', () => {
+  test.prop(
+    [
+      arbAccountWallets.chain((records) =>
+        fc.tuple(
+          fc.constant(records),
+          fc.shuffledSubarray(records, { minLength: records.length, maxLength: records.length }),
+        ),
+      ),
+    ],
+    { numRuns: 150 },
+  )('property: account totals equal the sum of the wallet records, in any order', ([records, shuffled]) => {
+    const date = records[0]?.date ?? '2026-05-01'
+    const account = computeAccountRecord('acc-1', date, records)
+    for (const field of WALLET_AMOUNT_FIELDS) {
+      expect(account.totals[field]).toBe(records.reduce((sum, record) => sum + record[field], 0n))
+    }
+    expect(computeAccountRecord('acc-1', date, shuffled).totals).toEqual(account.totals)
+  })
+
+  test('behavior: an account without wallets has zero totals; records of another date or account are refused', () => {
+    expect(computeAccountRecord('acc-1', '2026-05-01', []).totals).toEqual(zeroWalletAmounts())
+    const record = { date: '2026-05-02', account_id: 'acc-1', address: '0x1' } as WalletRecord
+    expect(() => computeAccountRecord('acc-1', '2026-05-01', [record])).toThrow(InvalidInputError)
+    expect(() => computeAccountRecord('acc-2', '2026-05-02', [record])).toThrow(InvalidInputError)
+  })
+
+  test.prop([arbAccountWallets], { numRuns: 30 })(
+    'behavior: presents totals and wallets as strings of the version',
+    (records) => {
+      const date = records[0]?.date ?? '2026-05-01'
+      const presented = presentAccountRecord(computeAccountRecord('acc-1', date, records), 'v1')
+      expect(Object.keys(presented)).toEqual(['account_id', 'totals', 'date', 'wallets'])
+      expect(Object.keys(presented.totals).slice(0, 2)).toEqual(['balance_lseth', 'rewards_eth'])
+      expect(presented.totals).not.toHaveProperty('dao_fees_eth')
+      expect(presentAccountRecord(computeAccountRecord('acc-1', date, records), 'v0').totals).toHaveProperty(
+        'rebate_eth',
+      )
+      expect(presented.wallets).toHaveLength(records.length)
+      expect(parseUnits18(presented.totals.balance_lseth as string)).toBe(
+        sumWalletAmounts(records).balance_lseth,
+      )
+      expect(parseUnits18(presented.totals.rewards_eth as string)).toBe(sumWalletAmounts(records).rewards_eth)
+    },
+  )
+})

@@ -1,0 +1,245 @@
+import { InvalidInputError } from './errors.ts'
+import type { OperatorValidators } from './operator-fees.ts'
+import { splitOperatorFees } from './operator-fees.ts'
+import { formatRatio } from './units.ts'
+import type { WalletRecord } from './wallet-record.ts'
+
+/**
+ * Fee totals for a date: protocol-wide, per platform org (the org owning the account of an on-platform
+ * wallet), per originator org (the org that added the wallet) and per operator (the operator share split by
+ * active validators). Summaries are mergeable (exact bigint sums), so a day computed in shards merges its
+ * shard summaries in any order.
+ */
+
+/** Amount fields summed in fee totals. */
+export const FEE_TOTAL_FIELDS = [
+  'balance_lseth',
+  'gross_rewards_eth',
+  'rewards_eth',
+  'fees_eth',
+  'dao_fees_eth',
+  'provider_fees_eth',
+  'slashing_fees_eth',
+  'lc_fees_eth',
+  'period_lc_fees_lseth',
+  'tech_provider_fees_eth',
+  'period_tech_provider_fees_lseth',
+  'operator_fees_eth',
+  'platform_fees_eth',
+  'rebate_eth',
+  'rebate_lseth',
+  'platform_fees_at_discount_rate_eth',
+] as const satisfies ReadonlyArray<keyof WalletRecord>
+
+/** A fee total amount field. */
+export type FeeTotalField = (typeof FEE_TOTAL_FIELDS)[number]
+
+/** Sums of the fee fields over a group of wallet records, and how many records. */
+export type FeeTotals = Record<FeeTotalField, bigint> & { wallets: number }
+
+/** Fee totals of a date: all wallets, by platform org, by originator org. */
+export interface FeeSummary {
+  all: FeeTotals
+  platforms: Record<string, FeeTotals>
+  originators: Record<string, FeeTotals>
+}
+
+/** One wallet record and the org that originated the wallet (null when unregistered). */
+export interface FeeSummaryItem {
+  record: Pick<WalletRecord, FeeTotalField | 'on_platform' | 'org_id'>
+  originator_org_id: string | null
+}
+
+/**
+ * Zero fee totals.
+ *
+ * @example
+ * emptyFeeTotals().wallets // 0
+ */
+export function emptyFeeTotals(): FeeTotals {
+  const totals = { wallets: 0 } as FeeTotals
+  for (const field of FEE_TOTAL_FIELDS) totals[field] = 0n
+  return totals
+}
+
+function addInto(into: FeeTotals, from: Pick<WalletRecord, FeeTotalField>, wallets: number): void {
+  for (const field of FEE_TOTAL_FIELDS) into[field] += from[field]
+  into.wallets += wallets
+}
+
+function group(groups: Record<string, FeeTotals>, key: string): FeeTotals {
+  let totals = Object.hasOwn(groups, key) ? groups[key] : undefined
+  if (totals === undefined) {
+    totals = emptyFeeTotals()
+    groups[key] = totals
+  }
+  return totals
+}
+
+/**
+ * Summarizes wallet records of one date. A record counts for its platform org when it is on-platform
+ * (`org_id` is the org owning its account), and for its originator org when it has one.
+ *
+ * @example
+ * summarizeFees([{ record, originator_org_id: 'org_a' }]).platforms.org_b.platform_fees_eth
+ */
+export function summarizeFees(items: Iterable<FeeSummaryItem>): FeeSummary {
+  const summary: FeeSummary = { all: emptyFeeTotals(), platforms: {}, originators: {} }
+  for (const { record, originator_org_id: originator } of items) {
+    addInto(summary.all, record, 1)
+    if (record.on_platform && record.org_id !== null)
+      addInto(group(summary.platforms, record.org_id), record, 1)
+    if (originator !== null) addInto(group(summary.originators, originator), record, 1)
+  }
+  return summary
+}
+
+/**
+ * Merges summaries (e.g. of the shards of a day). Exact and independent of order.
+ *
+ * @example
+ * mergeFeeSummaries(summarizeFees(shard1), summarizeFees(shard2)) // equals summarizeFees([...shard1, ...shard2])
+ */
+export function mergeFeeSummaries(...summaries: readonly FeeSummary[]): FeeSummary {
+  const merged: FeeSummary = { all: emptyFeeTotals(), platforms: {}, originators: {} }
+  for (const summary of summaries) {
+    addInto(merged.all, summary.all, summary.all.wallets)
+    for (const [key, totals] of Object.entries(summary.platforms)) {
+      addInto(group(merged.platforms, key), totals, totals.wallets)
+    }
+    for (const [key, totals] of Object.entries(summary.originators)) {
+      addInto(group(merged.originators, key), totals, totals.wallets)
+    }
+  }
+  return merged
+}
+
+/** A fee summary with every amount as a decimal string of wei (JSON-safe, e.g. a BullMQ child's return value). */
+export interface EncodedFeeSummary {
+  all: Record<string, string | number>
+  platforms: Record<string, Record<string, string | number>>
+  originators: Record<string, Record<string, string | number>>
+}
+
+function encodeTotals(totals: FeeTotals): Record<string, string | number> {
+  const out: Record<string, string | number> = { wallets: totals.wallets }
+  for (const field of FEE_TOTAL_FIELDS) out[field] = totals[field].toString()
+  return out
+}
+
+function decodeTotals(value: Record<string, string | number> | undefined): FeeTotals {
+  if (value === undefined || typeof value.wallets !== 'number') {
+    throw new InvalidInputError('encoded fee totals are malformed', { details: {} })
+  }
+  const totals = emptyFeeTotals()
+  totals.wallets = value.wallets
+  for (const field of FEE_TOTAL_FIELDS) {
+    const amount = value[field]
+    if (typeof amount !== 'string' || !/^-?\d+$/.test(amount)) {
+      throw new InvalidInputError('encoded fee totals are malformed', { details: { field } })
+    }
+    totals[field] = BigInt(amount)
+  }
+  return totals
+}
+
+/**
+ * Encodes a summary for JSON (bigint wei as decimal strings).
+ *
+ * @example
+ * JSON.stringify(encodeFeeSummary(summary))
+ */
+export function encodeFeeSummary(summary: FeeSummary): EncodedFeeSummary {
+  const map = (groups: Record<string, FeeTotals>) =>
+    Object.fromEntries(Object.entries(groups).map(([key, totals]) => [key, encodeTotals(totals)]))
+  return {
+    all: encodeTotals(summary.all),
+    platforms: map(summary.platforms),
+    originators: map(summary.originators),
+  }
+}
+
+/**
+ * Decodes `encodeFeeSummary` output, validating every amount.
+ *
+ * @example
+ * decodeFeeSummary(JSON.parse(json)).all.fees_eth // bigint
+ */
+export function decodeFeeSummary(value: EncodedFeeSummary): FeeSummary {
+  const map = (groups: Record<string, Record<string, string | number>>) =>
+    Object.fromEntries(Object.entries(groups).map(([key, totals]) => [key, decodeTotals(totals)]))
+  return {
+    all: decodeTotals(value.all),
+    platforms: map(value.platforms),
+    originators: map(value.originators),
+  }
+}
+
+/** A group's totals with its key and each fee part as a fraction of the group's gross rewards. */
+export type FeeTotalsRow = FeeTotals & {
+  org_id: string
+  platform_fees_rate: string
+  platform_fees_at_discount_rate_rate: string
+  rebate_rate: string
+  operator_fees_rate: string
+  lc_fees_rate: string
+  tech_provider_fees_rate: string
+}
+
+/**
+ * Rows of a grouping (platforms or originators), sorted by org id, with rates = part / gross rewards
+ * (18 dp ROUND_DOWN; '0' when gross rewards <= 0).
+ *
+ * @example
+ * feeTotalsRows(summary.platforms)[0].platform_fees_rate // '0.025'
+ */
+export function feeTotalsRows(groups: Record<string, FeeTotals>): FeeTotalsRow[] {
+  return Object.keys(groups)
+    .sort()
+    .map((orgId) => {
+      const totals = groups[orgId] as FeeTotals
+      const rate = (part: bigint): string =>
+        totals.gross_rewards_eth > 0n ? formatRatio(part, totals.gross_rewards_eth) : '0'
+      return {
+        org_id: orgId,
+        ...totals,
+        platform_fees_rate: rate(totals.platform_fees_eth),
+        platform_fees_at_discount_rate_rate: rate(totals.platform_fees_at_discount_rate_eth),
+        rebate_rate: rate(totals.rebate_eth),
+        operator_fees_rate: rate(totals.operator_fees_eth),
+        lc_fees_rate: rate(totals.lc_fees_eth),
+        tech_provider_fees_rate: rate(totals.tech_provider_fees_eth),
+      }
+    })
+}
+
+/** One operator's fees for a date. */
+export interface OperatorFeeRow {
+  operator_id: string
+  active_validators: bigint
+  operator_fees_eth: bigint
+  /** operator_fees_eth / all wallets' gross rewards (18 dp ROUND_DOWN). */
+  operator_fees_rate: string
+}
+
+/**
+ * The operators' fees of a date: the summed operator share of every wallet, split by active validators
+ * (`splitOperatorFees`: exact sum, largest remainder).
+ *
+ * @example
+ * operatorFeeRows(summary.all, [{ operator_id: '0', active_validators: 120 }, { operator_id: '1', active_validators: 80 }])
+ */
+export function operatorFeeRows(
+  all: FeeTotals,
+  operators: readonly OperatorValidators[],
+): { operators: OperatorFeeRow[]; unallocated_eth: bigint } {
+  const split = splitOperatorFees(all.operator_fees_eth, operators)
+  return {
+    operators: split.operators.map((operator) => ({
+      ...operator,
+      operator_fees_rate:
+        all.gross_rewards_eth > 0n ? formatRatio(operator.operator_fees_eth, all.gross_rewards_eth) : '0',
+    })),
+    unallocated_eth: split.unallocated_eth,
+  }
+}

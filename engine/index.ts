@@ -1,0 +1,30 @@
+/**
+ * The pure reward and fee engine of lsreport: plain data in, plain data out; no I/O, no clock, no env.
+ * Amounts are bigint wei (LsETH share units); rates and presented amounts are decimal strings.
+ * See engine/README.md for every formula, its inputs, units and rounding.
+ */
+
+/**
+ * Version stamped on computed records (`engine_version`): bump when a formula or a rounding changes.
+ *
+ * @example
+ * row.engine_version = ENGINE_VERSION
+ */
+export const ENGINE_VERSION = '1.0.0'
+
+export * from './account-record.ts'
+export * from './dates.ts'
+export * from './discount.ts'
+export * from './errors.ts'
+export * from './exit-queue.ts'
+export * from './fee-schedule.ts'
+export * from './fee-split.ts'
+export * from './fee-totals.ts'
+export * from './lots.ts'
+export * from './operator-fees.ts'
+export * from './projections.ts'
+export * from './protocol-record.ts'
+export * from './rates.ts'
+export * from './redemptions.ts'
+export * from './units.ts'
+export * from './wallet-record.ts'

@@ -1,0 +1,385 @@
+import { fc, test } from '@fast-check/vitest'
+import { describe, expect } from 'vitest'
+import {
+  arbPartition,
+  arbRawReport,
+  arbRealisticReport,
+  arbStep,
+  arbWallet,
+  E,
+  protocolStep,
+} from '../fixtures/engine/arbitraries.ts'
+import { Dec, decFloorToBigint, toDec } from './decimal.ts'
+import { EngineError, FeeScheduleError, InvalidInputError } from './errors.ts'
+import type { FeeScheduleV0, FeeScheduleV3 } from './fee-schedule.ts'
+import { feeSharesToMint } from './rates.ts'
+import type { ReportInput, WalletInput, WalletRecord } from './wallet-record.ts'
+import {
+  CUMULATIVE_FIELDS,
+  computeWalletRecord,
+  prepareReport,
+  presentWalletRecord,
+  V0_WALLET_RECORD_FIELDS,
+  V1_WALLET_RECORD_FIELDS,
+  WALLET_AMOUNT_FIELDS,
+  walletTotalsOf,
+} from './wallet-record.ts'
+
+const V0: FeeScheduleV0 = {
+  id: 'v0-test',
+  model: 'v0',
+  effective_from: '2022-01-01T00:00:00Z',
+  shares: { dao: '0.2', provider: '0.15', slashing_coverage: '0.1', operators: '0.3', platform: '0.25' },
+}
+const V3: FeeScheduleV3 = {
+  id: 'v3-test',
+  model: 'v3',
+  effective_from: '2026-05-01T00:00:00Z',
+  shares: { lc: '0.4', tech_provider: '0.1', operators: '0.25', platform: '0.25' },
+}
+const CUTOVER = 1_777_593_600
+
+/** The hand-checkable report: a 1000 ETH pool at rate 1 earns 1 ETH at a 10 % fee. */
+function handReport(timestamp: number): ReportInput {
+  const minted = feeSharesToMint({
+    rewards: E,
+    supplyBefore: 1000n * E,
+    underlyingAfter: 1001n * E,
+    feeBps: 1000,
+  })
+  return {
+    oracle_report: 'hand',
+    timestamp,
+    underlying: 1001n * E,
+    supply_pre_fee: 1000n * E,
+    supply: 1000n * E + minted,
+    previous_underlying: 1000n * E,
+    previous_supply: 1000n * E,
+    global_fee_bps: 1000,
+    fee_schedule: timestamp < CUTOVER ? V0 : V3,
+  }
+}
+
+const wallet = (over: Partial<WalletInput> = {}): WalletInput => ({
+  address: '0x00000000000000000000000000000000000000aa',
+  shares: 100n * E,
+  mints: 0n,
+  burns: 0n,
+  previous: null,
+  ...over,
+})
+
+/** The decimal.js reference path: the same definitions, computed with the engine's Dec clone. */
+function reference(report: ReportInput, w: WalletInput): Partial<Record<keyof WalletRecord, bigint>> {
+  const U = toDec(report.underlying)
+  const S0 = toDec(report.supply_pre_fee)
+  const S = toDec(report.supply)
+  const Up = toDec(report.previous_underlying)
+  const Sp = toDec(report.previous_supply)
+  const shares = toDec(w.shares)
+  // shares x (U/S0 - Up/Sp) written over one denominator, floored once
+  const gross = decFloorToBigint(shares.mul(U.mul(Sp).minus(Up.mul(S0))).div(S0.mul(Sp)))
+  const net = decFloorToBigint(shares.mul(U.mul(Sp).minus(Up.mul(S))).div(S.mul(Sp)))
+  const fees = gross - net
+  const onPlatform = w.on_platform === true
+  const part = (share: string) => decFloorToBigint(toDec(fees).mul(share))
+  const schedule = report.fee_schedule
+  const platform = onPlatform ? part(schedule.shares.platform) : 0n
+  const operators = part(schedule.shares.operators)
+  const out: Partial<Record<keyof WalletRecord, bigint>> = {
+    gross_rewards_eth: gross,
+    rewards_eth: net,
+    fees_eth: fees,
+    platform_fees_eth: platform,
+    operator_fees_eth: operators,
+  }
+  const toLseth = (eth: bigint) => decFloorToBigint(toDec(eth).mul(S).div(U))
+  if (schedule.model === 'v0') {
+    const provider = part(schedule.shares.provider)
+    const slashing = part(schedule.shares.slashing_coverage)
+    Object.assign(out, {
+      provider_fees_eth: provider,
+      slashing_fees_eth: slashing,
+      dao_fees_eth: fees - provider - slashing - operators - platform,
+    })
+  } else {
+    const tech = part(schedule.shares.tech_provider)
+    const lc = fees - tech - operators - platform
+    Object.assign(out, {
+      tech_provider_fees_eth: tech,
+      lc_fees_eth: lc,
+      period_lc_fees_lseth: U.isZero() ? 0n : toLseth(lc),
+      period_tech_provider_fees_lseth: U.isZero() ? 0n : toLseth(tech),
+    })
+  }
+  const target = onPlatform ? (w.target_fee_rate ?? null) : null
+  let rebate = 0n
+  if (target !== null && gross > 0n) {
+    const discount = Dec.max(0, toDec(report.global_fee_bps).div(10_000).minus(toDec(target)))
+    const uncapped = decFloorToBigint(toDec(gross).mul(discount))
+    rebate = uncapped < platform ? uncapped : platform
+  }
+  out.rebate_eth = rebate
+  out.rebate_lseth = U.isZero() ? 0n : toLseth(rebate)
+  out.platform_fees_at_discount_rate_eth = platform - rebate
+  return out
+}
+
+describe('computeWalletRecord', () => {
+  test('behavior: the hand example (100 LsETH of a 1000 ETH pool earning 1 ETH at 10 %) gives exact amounts', () => {
+    const ctx = prepareReport(handReport(CUTOVER))
+    const record = computeWalletRecord(
+      ctx,
+      wallet({ on_platform: true, org_id: 'org_a', target_fee_rate: '0.08' }),
+    )
+    expect(ctx.rate_pre_fee).toBe('1.001')
+    expect(record.conversion_rate).toBe('1.0009')
+    expect(record.previous_conversion_rate).toBe('1')
+    expect(record.gross_rewards_eth).toBe(100_000_000_000_000_000n)
+    expect(record.rewards_eth).toBe(90_000_000_000_000_000n)
+    expect(record.fees_eth).toBe(10_000_000_000_000_000n)
+    expect(record.lc_fees_eth).toBe(4_000_000_000_000_000n)
+    expect(record.tech_provider_fees_eth).toBe(1_000_000_000_000_000n)
+    expect(record.operator_fees_eth).toBe(2_500_000_000_000_000n)
+    expect(record.platform_fees_eth).toBe(2_500_000_000_000_000n)
+    expect(record.discount_rate).toBe('0.02')
+    expect(record.rebate_eth).toBe(2_000_000_000_000_000n)
+    expect(record.platform_fees_at_discount_rate_eth).toBe(500_000_000_000_000n)
+    // LsETH at rate_k = 1.0009000...: floor(eth x S / U)
+    expect(record.period_lc_fees_lseth).toBe((4_000_000_000_000_000n * ctx.supply) / ctx.underlying)
+    expect(record.total_rewards_eth).toBe(record.rewards_eth)
+  })
+
+  test('behavior: a loss day yields zero fees and negative rewards', () => {
+    const ctx = prepareReport({ ...handReport(CUTOVER), underlying: 999n * E, supply: 1000n * E })
+    const record = computeWalletRecord(
+      ctx,
+      wallet({ on_platform: true, org_id: 'org_a', target_fee_rate: '0' }),
+    )
+    expect(record.fees_eth).toBe(0n)
+    expect(record.rewards_eth).toBe(-100_000_000_000_000_000n)
+    expect(record.gross_rewards_eth).toBe(record.rewards_eth)
+    expect(record.rebate_eth).toBe(0n)
+    expect(record.platform_fees_eth).toBe(0n)
+    expect(record.period_lc_fees_rate).toBe('0')
+  })
+
+  test('behavior: an off-platform wallet pays no platform fee; dao gets that share; no rebate despite a target', () => {
+    const ctx = prepareReport(handReport(CUTOVER - 1))
+    const on = computeWalletRecord(ctx, wallet({ on_platform: true, org_id: 'org_a' }))
+    const off = computeWalletRecord(
+      ctx,
+      wallet({ on_platform: false, org_id: 'org_a', target_fee_rate: '0' }),
+    )
+    expect(off.platform_fees_eth).toBe(0n)
+    expect(off.dao_fees_eth).toBe(on.dao_fees_eth + on.platform_fees_eth)
+    expect(off.rebate_eth).toBe(0n)
+    expect(off.discount_rate).toBe('0')
+    expect(off.target_fee_rate).toBeNull()
+    expect(off.period_platform_fees_rate).toBe('0')
+    expect(on.fee_model).toBe('v0')
+    expect(on.lc_fees_eth).toBe(0n)
+  })
+
+  test('behavior: invalid inputs throw typed engine errors', () => {
+    const ctx = prepareReport(handReport(CUTOVER))
+    expect(() => computeWalletRecord(ctx, wallet({ shares: -1n }))).toThrow(InvalidInputError)
+    expect(() => computeWalletRecord(ctx, wallet({ on_platform: true }))).toThrow(/org/)
+    expect(() =>
+      computeWalletRecord(ctx, wallet({ on_platform: true, org_id: 'o', target_fee_rate: '1.5' })),
+    ).toThrow(EngineError)
+    expect(() => prepareReport({ ...handReport(CUTOVER), supply: 999n * E })).toThrow(InvalidInputError)
+    expect(() => prepareReport({ ...handReport(CUTOVER), fee_schedule: V0 })).toThrow(FeeScheduleError)
+    expect(() => prepareReport({ ...handReport(CUTOVER), global_fee_bps: 10_001 })).toThrow(InvalidInputError)
+  })
+
+  test('behavior: the superset record carries every v1 field and every v0 additional field of the interface', () => {
+    const v1 =
+      'oracle_report, address, account_id, org_id, date, balance_lseth, rewards_eth, total_rewards_eth, conversion_rate, previous_conversion_rate, mints_lseth, total_mints_lseth, burns_lseth, total_burns_lseth, fees_eth, total_fees_eth, period_lc_fees_lseth, total_lc_fees_lseth, period_tech_provider_fees_lseth, total_tech_provider_fees_lseth, platform_fees_eth, total_platform_fees_eth, operator_fees_eth, total_operator_fees_eth'
+    const v0 =
+      'dao_fees_eth, total_dao_fees_eth, provider_fees_eth, total_provider_fees_eth, slashing_fees_eth, total_slashing_fees_eth, platform_fees_at_discount_rate_eth, total_platform_fees_at_discount_rate_eth, gross_protocol_fee_rate, discount_rate, gross_fees_eth, total_gross_fees_eth, gross_rewards_eth, total_gross_rewards_eth, rebate_eth, total_rebate_eth, rebate_lseth, total_rebate_lseth'
+    const record = computeWalletRecord(prepareReport(handReport(CUTOVER)), wallet())
+    for (const field of [...v1.split(', '), ...v0.split(', ')]) expect(record).toHaveProperty(field)
+    const presentedV1 = presentWalletRecord(record, 'v1')
+    expect(Object.keys(presentedV1)).toEqual([...V1_WALLET_RECORD_FIELDS])
+    expect(Object.keys(presentedV1).slice(0, 24)).toEqual(v1.split(', '))
+    expect(presentedV1.rewards_eth).toBe('0.09')
+    expect(presentedV1.balance_lseth).toBe('100')
+    const presentedV0 = presentWalletRecord(record, 'v0')
+    expect(Object.keys(presentedV0)).toEqual([...V0_WALLET_RECORD_FIELDS])
+    for (const field of v0.split(', ')) expect(presentedV0).toHaveProperty(field)
+    expect(presentedV0).not.toHaveProperty('period_lc_fees_lseth')
+    expect(Object.values(presentedV0).every((value) => value === null || typeof value === 'string')).toBe(
+      true,
+    )
+  })
+
+  test.prop([arbRawReport(), fc.array(fc.integer({ min: 0, max: 1000 }), { minLength: 1, maxLength: 4 })], {
+    numRuns: 300,
+  })('property: net + fees = gross exactly and fees >= 0, for any report', (report, seeds) => {
+    const ctx = prepareReport(report)
+    for (const seed of seeds) {
+      const shares = (report.supply_pre_fee * BigInt(seed)) / 1000n
+      const record = computeWalletRecord(ctx, wallet({ shares }))
+      expect(record.rewards_eth + record.fees_eth).toBe(record.gross_rewards_eth)
+      expect(record.fees_eth >= 0n).toBe(true)
+      expect(record.gross_fees_eth).toBe(record.fees_eth)
+    }
+  })
+
+  test.prop([arbRealisticReport(undefined, { loss: true }), fc.bigInt({ min: 0n, max: 10n ** 24n })], {
+    numRuns: 200,
+  })('property: a loss day yields zero fees and non-positive rewards', (report, shares) => {
+    const record = computeWalletRecord(
+      prepareReport(report),
+      wallet({ shares, on_platform: true, org_id: 'o' }),
+    )
+    expect(record.fees_eth).toBe(0n)
+    expect(record.rewards_eth <= 0n).toBe(true)
+    expect(record.platform_fees_eth + record.rebate_eth + record.operator_fees_eth).toBe(0n)
+  })
+
+  test.prop([arbRawReport().chain((r) => fc.tuple(fc.constant(r), arbWallet(r.supply_pre_fee)))], {
+    numRuns: 400,
+  })('property: the fee parts sum exactly to the fee', ([report, w]) => {
+    const r = computeWalletRecord(prepareReport(report), w)
+    const parts =
+      r.fee_model === 'v0'
+        ? r.dao_fees_eth +
+          r.provider_fees_eth +
+          r.slashing_fees_eth +
+          r.operator_fees_eth +
+          r.platform_fees_eth
+        : r.lc_fees_eth + r.tech_provider_fees_eth + r.operator_fees_eth + r.platform_fees_eth
+    expect(parts).toBe(r.fees_eth)
+    for (const field of WALLET_AMOUNT_FIELDS) {
+      if (field !== 'rewards_eth' && field !== 'gross_rewards_eth' && !field.startsWith('total_')) {
+        expect(r[field] >= 0n).toBe(true)
+      }
+    }
+  })
+
+  test.prop([arbRawReport().chain((r) => fc.tuple(fc.constant(r), arbWallet(r.supply_pre_fee)))], {
+    numRuns: 400,
+  })('property: the bigint path equals the decimal.js reference path to the wei', ([report, w]) => {
+    const record = computeWalletRecord(prepareReport(report), w)
+    const expected = reference(report, w)
+    for (const [field, value] of Object.entries(expected)) {
+      expect({ field, value: record[field as keyof WalletRecord] }).toEqual({ field, value })
+    }
+  })
+
+  test.prop([arbRealisticReport().chain((r) => fc.tuple(fc.constant(r), arbWallet(r.supply_pre_fee)))], {
+    numRuns: 300,
+  })(
+    'property: rebate <= platform fee, and without the cap the fee after rebate is the target up to the report deviation',
+    ([report, w]) => {
+      const ctx = prepareReport(report)
+      const r = computeWalletRecord(ctx, w)
+      expect(r.rebate_eth >= 0n && r.rebate_eth <= r.platform_fees_eth).toBe(true)
+      expect(r.platform_fees_at_discount_rate_eth).toBe(r.platform_fees_eth - r.rebate_eth)
+      const target = r.target_fee_rate
+      if (target === null || r.gross_rewards_eth <= 0n) return
+      const g = toDec(report.global_fee_bps).div(10_000)
+      const t = toDec(target)
+      const uncapped = decFloorToBigint(toDec(r.gross_rewards_eth).mul(Dec.max(0, g.minus(t))))
+      if (uncapped > r.platform_fees_eth || t.gt(g)) return
+      // effective fee = fees - rebate; the target fee = t x gross. They differ by the report's own deviation of
+      // the fee from g x gross (the on-chain mint floor) plus less than one wei of rebate rounding.
+      const gross = toDec(r.gross_rewards_eth)
+      const deviation = toDec(r.fees_eth).minus(gross.mul(g)).abs()
+      const miss = toDec(r.fees_eth - r.rebate_eth)
+        .minus(gross.mul(t))
+        .abs()
+      expect(miss.lte(deviation.plus(1))).toBe(true)
+    },
+  )
+
+  test.prop(
+    [
+      fc
+        .tuple(fc.bigInt({ min: E, max: 10n ** 25n }), fc.integer({ min: 2, max: 6 }))
+        .chain(([supply, n]) =>
+          fc.tuple(
+            fc.constant(supply),
+            fc.array(arbStep(supply), { minLength: n, maxLength: n }),
+            fc.array(arbWallet(supply / 3n), { minLength: n, maxLength: n }),
+          ),
+        ),
+    ],
+    { numRuns: 150 },
+  )(
+    'property: cumulative totals equal the sum of period values over successive reports',
+    ([supply, steps, wallets]) => {
+      let U = supply
+      let S = supply
+      let previous: WalletRecord | null = null
+      const sums = new Map<string, bigint>()
+      steps.forEach((step, k) => {
+        const after = protocolStep(U, S, step)
+        const ctx = prepareReport({
+          oracle_report: String(k),
+          timestamp: CUTOVER - 3 * 86_400 + k * 86_400,
+          underlying: after.underlying,
+          supply_pre_fee: after.supplyPreFee,
+          supply: after.supply,
+          previous_underlying: U,
+          previous_supply: S,
+          global_fee_bps: step.bps,
+          fee_schedule: CUTOVER - 3 * 86_400 + k * 86_400 < CUTOVER ? V0 : V3,
+        })
+        const w = wallets[k] as WalletInput
+        const record: WalletRecord = computeWalletRecord(ctx, {
+          ...w,
+          address: '0x01',
+          previous: previous === null ? null : walletTotalsOf(previous),
+        })
+        for (const [period, total] of CUMULATIVE_FIELDS) {
+          sums.set(period, (sums.get(period) ?? 0n) + record[period])
+          expect({ total, value: record[total] }).toEqual({ total, value: sums.get(period) })
+        }
+        previous = record
+        U = after.underlying
+        S = after.supply
+      })
+    },
+  )
+
+  test.prop(
+    [arbRealisticReport().chain((r) => fc.tuple(fc.constant(r), arbPartition(r.supply_pre_fee, 5)))],
+    { numRuns: 200 },
+  )(
+    'property: the holders fees add up to the value of the minted fee shares, within one wei per holder',
+    ([report, holdings]) => {
+      const ctx = prepareReport(report)
+      const fees = holdings.reduce(
+        (sum, shares) => sum + computeWalletRecord(ctx, wallet({ shares })).fees_eth,
+        0n,
+      )
+      // exact: sum of shares x U (1/S0 - 1/S) over holdings summing to S0 = U x minted / S
+      const minted = report.supply - report.supply_pre_fee
+      const exact = new Dec((report.underlying * minted).toString()).div(report.supply.toString())
+      expect(toDec(fees).minus(exact).abs().lt(holdings.length)).toBe(true)
+    },
+  )
+
+  test.prop(
+    [
+      arbRealisticReport().chain((r) =>
+        fc.tuple(
+          fc.constant(r),
+          fc
+            .array(fc.integer({ min: 0, max: 50 }), { minLength: 2, maxLength: 8 })
+            .chain((ids) => fc.tuple(...ids.map((id) => arbWallet(r.supply_pre_fee, id)))),
+        ),
+      ),
+    ],
+    { numRuns: 150 },
+  )('property: records never depend on the order of wallets', ([report, wallets]) => {
+    const forward = prepareReport(report)
+    const backward = prepareReport(report)
+    const a = wallets.map((w) => computeWalletRecord(forward, w))
+    const b = [...wallets].reverse().map((w) => computeWalletRecord(backward, w))
+    expect(a).toEqual(b.reverse())
+  })
+})

@@ -1,0 +1,484 @@
+import { utcDateOf } from './dates.ts'
+import type { PreparedDiscount } from './discount.ts'
+import { computeRebate, prepareDiscount } from './discount.ts'
+import { FeeScheduleError, InvalidInputError } from './errors.ts'
+import type { FeeModel, FeeSchedule } from './fee-schedule.ts'
+import { feeModelAt } from './fee-schedule.ts'
+import type { FeePartRates, PreparedFeeSplit } from './fee-split.ts'
+import { feePartRates, prepareFeeSplit, splitFee } from './fee-split.ts'
+import { conversionRate, feeBpsToBigint, feeRateOfBps, sharesFromUnderlying } from './rates.ts'
+import type { Fraction } from './units.ts'
+import { floorDiv, formatUnits18 } from './units.ts'
+
+/**
+ * The wallet reward record of one oracle report: the hot path of the service (every holder, every report).
+ * `prepareReport` turns the report into integer constants once; `computeWalletRecord` is then a handful of
+ * bigint multiplications and floor divisions per wallet, with one floor per amount.
+ */
+
+/** What the engine needs to know about an oracle report k (integers as on chain). */
+export interface ReportInput {
+  /** Identifier of the report as stored (e.g. the report's epoch or transaction hash). */
+  oracle_report: string
+  /** Block time of the report, unix seconds. Selects the fee model and gives `date` (UTC). */
+  timestamp: number
+  /** U_k: total underlying (wei) after the report (RewardsEarned.newTotalUnderlyingBalance). */
+  underlying: bigint
+  /** S0_k: total supply before the fee mint (RewardsEarned.oldTotalSupply; = supply when nothing minted). */
+  supply_pre_fee: bigint
+  /** S_k: total supply after the fee mint (RewardsEarned.newTotalSupply). */
+  supply: bigint
+  /** U_{k-1}: total underlying after the previous report. */
+  previous_underlying: bigint
+  /** S_{k-1}: total supply after the previous report. */
+  previous_supply: bigint
+  /** Global fee in basis points in force at the report. */
+  global_fee_bps: number | bigint
+  /** The fee schedule in force at the report's block time (see `selectFeeSchedule`). */
+  fee_schedule: FeeSchedule
+}
+
+/** Per-report constants, computed once by `prepareReport` and shared by every wallet of the report. */
+export interface ReportContext {
+  readonly oracle_report: string
+  readonly timestamp: number
+  readonly date: string
+  readonly fee_model: FeeModel
+  readonly fee_schedule_id: string
+  readonly underlying: bigint
+  readonly supply: bigint
+  readonly global_fee_bps: bigint
+  /** rate_k = U_k / S_k (18 dp, ROUND_DOWN). */
+  readonly conversion_rate: string
+  /** rate_{k-1} = U_{k-1} / S_{k-1}. */
+  readonly previous_conversion_rate: string
+  /** rate_pre_fee_k = U_k / S0_k. */
+  readonly rate_pre_fee: string
+  /** g = bps / 10000, exact. */
+  readonly gross_protocol_fee_rate: string
+  /** rate_pre_fee_k - rate_{k-1} as an exact fraction (gross reward per share). */
+  readonly gross_step: Fraction
+  /** rate_k - rate_{k-1} as an exact fraction (net reward per share). */
+  readonly net_step: Fraction
+  /** fees / gross rewards of the report, exact (0 when gross <= 0). */
+  readonly fee_of_gross: Fraction
+  readonly split: PreparedFeeSplit
+  readonly rates_on_platform: FeePartRates
+  readonly rates_off_platform: FeePartRates
+  /** Memo of prepared discounts by target string (an invisible cache; results do not depend on it). */
+  readonly discounts: Map<string, PreparedDiscount>
+}
+
+/** The cumulative fields of a wallet record (the previous record's totals feed the next record). */
+export interface WalletTotals {
+  total_rewards_eth: bigint
+  total_mints_lseth: bigint
+  total_burns_lseth: bigint
+  total_fees_eth: bigint
+  total_lc_fees_lseth: bigint
+  total_tech_provider_fees_lseth: bigint
+  total_platform_fees_eth: bigint
+  total_operator_fees_eth: bigint
+  total_lc_fees_eth: bigint
+  total_tech_provider_fees_eth: bigint
+  total_dao_fees_eth: bigint
+  total_provider_fees_eth: bigint
+  total_slashing_fees_eth: bigint
+  total_platform_fees_at_discount_rate_eth: bigint
+  total_gross_fees_eth: bigint
+  total_gross_rewards_eth: bigint
+  total_rebate_eth: bigint
+  total_rebate_lseth: bigint
+}
+
+/** One wallet at one report. Only `address`, `shares`, `mints`, `burns` and `previous` are required. */
+export interface WalletInput {
+  address: string
+  /** The wallet's LsETH shares at the report's block (before the report). */
+  shares: bigint
+  /** Shares minted to the wallet (from 0x0) since the previous report. */
+  mints: bigint
+  /** Shares burned or redeemed from the wallet since the previous report. */
+  burns: bigint
+  /** The previous record's totals (any object with the `total_*` fields), or null for the first record. */
+  previous: WalletTotals | null
+  /** Account holding the wallet at the report's block time, if registered. */
+  account_id?: string | null
+  /** Org owning that account (the platform org), if registered. */
+  org_id?: string | null
+  /** On the On-Platform list at the report's block time. Requires `org_id`. */
+  on_platform?: boolean
+  /** The account's target fee rate in force at the report (latest created before the block time), if any. */
+  target_fee_rate?: string | null
+}
+
+/**
+ * The superset wallet record: every field of the v1 record and of the v0 additional fields, plus a few
+ * extras (ETH values of the lc / tech provider parts, the rates of every part, the model and target in force).
+ * Amounts are bigint wei (LsETH share units for `_lseth`), rates decimal strings.
+ */
+export interface WalletRecord extends WalletTotals, FeePartRates {
+  oracle_report: string
+  address: string
+  account_id: string | null
+  org_id: string | null
+  date: string
+  fee_model: FeeModel
+  fee_schedule_id: string
+  on_platform: boolean
+  target_fee_rate: string | null
+  balance_lseth: bigint
+  rewards_eth: bigint
+  conversion_rate: string
+  previous_conversion_rate: string
+  mints_lseth: bigint
+  burns_lseth: bigint
+  fees_eth: bigint
+  period_lc_fees_lseth: bigint
+  period_tech_provider_fees_lseth: bigint
+  platform_fees_eth: bigint
+  operator_fees_eth: bigint
+  lc_fees_eth: bigint
+  tech_provider_fees_eth: bigint
+  dao_fees_eth: bigint
+  provider_fees_eth: bigint
+  slashing_fees_eth: bigint
+  platform_fees_at_discount_rate_eth: bigint
+  gross_protocol_fee_rate: string
+  discount_rate: string
+  gross_fees_eth: bigint
+  gross_rewards_eth: bigint
+  rebate_eth: bigint
+  rebate_lseth: bigint
+}
+
+/** Pairs (period field, cumulative field): total = previous total + period value. */
+export const CUMULATIVE_FIELDS = [
+  ['rewards_eth', 'total_rewards_eth'],
+  ['mints_lseth', 'total_mints_lseth'],
+  ['burns_lseth', 'total_burns_lseth'],
+  ['fees_eth', 'total_fees_eth'],
+  ['period_lc_fees_lseth', 'total_lc_fees_lseth'],
+  ['period_tech_provider_fees_lseth', 'total_tech_provider_fees_lseth'],
+  ['platform_fees_eth', 'total_platform_fees_eth'],
+  ['operator_fees_eth', 'total_operator_fees_eth'],
+  ['lc_fees_eth', 'total_lc_fees_eth'],
+  ['tech_provider_fees_eth', 'total_tech_provider_fees_eth'],
+  ['dao_fees_eth', 'total_dao_fees_eth'],
+  ['provider_fees_eth', 'total_provider_fees_eth'],
+  ['slashing_fees_eth', 'total_slashing_fees_eth'],
+  ['platform_fees_at_discount_rate_eth', 'total_platform_fees_at_discount_rate_eth'],
+  ['gross_fees_eth', 'total_gross_fees_eth'],
+  ['gross_rewards_eth', 'total_gross_rewards_eth'],
+  ['rebate_eth', 'total_rebate_eth'],
+  ['rebate_lseth', 'total_rebate_lseth'],
+] as const satisfies ReadonlyArray<readonly [keyof WalletRecord, keyof WalletTotals]>
+
+/** Every bigint field of a wallet record (period amounts, balance and totals). */
+export const WALLET_AMOUNT_FIELDS = [
+  'balance_lseth',
+  ...CUMULATIVE_FIELDS.map(([period]) => period),
+  ...CUMULATIVE_FIELDS.map(([, total]) => total),
+] as const satisfies ReadonlyArray<keyof WalletRecord>
+
+/** An amount field name of the wallet record. */
+export type WalletAmountField = (typeof WALLET_AMOUNT_FIELDS)[number]
+
+/** Fields of the interface's "Wallet reward record (v1)" (in its order), plus the V3 lc / tech rates. */
+export const V1_WALLET_RECORD_FIELDS = [
+  'oracle_report',
+  'address',
+  'account_id',
+  'org_id',
+  'date',
+  'balance_lseth',
+  'rewards_eth',
+  'total_rewards_eth',
+  'conversion_rate',
+  'previous_conversion_rate',
+  'mints_lseth',
+  'total_mints_lseth',
+  'burns_lseth',
+  'total_burns_lseth',
+  'fees_eth',
+  'total_fees_eth',
+  'period_lc_fees_lseth',
+  'total_lc_fees_lseth',
+  'period_tech_provider_fees_lseth',
+  'total_tech_provider_fees_lseth',
+  'platform_fees_eth',
+  'total_platform_fees_eth',
+  'operator_fees_eth',
+  'total_operator_fees_eth',
+  'period_lc_fees_rate',
+  'period_tech_provider_fees_rate',
+] as const satisfies ReadonlyArray<keyof WalletRecord>
+
+/** The "Additional fields in the v0 reward record", in the interface's order. */
+export const V0_ADDITIONAL_FIELDS = [
+  'dao_fees_eth',
+  'total_dao_fees_eth',
+  'provider_fees_eth',
+  'total_provider_fees_eth',
+  'slashing_fees_eth',
+  'total_slashing_fees_eth',
+  'platform_fees_at_discount_rate_eth',
+  'total_platform_fees_at_discount_rate_eth',
+  'gross_protocol_fee_rate',
+  'discount_rate',
+  'gross_fees_eth',
+  'total_gross_fees_eth',
+  'gross_rewards_eth',
+  'total_gross_rewards_eth',
+  'rebate_eth',
+  'total_rebate_eth',
+  'rebate_lseth',
+  'total_rebate_lseth',
+] as const satisfies ReadonlyArray<keyof WalletRecord>
+
+/** The v0 record: the v1 fields without the V3-only lc / tech provider fields, plus the v0 additional fields. */
+export const V0_WALLET_RECORD_FIELDS = [
+  ...V1_WALLET_RECORD_FIELDS.filter(
+    (field) => !field.includes('lc_fees') && !field.includes('tech_provider'),
+  ),
+  ...V0_ADDITIONAL_FIELDS,
+] as const satisfies ReadonlyArray<keyof WalletRecord>
+
+const ZERO_TOTALS: WalletTotals = Object.freeze({
+  total_rewards_eth: 0n,
+  total_mints_lseth: 0n,
+  total_burns_lseth: 0n,
+  total_fees_eth: 0n,
+  total_lc_fees_lseth: 0n,
+  total_tech_provider_fees_lseth: 0n,
+  total_platform_fees_eth: 0n,
+  total_operator_fees_eth: 0n,
+  total_lc_fees_eth: 0n,
+  total_tech_provider_fees_eth: 0n,
+  total_dao_fees_eth: 0n,
+  total_provider_fees_eth: 0n,
+  total_slashing_fees_eth: 0n,
+  total_platform_fees_at_discount_rate_eth: 0n,
+  total_gross_fees_eth: 0n,
+  total_gross_rewards_eth: 0n,
+  total_rebate_eth: 0n,
+  total_rebate_lseth: 0n,
+})
+
+function checkAmount(value: bigint, field: string, min: bigint): void {
+  if (typeof value !== 'bigint' || value < min) {
+    throw new InvalidInputError(`${field} must be a bigint >= ${min}`, {
+      details: { field, value: String(value) },
+    })
+  }
+}
+
+/**
+ * Validates a report and computes its per-report constants once: rates, the exact per-share gross and net
+ * steps, the fee-to-gross ratio, the prepared fee split and the part rates.
+ *
+ * @example
+ * const ctx = prepareReport({ oracle_report: '1', timestamp: 1777593600, underlying: 1001n * E, supply_pre_fee: 1000n * E,
+ *   supply: 1000n * E + 99910080927165551n, previous_underlying: 1000n * E, previous_supply: 1000n * E,
+ *   global_fee_bps: 1000, fee_schedule: v3Schedule })
+ * ctx.rate_pre_fee // '1.001'
+ */
+export function prepareReport(report: ReportInput): ReportContext {
+  const U = report.underlying
+  const S0 = report.supply_pre_fee
+  const S = report.supply
+  const Up = report.previous_underlying
+  const Sp = report.previous_supply
+  checkAmount(U, 'underlying', 0n)
+  checkAmount(S0, 'supply_pre_fee', 1n)
+  checkAmount(S, 'supply', 1n)
+  checkAmount(Up, 'previous_underlying', 0n)
+  checkAmount(Sp, 'previous_supply', 1n)
+  if (S < S0) {
+    throw new InvalidInputError('supply after the fee mint is below the supply before it', {
+      details: { supply: String(S), supply_pre_fee: String(S0) },
+    })
+  }
+  const bps = feeBpsToBigint(report.global_fee_bps)
+  const date = utcDateOf(report.timestamp)
+  const model = feeModelAt(report.timestamp)
+  if (report.fee_schedule.model !== model) {
+    throw new FeeScheduleError(`report at ${date} needs a ${model} fee schedule`, {
+      code: 'FEE_SCHEDULE_MISSING',
+      details: { timestamp: report.timestamp, schedule: report.fee_schedule.id },
+    })
+  }
+  const split = prepareFeeSplit(report.fee_schedule)
+  // exact per-share steps: U_k/S0 - Up/Sp and U_k/S - Up/Sp
+  const grossStep = { num: U * Sp - Up * S0, den: S0 * Sp }
+  const netStep = { num: U * Sp - Up * S, den: S * Sp }
+  // fee / gross = [U (S - S0) / (S0 S)] / [grossNum / (S0 Sp)] = U (S - S0) Sp / (S grossNum)
+  const feeOfGross =
+    grossStep.num > 0n ? { num: U * (S - S0) * Sp, den: S * grossStep.num } : { num: 0n, den: 1n }
+  return {
+    oracle_report: report.oracle_report,
+    timestamp: report.timestamp,
+    date,
+    fee_model: model,
+    fee_schedule_id: split.schedule_id,
+    underlying: U,
+    supply: S,
+    global_fee_bps: bps,
+    conversion_rate: conversionRate(U, S),
+    previous_conversion_rate: conversionRate(Up, Sp),
+    rate_pre_fee: conversionRate(U, S0),
+    gross_protocol_fee_rate: feeRateOfBps(bps),
+    gross_step: grossStep,
+    net_step: netStep,
+    fee_of_gross: feeOfGross,
+    split,
+    rates_on_platform: feePartRates(split, feeOfGross, true),
+    rates_off_platform: feePartRates(split, feeOfGross, false),
+    discounts: new Map(),
+  }
+}
+
+const NO_DISCOUNT: PreparedDiscount = Object.freeze({
+  target_fee_rate: null,
+  discount_rate: '0',
+  discount: Object.freeze({ num: 0n, den: 1n }),
+})
+
+function discountFor(ctx: ReportContext, target: string): PreparedDiscount {
+  let prepared = ctx.discounts.get(target)
+  if (prepared === undefined) {
+    prepared = prepareDiscount(ctx.global_fee_bps, target)
+    ctx.discounts.set(target, prepared)
+  }
+  return prepared
+}
+
+/**
+ * The wallet record of one wallet at one report. Per wallet:
+ * gross = floor(shares x gross_step), net (rewards_eth) = floor(shares x net_step), fees = gross - net;
+ * the fee split, rebate and LsETH conversions follow, and every `total_*` = previous total + period value.
+ *
+ * @example
+ * computeWalletRecord(ctx, { address: '0xab…', shares: 100n * E, mints: 0n, burns: 0n, previous: null })
+ * // { gross_rewards_eth: 100000000000000000n, rewards_eth: 90009000900090009n, fees_eth: 9990999099909991n, ... }
+ */
+export function computeWalletRecord(ctx: ReportContext, wallet: WalletInput): WalletRecord {
+  const { shares, mints, burns } = wallet
+  checkAmount(shares, 'shares', 0n)
+  checkAmount(mints, 'mints', 0n)
+  checkAmount(burns, 'burns', 0n)
+  const onPlatform = wallet.on_platform === true
+  const orgId = wallet.org_id ?? null
+  if (onPlatform && orgId === null) {
+    throw new InvalidInputError('an on-platform wallet needs the org owning its account', {
+      details: { address: wallet.address },
+    })
+  }
+  const U = ctx.underlying
+  const S = ctx.supply
+  // rounding: floor (toward minus infinity), once, on the exact rationals shares x step
+  const gross = floorDiv(shares * ctx.gross_step.num, ctx.gross_step.den)
+  const net = floorDiv(shares * ctx.net_step.num, ctx.net_step.den)
+  const fees = gross - net
+  const parts = splitFee(ctx.split, fees, onPlatform)
+  // rounding: floor (LsETH at rate_k)
+  const lcLseth = sharesFromUnderlying(parts.lc_fees_eth, U, S)
+  const techLseth = sharesFromUnderlying(parts.tech_provider_fees_eth, U, S)
+  const target = onPlatform ? (wallet.target_fee_rate ?? null) : null
+  const discount = target === null ? NO_DISCOUNT : discountFor(ctx, target)
+  const rebate = computeRebate(discount, gross, parts.platform_fees_eth, U, S)
+  const rates = onPlatform ? ctx.rates_on_platform : ctx.rates_off_platform
+  const p = wallet.previous ?? ZERO_TOTALS
+  return {
+    oracle_report: ctx.oracle_report,
+    address: wallet.address,
+    account_id: wallet.account_id ?? null,
+    org_id: orgId,
+    date: ctx.date,
+    fee_model: ctx.fee_model,
+    fee_schedule_id: ctx.fee_schedule_id,
+    on_platform: onPlatform,
+    target_fee_rate: target,
+    balance_lseth: shares,
+    rewards_eth: net,
+    total_rewards_eth: p.total_rewards_eth + net,
+    conversion_rate: ctx.conversion_rate,
+    previous_conversion_rate: ctx.previous_conversion_rate,
+    mints_lseth: mints,
+    total_mints_lseth: p.total_mints_lseth + mints,
+    burns_lseth: burns,
+    total_burns_lseth: p.total_burns_lseth + burns,
+    fees_eth: fees,
+    total_fees_eth: p.total_fees_eth + fees,
+    period_lc_fees_lseth: lcLseth,
+    total_lc_fees_lseth: p.total_lc_fees_lseth + lcLseth,
+    period_tech_provider_fees_lseth: techLseth,
+    total_tech_provider_fees_lseth: p.total_tech_provider_fees_lseth + techLseth,
+    platform_fees_eth: parts.platform_fees_eth,
+    total_platform_fees_eth: p.total_platform_fees_eth + parts.platform_fees_eth,
+    operator_fees_eth: parts.operator_fees_eth,
+    total_operator_fees_eth: p.total_operator_fees_eth + parts.operator_fees_eth,
+    lc_fees_eth: parts.lc_fees_eth,
+    total_lc_fees_eth: p.total_lc_fees_eth + parts.lc_fees_eth,
+    tech_provider_fees_eth: parts.tech_provider_fees_eth,
+    total_tech_provider_fees_eth: p.total_tech_provider_fees_eth + parts.tech_provider_fees_eth,
+    dao_fees_eth: parts.dao_fees_eth,
+    total_dao_fees_eth: p.total_dao_fees_eth + parts.dao_fees_eth,
+    provider_fees_eth: parts.provider_fees_eth,
+    total_provider_fees_eth: p.total_provider_fees_eth + parts.provider_fees_eth,
+    slashing_fees_eth: parts.slashing_fees_eth,
+    total_slashing_fees_eth: p.total_slashing_fees_eth + parts.slashing_fees_eth,
+    platform_fees_at_discount_rate_eth: rebate.platform_fees_at_discount_rate_eth,
+    total_platform_fees_at_discount_rate_eth:
+      p.total_platform_fees_at_discount_rate_eth + rebate.platform_fees_at_discount_rate_eth,
+    gross_protocol_fee_rate: ctx.gross_protocol_fee_rate,
+    discount_rate: discount.discount_rate,
+    gross_fees_eth: fees,
+    total_gross_fees_eth: p.total_gross_fees_eth + fees,
+    gross_rewards_eth: gross,
+    total_gross_rewards_eth: p.total_gross_rewards_eth + gross,
+    rebate_eth: rebate.rebate_eth,
+    total_rebate_eth: p.total_rebate_eth + rebate.rebate_eth,
+    rebate_lseth: rebate.rebate_lseth,
+    total_rebate_lseth: p.total_rebate_lseth + rebate.rebate_lseth,
+    period_dao_fees_rate: rates.period_dao_fees_rate,
+    period_provider_fees_rate: rates.period_provider_fees_rate,
+    period_slashing_fees_rate: rates.period_slashing_fees_rate,
+    period_lc_fees_rate: rates.period_lc_fees_rate,
+    period_tech_provider_fees_rate: rates.period_tech_provider_fees_rate,
+    period_operator_fees_rate: rates.period_operator_fees_rate,
+    period_platform_fees_rate: rates.period_platform_fees_rate,
+  }
+}
+
+/**
+ * The cumulative totals of a record, to pass as `previous` of the wallet's next record.
+ *
+ * @example
+ * computeWalletRecord(nextCtx, { ...wallet, previous: walletTotalsOf(record) })
+ */
+export function walletTotalsOf(record: WalletTotals): WalletTotals {
+  const totals = {} as Record<keyof WalletTotals, bigint>
+  for (const [, total] of CUMULATIVE_FIELDS) totals[total] = record[total]
+  return totals
+}
+
+/** A presented wallet record: amounts as exact decimal strings, nulls kept. */
+export type PresentedWalletRecord = Record<string, string | null>
+
+/**
+ * Presents a record in the shape of the v1 or v0 API: only that version's fields, in the interface's order,
+ * amounts as exact ETH / LsETH decimal strings (`formatUnits18`), rates and ids as they are.
+ *
+ * @example
+ * presentWalletRecord(record, 'v1').rewards_eth // '0.090009000900090009'
+ */
+export function presentWalletRecord(record: WalletRecord, version: 'v0' | 'v1'): PresentedWalletRecord {
+  const fields = version === 'v1' ? V1_WALLET_RECORD_FIELDS : V0_WALLET_RECORD_FIELDS
+  const out: PresentedWalletRecord = {}
+  for (const field of fields) {
+    const value = record[field]
+    out[field] = typeof value === 'bigint' ? formatUnits18(value) : value
+  }
+  return out
+}
