@@ -48,6 +48,18 @@ export const allowlistAbi = parseAbi([
   'function isDenied(address account) view returns (bool)',
 ])
 
+/**
+ * Minimal operators registry reads (per-operator funded validators, for the operator fee split: active =
+ * funded - stopped from the report). The struct is the OperatorsV2 layout, which the devnet registry
+ * returns; the live mainnet registry may return a later layout, so check it before reading mainnet with it.
+ */
+export const operatorsRegistryAbi = parseAbi([
+  'struct Operator { uint32 limit; uint32 funded; uint32 requestedExits; uint32 keys; uint64 latestKeysEditBlockNumber; bool active; string name; address operator; }',
+  'function getOperatorCount() view returns (uint256)',
+  'function getOperator(uint256 index) view returns (Operator)',
+  'function getStoppedValidatorCountPerOperator() view returns (uint32[])',
+])
+
 /** Allowlist permission masks (PROTOCOL.md). */
 export const PERMISSION = {
   DEPOSIT: 1n,
