@@ -2,7 +2,8 @@ import type { Abi, Address } from 'viem'
 import { allowlistAbi, redeemManagerAbi, riverAbi } from '../chain/abi.ts'
 import type { ChainContracts } from '../chain/addresses.ts'
 import type { ChainClient } from '../chain/client.ts'
-import { type DecodedLog, type LogFetcher, readAtBlock } from '../chain/logs.ts'
+import { type DecodedLog, getHeadBlockNumber, type LogFetcher, readAtBlock } from '../chain/logs.ts'
+import { withRetry } from '../chain/retry.ts'
 import type { Logger } from '../common/logger.ts'
 import type { Db, Queryable } from '../db/index.ts'
 import type { EventTable } from '../db/repos/chain.ts'
@@ -58,11 +59,20 @@ export function createFollower(deps: FollowerDeps) {
   async function block(number: bigint) {
     const cached = blockTimes.get(number)
     if (cached) return cached
-    const b = await client.getBlock({ blockNumber: number })
+    const b = await withRetry(() => client.getBlock({ blockNumber: number }))
     const value = { hash: b.hash, time: new Date(Number(b.timestamp) * 1000) }
     blockTimes.set(number, value)
     if (blockTimes.size > 10_000) blockTimes.delete(blockTimes.keys().next().value as bigint)
     return value
+  }
+
+  /** The chain's hash at `number`, or undefined when the chain has no such block (it was reorged away). */
+  async function hashAt(number: bigint, head: bigint): Promise<string | undefined> {
+    if (number > head) return undefined
+    return withRetry(async () => (await client.getBlock({ blockNumber: number })).hash).catch((err) => {
+      if (/not found|could not be found/i.test((err as Error).message)) return undefined
+      throw err
+    })
   }
 
   /** Finds the newest stored block that the chain still has; rolls back everything after it. */
@@ -72,13 +82,7 @@ export function createFollower(deps: FollowerDeps) {
     let suspect = false
     for (const c of cursors) {
       if (!c.block_hash) continue
-      const n = BigInt(c.block_number)
-      if (n > head) {
-        suspect = true
-        break
-      }
-      const onChain = await client.getBlock({ blockNumber: n }).catch(() => undefined)
-      if (!onChain || onChain.hash !== c.block_hash) {
+      if ((await hashAt(BigInt(c.block_number), head)) !== c.block_hash) {
         suspect = true
         break
       }
@@ -88,9 +92,7 @@ export function createFollower(deps: FollowerDeps) {
     const top = cursors.reduce((max, c) => (BigInt(c.block_number) > max ? BigInt(c.block_number) : max), 0n)
     let forkPoint = contracts.startBlock
     for (const stored of await repos.chain.recentBlocks(chainId, top, 100_000)) {
-      if (stored.number > head) continue
-      const onChain = await client.getBlock({ blockNumber: stored.number }).catch(() => undefined)
-      if (onChain && onChain.hash === stored.hash) {
+      if ((await hashAt(stored.number, head)) === stored.hash) {
         forkPoint = stored.number + 1n
         break
       }
@@ -314,7 +316,7 @@ export function createFollower(deps: FollowerDeps) {
   return {
     /** Ingests everything new up to head - confirmations. Safe to call concurrently with nothing else. */
     async syncOnce(): Promise<SyncResult> {
-      const head = await client.getBlockNumber({ cacheTime: 0 })
+      const head = await getHeadBlockNumber(client)
       const target = head - BigInt(deps.confirmations)
       const rolledBackFrom = await checkReorg(head)
       const inserted: Partial<Record<EventTable, number>> = {}

@@ -1,0 +1,140 @@
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import type { Address } from 'viem'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { redeemManagerAbi, riverAbi } from '../chain/abi.ts'
+import { createChainClient } from '../chain/client.ts'
+import { type DbHandle, migrate, openDb } from '../db/index.ts'
+import { createRepos } from '../db/repos/index.ts'
+import { type DevnetHandle, startDevnet } from '../devnet/index.ts'
+import { devnetFollower, dumpEvents } from './helpers/chain.ts'
+import { startRpcProxy } from './helpers/rpc-proxy.ts'
+import { createTestDatabase, postgresAvailable } from './helpers/services.ts'
+
+const pgOk = await postgresAvailable()
+const DAYS = 35
+
+describe.runIf(pgOk)('chain follower on the devnet (Postgres)', () => {
+  let devnet: DevnetHandle
+  let dataDir: string
+  const handles: DbHandle[] = []
+  const drops: (() => Promise<void>)[] = []
+
+  const freshDb = async () => {
+    const database = await createTestDatabase()
+    drops.push(database.drop)
+    const dbh = await openDb({ databaseUrl: database.url, poolMax: 4 })
+    handles.push(dbh)
+    await migrate(dbh.db)
+    return dbh
+  }
+
+  beforeAll(async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-follower-'))
+    devnet = await startDevnet({
+      dataDir,
+      days: DAYS,
+      walletCount: 60,
+      startDate: '2026-04-10',
+      dayIntervalMs: 0,
+      blockIntervalMs: 100,
+    })
+  }, 300_000)
+  afterAll(async () => {
+    await devnet?.stop()
+    for (const h of handles) await h.close()
+    for (const d of drops) await d()
+    await fs.rm(dataDir, { recursive: true, force: true })
+  })
+
+  test('behavior: ingests 30+ days; every balance equals balanceOf and every report rate equals U/S on chain', async () => {
+    const { db } = await freshDb()
+    const follower = devnetFollower(db, devnet)
+    const first = await follower.syncOnce()
+    const client = createChainClient({ rpcUrl: devnet.rpcUrl, chainId: devnet.chainId })
+    const repos = createRepos(db)
+
+    const reports = await repos.chain.oracleReports(devnet.chainId)
+    const simulated = devnet.simulator.state().reports
+    expect(reports.length).toBe(simulated.length)
+    expect(reports.length).toBeGreaterThanOrEqual(30)
+    for (const [i, row] of reports.entries()) {
+      const block = BigInt(row.block_number)
+      const [u, s] = await Promise.all([
+        client.readContract({
+          address: devnet.contracts.river as Address,
+          abi: riverAbi,
+          functionName: 'totalUnderlyingSupply',
+          blockNumber: block,
+        }),
+        client.readContract({
+          address: devnet.contracts.river as Address,
+          abi: riverAbi,
+          functionName: 'totalSupply',
+          blockNumber: block,
+        }),
+      ])
+      expect([row.total_underlying_supply, row.total_supply]).toEqual([u.toString(), s.toString()])
+      const sim = simulated[i]!
+      expect(row.report_date).toBeInstanceOf(Date)
+      expect((row.report_date as Date).toISOString().slice(0, 10)).toBe(sim.date)
+      expect(row.fee_shares).toBe(sim.feeShares.toString())
+      expect(row.global_fee_bps).toBe(Number(sim.globalFee))
+    }
+    const dates = reports.map((r) => (r.report_date as Date).toISOString().slice(0, 10))
+    expect(dates[0]! < '2026-05-01' && dates.at(-1)! > '2026-05-01').toBe(true)
+    expect(reports.some((r) => r.fee_shares === '0')).toBe(true) // the loss day
+    expect(new Set(reports.map((r) => r.global_fee_bps)).size).toBeGreaterThan(1) // the fee change
+
+    const balances = await repos.chain.balances(devnet.chainId)
+    expect(balances.size).toBeGreaterThan(10)
+    const holders = new Set([
+      ...balances.keys(),
+      ...devnet.simulator.state().wallets.map((w) => w.address.toLowerCase()),
+    ])
+    for (const address of holders) {
+      const onChain = await client.readContract({
+        address: devnet.contracts.river as Address,
+        abi: riverAbi,
+        functionName: 'balanceOf',
+        args: [address as Address],
+        blockNumber: first.target,
+      })
+      expect(balances.get(address) ?? 0n, address).toBe(onChain)
+    }
+    const requestCount = await client.readContract({
+      address: devnet.contracts.redeemManager as Address,
+      abi: redeemManagerAbi,
+      functionName: 'getRedeemRequestCount',
+      blockNumber: first.target,
+    })
+    expect(await repos.chain.count('redeem_requests', devnet.chainId)).toBe(Number(requestCount))
+    expect(await repos.chain.count('withdrawal_events', devnet.chainId)).toBeGreaterThan(0)
+    expect(await repos.chain.count('redeem_claims', devnet.chainId)).toBeGreaterThan(0)
+
+    // a second pass adds nothing
+    const before = await dumpEvents(db)
+    const again = await follower.syncOnce()
+    expect(again.inserted).toEqual({})
+    expect(await dumpEvents(db)).toEqual(before)
+  })
+
+  test('behavior: through an RPC proxy that drops, errors and range-limits requests, the result is identical', async () => {
+    const direct = await freshDb()
+    await devnetFollower(direct.db, devnet).syncOnce()
+    const proxy = await startRpcProxy({
+      upstream: devnet.rpcUrl,
+      seed: 7,
+      faults: { dropRate: 0.15, httpErrorRate: 0.1, dropResponseRate: 0.05, maxLogsRange: 40 },
+    })
+    try {
+      const faulty = await freshDb()
+      await devnetFollower(faulty.db, devnet, proxy.url).syncOnce()
+      expect(proxy.stats.dropped + proxy.stats.httpErrors).toBeGreaterThan(0)
+      expect(await dumpEvents(faulty.db)).toEqual(await dumpEvents(direct.db))
+    } finally {
+      await proxy.stop()
+    }
+  })
+})

@@ -1,0 +1,38 @@
+import type { Address } from 'viem'
+import { createChainClient } from '../../chain/client.ts'
+import { createLogFetcher } from '../../chain/logs.ts'
+import { createLogger } from '../../common/logger.ts'
+import type { Db } from '../../db/index.ts'
+import { EVENT_TABLES } from '../../db/repos/chain.ts'
+import type { DevnetHandle } from '../../devnet/index.ts'
+import { createFollower } from '../../jobs/follower.ts'
+
+/** A follower over `rpcUrl` reading the devnet's contracts into `db`. */
+export function devnetFollower(db: Db, devnet: DevnetHandle, rpcUrl = devnet.rpcUrl, confirmations = 0) {
+  const client = createChainClient({ rpcUrl, chainId: devnet.chainId })
+  return createFollower({
+    db,
+    client,
+    fetcher: createLogFetcher({ client, baseDelayMs: 20, maxDelayMs: 200 }),
+    chainId: devnet.chainId,
+    contracts: {
+      river: devnet.contracts.river as Address,
+      redeemManager: devnet.contracts.redeemManager as Address,
+      allowlist: devnet.contracts.allowlist as Address,
+      startBlock: devnet.deployBlock,
+    },
+    confirmations,
+    logger: createLogger({ level: 'silent' }),
+  })
+}
+
+/** Every indexed row of every event table, in key order (for exact comparisons between databases). */
+export async function dumpEvents(db: Db): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {}
+  for (const table of EVENT_TABLES) {
+    out[table] = await db(table)
+      .select('*')
+      .orderBy(['block_number', 'log_index'].concat(table === 'allowlist_permissions' ? ['position'] : []))
+  }
+  return out
+}
