@@ -1,0 +1,222 @@
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { type Address, createWalletClient, encodeFunctionData, type Hash, http as viemHttp } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { allowlistAbi, PERMISSION, riverAbi } from '../chain/abi.ts'
+import { createChainClient } from '../chain/client.ts'
+import { createLogger } from '../common/logger.ts'
+import { createRepos } from '../db/repos/index.ts'
+import { devnetRiverAbi } from '../devnet/abi.ts'
+import { devAccount } from '../devnet/accounts.ts'
+import { createDevnetClients } from '../devnet/blocks.ts'
+import { type DevnetHandle, startDevnet } from '../devnet/index.ts'
+import { createJobs } from '../jobs/index.ts'
+import { createInlineRunner, type JobRunner } from '../jobs/runner.ts'
+import { http, orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
+import { postgresAvailable } from './helpers/services.ts'
+
+const pgOk = await postgresAvailable()
+const ETH = 10n ** 18n
+
+async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await fn()
+    if (value !== undefined && value !== false) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 150))
+  }
+}
+
+describe.runIf(pgOk)('allowlist onboarding end to end (API -> allowlist job -> devnet -> follower)', () => {
+  let devnet: DevnetHandle
+  let api: TestApi
+  let runner: JobRunner
+  let dataDir: string
+
+  beforeAll(async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-allowlist-'))
+    devnet = await startDevnet({ dataDir, days: 3, walletCount: 10, dayIntervalMs: 0, blockIntervalMs: 100 })
+    api = await startTestApi('postgres')
+    const jobs = createJobs({
+      db: api.dbh.db,
+      logger: createLogger({ level: 'silent' }),
+      chain: {
+        chainId: devnet.chainId,
+        rpcUrl: devnet.rpcUrl,
+        contracts: { ...devnet.contracts, startBlock: devnet.deployBlock },
+        allowerPrivateKey: devnet.allowerPrivateKey,
+      },
+      confirmations: 0,
+    })
+    runner = createInlineRunner(jobs.processors, createLogger({ level: 'silent' }))
+    await runner.start()
+    await runner.every('sync', 200)
+    await runner.every('allowlist', 200)
+  }, 300_000)
+  afterAll(async () => {
+    await runner?.close()
+    await api?.close()
+    await devnet?.stop()
+    await fs.rm(dataDir, { recursive: true, force: true })
+  })
+
+  const chain = () => createChainClient({ rpcUrl: devnet.rpcUrl, chainId: devnet.chainId })
+  const river = () => devnet.contracts.river as Address
+
+  /** Sends a deposit of 1 ETH from `from` (impersonated) and returns its receipt status. */
+  async function deposit(from: Address): Promise<'success' | 'reverted'> {
+    const wallet = createWalletClient({ transport: viemHttp(devnet.rpcUrl) })
+    const hash: Hash = await wallet.sendTransaction({
+      account: from,
+      chain: null,
+      to: river(),
+      data: encodeFunctionData({ abi: devnetRiverAbi, functionName: 'deposit' }),
+      value: ETH,
+      gas: 300_000n,
+    })
+    const receipt = await chain().waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 100 })
+    return receipt.status
+  }
+
+  async function newFundedAddress(): Promise<Address> {
+    const address = privateKeyToAccount(generatePrivateKey()).address
+    await createDevnetClients(devnet.rpcUrl).testClient.setBalance({ address, value: 100n * ETH })
+    return address
+  }
+
+  test('behavior: an allowlisted wallet becomes ALLOWLISTED, can deposit; account pause blocks deposits; reactivate restores them', async () => {
+    const org = await orgWithToken(api)
+    const call = http(api.url, org.token)
+    const address = await newFundedAddress()
+    expect(await deposit(address)).toBe('reverted') // not on the Allowlist yet
+    await call('POST', '/v0/platform/accounts', { key: 'custody-1' })
+    const created = await call('POST', '/v0/platform/accounts/custody-1/wallets', { address, type: 'ETH' })
+    expect(created.body.status).toBe('NOT_READY')
+
+    const allowlisted = await until('ALLOWLISTED', async () => {
+      const w = await call('GET', `/v0/platform/wallets/${address}`)
+      return w.body.status === 'ALLOWLISTED' ? w.body : undefined
+    })
+    expect(allowlisted).toMatchObject({ allowlisted: true, on_platform: true })
+    const isAllowed = await chain().readContract({
+      address: devnet.contracts.allowlist as Address,
+      abi: allowlistAbi,
+      functionName: 'isAllowed',
+      args: [address, PERMISSION.DEPOSIT | PERMISSION.REDEEM],
+    })
+    expect(isAllowed).toBe(true)
+    expect(await deposit(address)).toBe('success')
+    const shares = await chain().readContract({
+      address: river(),
+      abi: riverAbi,
+      functionName: 'balanceOf',
+      args: [address],
+    })
+    expect(shares).toBeGreaterThan(0n)
+
+    await call('PATCH', '/v0/platform/accounts/custody-1/pause')
+    await until('permissions removed on chain', async () => {
+      const w = await call('GET', `/v0/platform/wallets/${address}`)
+      return w.body.allowlisted === false && w.body.status === 'PAUSED'
+    })
+    expect(await deposit(address)).toBe('reverted')
+
+    await call('PATCH', '/v0/platform/accounts/custody-1/reactivate')
+    await until('ALLOWLISTED again', async () => {
+      const w = await call('GET', `/v0/platform/wallets/${address}`)
+      return w.body.status === 'ALLOWLISTED'
+    })
+    expect(await deposit(address)).toBe('success')
+
+    await call('PATCH', `/v0/platform/accounts/custody-1/wallets/${address}/remove`)
+    const removed = await until('REMOVED', async () => {
+      const w = await call('GET', `/v0/platform/wallets/${address}`)
+      return w.body.status === 'REMOVED' ? w.body : undefined
+    })
+    expect(removed).toMatchObject({ allowlisted: false, on_platform: false })
+    expect(await deposit(address)).toBe('reverted')
+  })
+
+  test('behavior: a DENY bit on chain puts the wallet and its account in DENIED', async () => {
+    const org = await orgWithToken(api)
+    const call = http(api.url, org.token)
+    const address = await newFundedAddress()
+    const other = await newFundedAddress()
+    await call('POST', '/v0/platform/accounts', { key: 'to-deny' })
+    await call('POST', '/v0/platform/accounts/to-deny/wallets', { address, type: 'ETH' })
+    await call('POST', '/v0/platform/accounts/to-deny/wallets', { address: other, type: 'ETH' })
+    await until(
+      'ALLOWLISTED',
+      async () => (await call('GET', `/v0/platform/wallets/${address}`)).body.status === 'ALLOWLISTED',
+    )
+    const denier = createWalletClient({
+      account: privateKeyToAccount(devAccount('denier').privateKey),
+      transport: viemHttp(devnet.rpcUrl),
+    })
+    const hash = await denier.writeContract({
+      chain: null,
+      address: devnet.contracts.allowlist as Address,
+      abi: allowlistAbi,
+      functionName: 'setDenyPermissions',
+      args: [[address], [PERMISSION.DENY]],
+      gas: 200_000n,
+    })
+    expect(
+      (await chain().waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 100 })).status,
+    ).toBe('success')
+    const account = await until('account DENIED', async () => {
+      const a = await call('GET', '/v0/platform/accounts/to-deny')
+      return a.body.status === 'DENIED' ? a.body : undefined
+    })
+    const byAddress = Object.fromEntries(
+      account.wallets.map((w: { address: string; status: string }) => [w.address, w.status]),
+    )
+    expect(byAddress[address.toLowerCase()]).toBe('DENIED')
+    expect(byAddress[other.toLowerCase()]).toBe('PAUSED')
+    const reactivate = await call('PATCH', '/v0/platform/accounts/to-deny/reactivate')
+    expect([reactivate.status, reactivate.body.status]).toEqual([400, 'IR3003'])
+  })
+
+  test('behavior: a change the Allowlist refuses is recorded as failed with the revert reason; the rest of the batch goes through', async () => {
+    const org = await orgWithToken(api)
+    const call = http(api.url, org.token)
+    const denied = await newFundedAddress()
+    const fine = await newFundedAddress()
+    const denier = createWalletClient({
+      account: privateKeyToAccount(devAccount('denier').privateKey),
+      transport: viemHttp(devnet.rpcUrl),
+    })
+    const hash = await denier.writeContract({
+      chain: null,
+      address: devnet.contracts.allowlist as Address,
+      abi: allowlistAbi,
+      functionName: 'setDenyPermissions',
+      args: [[denied], [PERMISSION.DENY]],
+      gas: 200_000n,
+    })
+    await chain().waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 100 })
+    await call('POST', '/v0/platform/accounts', { key: 'mixed' })
+    const a = await call('POST', '/v0/platform/accounts/mixed/wallets', { address: denied, type: 'ETH' })
+    const b = await call('POST', '/v0/platform/accounts/mixed/wallets', { address: fine, type: 'ETH' })
+    const failed = await until('revert recorded', async () => {
+      const w = await call('GET', `/v0/platform/wallets/${a.body.id}`)
+      return w.body.status_reason ? w.body : undefined
+    })
+    expect(failed.status_reason).toMatch(/reverted/)
+    expect(failed.allowlisted).toBe(false)
+    const changes = await createRepos(api.dbh.db).allowlistChanges.forWallet(a.body.id)
+    expect(changes.at(-1)).toMatchObject({ state: 'failed' })
+    expect(changes.at(-1)?.error).toBeTruthy()
+    await until(
+      'other wallet ALLOWLISTED',
+      async () => (await call('GET', `/v0/platform/wallets/${b.body.id}`)).body.status === 'ALLOWLISTED',
+    )
+  })
+})
