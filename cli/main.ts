@@ -1,8 +1,16 @@
+import fs from 'node:fs/promises'
 import { Command, InvalidArgumentError } from 'commander'
 import { loadSigningKey } from '../api/auth/keys.ts'
 import { startServer } from '../api/server.ts'
-import { LsReportError } from '../common/errors.ts'
+import { assertChainId } from '../chain/client.ts'
+import { loadConfig } from '../common/config.ts'
+import { ConfigError, LsReportError } from '../common/errors.ts'
+import { createLogger } from '../common/logger.ts'
+import { createShutdown } from '../common/shutdown.ts'
 import { migrate } from '../db/index.ts'
+import { startDevnet } from '../devnet/index.ts'
+import { type ChainSetup, createJobs, JOBS } from '../jobs/index.ts'
+import { createBullRunner, createInlineRunner } from '../jobs/runner.ts'
 import {
   addClientSecret,
   createClient,
@@ -11,6 +19,7 @@ import {
   ensureDemoClient,
   revokeClient,
 } from './admin.ts'
+import { setupFromConfig, setupFromDevnet } from './chain-setup.ts'
 import { type Context, createContext } from './context.ts'
 
 const program = new Command()
@@ -46,12 +55,53 @@ async function startApi(ctx: Context) {
   return url
 }
 
+/** Starts the embedded devnet (anvil + simulator) and registers its shutdown. */
+async function startLocalDevnet(ctx: Context) {
+  const devnet = await startDevnet({
+    dataDir: ctx.config.dataDir,
+    logger: ctx.logger.child({ component: 'devnet' }),
+  })
+  ctx.shutdown.add('devnet', () => devnet.stop())
+  return devnet
+}
+
+/** Builds the jobs over the chain and runs them: BullMQ when REDIS_URL is set, else the inline runner. */
+async function startJobs(ctx: Context, chain: ChainSetup, options: { work: boolean }) {
+  const jobs = createJobs({
+    db: ctx.dbh.db,
+    logger: ctx.logger,
+    chain,
+    confirmations: ctx.config.confirmations,
+  })
+  await assertChainId(jobs.client, chain.chainId)
+  const runner = ctx.config.redisUrl
+    ? createBullRunner(jobs.processors, {
+        redisUrl: ctx.config.redisUrl,
+        logger: ctx.logger,
+        work: options.work,
+      })
+    : createInlineRunner(jobs.processors, ctx.logger)
+  ctx.shutdown.add('jobs', () => runner.close())
+  await runner.start()
+  for (const job of Object.values(JOBS)) {
+    if (jobs.processors[job.name]) await runner.every(job.name, job.everyMs)
+  }
+  ctx.logger.info(
+    { runner: runner.kind, jobs: Object.keys(jobs.processors), chain_id: chain.chainId },
+    'jobs started',
+  )
+  return { jobs, runner }
+}
+
 program
   .command('up')
   .description('Everything in one process: migrate, devnet (when RPC_URL is unset), follower, jobs, api')
   .action(async () => {
     const ctx = await createContext(process.env, { migrate: true, logTo: 'stdout' })
     ctx.shutdown.installSignalHandlers()
+    const devnet = ctx.config.rpcUrl ? undefined : await startLocalDevnet(ctx)
+    const chain = devnet ? setupFromDevnet(devnet) : await setupFromConfig(ctx.config)
+    await startJobs(ctx, chain, { work: true })
     const { file, demo, created } = await ensureDemoClient(ctx.dbh.db, {
       dataDir: ctx.config.dataDir,
       baseUrl: ctx.config.baseUrl,
@@ -65,6 +115,7 @@ program
     process.stderr.write(
       `\nlsreport is up at ${url} (OpenAPI: ${url}/docs)\n` +
         `Demo client credentials: ${file}\n` +
+        (devnet ? `Local chain (anvil devnet): ${devnet.rpcUrl} (contracts: ${devnet.devnetFile})\n` : '') +
         `  curl -s ${demo.token_url} -H 'content-type: application/json' \\\n` +
         `    -d '{"grant_type":"client_credentials","audience":"${demo.audience}","client_id":"${demo.client_id}","client_secret":"<client_secret from the file>"}'\n\n`,
     )
@@ -78,6 +129,89 @@ program
     ctx.shutdown.installSignalHandlers()
     await startApi(ctx)
   })
+
+program
+  .command('worker')
+  .description('Run the jobs on BullMQ (REDIS_URL): the follower, the allowlist writer and the day jobs')
+  .action(async () => {
+    const ctx = await createContext(process.env, { migrate: false, logTo: 'stdout' })
+    ctx.shutdown.installSignalHandlers()
+    if (!ctx.config.redisUrl)
+      throw new ConfigError('REDIS_URL is required for `lsreport worker` (`lsreport up` runs jobs inline)')
+    await startJobs(ctx, await setupFromConfig(ctx.config), { work: true })
+  })
+
+program
+  .command('sync')
+  .description('Ingest the chain up to head - CONFIRMATIONS once (or keep following with --follow)')
+  .option('--follow', 'keep following the chain')
+  .option('--interval <ms>', 'milliseconds between passes with --follow', parseWhole, 2000)
+  .action((opts: { follow?: boolean; interval: number }) =>
+    withContext(async (ctx) => {
+      const chain = await setupFromConfig(ctx.config)
+      const { follower, client } = createJobs({
+        db: ctx.dbh.db,
+        logger: ctx.logger,
+        chain,
+        confirmations: ctx.config.confirmations,
+      })
+      await assertChainId(client, chain.chainId)
+      for (;;) {
+        const r = await follower.syncOnce()
+        printJson({
+          head: r.head.toString(),
+          synced_to: r.target.toString(),
+          inserted: r.inserted,
+          reports: r.reports,
+        })
+        if (!opts.follow) break
+        await new Promise((resolve) => setTimeout(resolve, opts.interval))
+      }
+    }),
+  )
+
+program
+  .command('devnet')
+  .description(
+    'Start a local anvil devnet with the simulator contracts and keep simulating a day every few seconds',
+  )
+  .option('--days <n>', 'days of history to build first', '91')
+  .option('--wallets <n>', 'simulated wallets', '200')
+  .option('--start-date <date>', 'date of the first report (YYYY-MM-DD)', '2026-04-01')
+  .option('--day-interval <ms>', 'wall-clock milliseconds per simulated day afterwards (0: none)', '5000')
+  .option('--port <port>', 'RPC port (0: free port)', '0')
+  .option('--seed <seed>', 'simulator seed', '1')
+  .action(
+    async (opts: {
+      days: string
+      wallets: string
+      startDate: string
+      dayInterval: string
+      port: string
+      seed: string
+    }) => {
+      const config = loadConfig(process.env)
+      const logger = createLogger({ level: config.logLevel, destination: 2 })
+      const shutdown = createShutdown(logger)
+      shutdown.installSignalHandlers()
+      const devnet = await startDevnet({
+        dataDir: config.dataDir,
+        days: Number(parseDate(opts.startDate) && opts.days),
+        walletCount: Number(opts.wallets),
+        startDate: opts.startDate,
+        dayIntervalMs: Number(opts.dayInterval),
+        port: Number(opts.port),
+        seed: opts.seed,
+        logger,
+      })
+      shutdown.add('devnet', () => devnet.stop())
+      printJson(JSON.parse(await fs.readFile(devnet.devnetFile, 'utf8')))
+      process.stderr.write(
+        `\ndevnet running at ${devnet.rpcUrl}; point the service at it with\n` +
+          `  RPC_URL=${devnet.rpcUrl} CHAIN=devnet DATA_DIR=${config.dataDir} npx lsreport api|worker|sync\n\n`,
+      )
+    },
+  )
 
 program
   .command('migrate')
@@ -149,7 +283,12 @@ accounts
     ),
   )
 
-export function parseDate(value: string): string {
+function parseWhole(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number')
+  return Number(value)
+}
+
+function parseDate(value: string): string {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
     throw new InvalidArgumentError('expected a date YYYY-MM-DD')
   }

@@ -202,6 +202,12 @@ describe.runIf(pgOk)('allowlist onboarding end to end (API -> allowlist job -> d
       gas: 200_000n,
     })
     await chain().waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 100 })
+    // the deny is ingested before the wallet exists: the wallet is not flipped by the follower, the
+    // allowlist job meets the revert
+    const repos = createRepos(api.dbh.db)
+    await until('deny ingested', async () =>
+      (await repos.chain.latestPermissions(devnet.chainId, [denied.toLowerCase()])).has(denied.toLowerCase()),
+    )
     await call('POST', '/v0/platform/accounts', { key: 'mixed' })
     const a = await call('POST', '/v0/platform/accounts/mixed/wallets', { address: denied, type: 'ETH' })
     const b = await call('POST', '/v0/platform/accounts/mixed/wallets', { address: fine, type: 'ETH' })
@@ -211,7 +217,7 @@ describe.runIf(pgOk)('allowlist onboarding end to end (API -> allowlist job -> d
     })
     expect(failed.status_reason).toMatch(/reverted/)
     expect(failed.allowlisted).toBe(false)
-    const changes = await createRepos(api.dbh.db).allowlistChanges.forWallet(a.body.id)
+    const changes = await repos.allowlistChanges.forWallet(a.body.id)
     expect(changes.at(-1)).toMatchObject({ state: 'failed' })
     expect(changes.at(-1)?.error).toBeTruthy()
     await until(

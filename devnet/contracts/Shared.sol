@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+
+// Types, masks and interfaces shared by the devnet contracts. The two report structs have exactly
+// the mainnet field order, so ProcessedConsensusLayerReport hashes to the published topic0.
+
+/// @notice One oracle report (mainnet IOracleManagerV1.ConsensusLayerReport).
+struct ConsensusLayerReport {
+    uint256 epoch;
+    uint256 validatorsBalance;
+    uint256 validatorsSkimmedBalance;
+    uint256 validatorsExitedBalance;
+    uint256 validatorsExitingBalance;
+    uint32 validatorsCount;
+    uint32[] stoppedValidatorCountPerOperator;
+    bool rebalanceDepositToRedeemMode;
+    bool slashingContainmentMode;
+}
+
+/// @notice What a report did (mainnet IOracleManagerV1.ConsensusLayerDataReportingTrace).
+struct ConsensusLayerDataReportingTrace {
+    uint256 rewards;
+    uint256 pulledELFees;
+    uint256 pulledRedeemManagerExceedingEthBuffer;
+    uint256 pulledCoverageFunds;
+}
+
+/// @notice Allowlist permission masks (mainnet LibAllowlistMasks).
+library Masks {
+    uint256 internal constant DEPOSIT = 1;
+    uint256 internal constant DONATE = 1 << 1;
+    uint256 internal constant REDEEM = 1 << 2;
+    uint256 internal constant DENY = 1 << 255;
+}
+
+interface IAllowlist {
+    function isAllowed(address account, uint256 mask) external view returns (bool);
+    function isDenied(address account) external view returns (bool);
+}
+
+interface IRiver {
+    function underlyingBalanceFromShares(uint256 shares) external view returns (uint256);
+    function getAllowlist() external view returns (address);
+    function setConsensusLayerData(ConsensusLayerReport calldata report) external;
+    function sendCLFunds() external payable;
+    function sendELFees() external payable;
+    function sendRedeemManagerExceedingFunds() external payable;
+}
+
+interface IRedeemManager {
+    function requestRedeem(uint256 lsEthAmount, address recipient, address initiator) external returns (uint32);
+    function reportWithdraw(uint256 lsEthWithdrawable) external payable;
+    function pullExceedingEth(uint256 max) external;
+    function getRedeemDemand() external view returns (uint256);
+    function resolveRedeemRequests(uint32[] calldata redeemRequestIds) external view returns (int64[] memory);
+    function claimRedeemRequests(
+        uint32[] calldata redeemRequestIds,
+        uint32[] calldata withdrawalEventIds,
+        bool skipAlreadyClaimed,
+        uint16 depth
+    ) external returns (uint8[] memory);
+}
+
+interface IOperatorsRegistry {
+    function fundValidators(uint256 count) external;
+    function demandValidatorExits(uint256 count, uint256 depositedValidatorCount) external;
+    function reportStoppedValidatorCounts(uint32[] calldata stoppedValidatorCounts, uint256 depositedValidatorCount)
+        external;
+    function getStoppedAndRequestedExitCounts() external view returns (uint32, uint256);
+}
+
+interface IELFeeRecipient {
+    function pullELFees(uint256 max) external;
+}
+
+interface IWithdraw {
+    function pullEth(uint256 amount) external;
+}
+
+interface IDepositContract {
+    function deposit(uint256 validatorCount) external payable;
+}

@@ -1,0 +1,200 @@
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import type { Address, Hex } from 'viem'
+import type { Logger } from '../common/logger.ts'
+import { devAccount } from './accounts.ts'
+import { startAnvil } from './anvil.ts'
+import { createDevnetClients, DEVNET_ANVIL_ARGS } from './blocks.ts'
+import { type DevnetContracts, deployDevnet } from './deploy.ts'
+import { type CreateSimulatorOptions, createSimulator, type Simulator } from './simulator.ts'
+import { createTimeline, DAY_SECONDS } from './timeline.ts'
+
+export type { ConsensusFacts } from './consensus.ts'
+export type { DevnetContracts, DevnetDeployment } from './deploy.ts'
+export type { ReportRecord, Simulator, SimulatorState, WalletState } from './simulator.ts'
+
+export const DEVNET_FILE = 'devnet.json'
+export const CONSENSUS_FILE = 'devnet-consensus.json'
+
+export interface StartDevnetOptions {
+  /** directory receiving devnet.json and devnet-consensus.json (created if missing) */
+  dataDir: string
+  /** simulator seed (default 1): same seed, same history */
+  seed?: number | string
+  /** days of history to build before returning (default 91: 2026-04-01 .. 2026-06-30) */
+  days?: number
+  /** simulated wallets (default 200) */
+  walletCount?: number
+  /** UTC date of the first report, YYYY-MM-DD (default 2026-04-01) */
+  startDate?: string
+  /** wall-clock ms between live days after the history (default 5000; 0 = no new days) */
+  dayIntervalMs?: number
+  /** wall-clock ms between checks for others' pending transactions (default 1000) */
+  blockIntervalMs?: number
+  /** RPC port (default 0: a free port) */
+  port?: number
+  chainId?: number
+  logger?: Logger
+  /** further simulator options (loss day, fee change, deny day, report time, behaviour) */
+  simulator?: Pick<
+    CreateSimulatorOptions,
+    'lossDay' | 'feeChange' | 'denyDay' | 'reportSecondOfDay' | 'behavior'
+  >
+}
+
+export interface DevnetHandle {
+  rpcUrl: string
+  chainId: number
+  /** the five contracts the service reads (the full set is in simulator.deployment.contracts) */
+  contracts: Pick<DevnetContracts, 'river' | 'redeemManager' | 'allowlist' | 'oracle' | 'operatorsRegistry'>
+  /** the service's allowlist writer (dev account #1, registered as an allower) */
+  allowerAddress: Address
+  allowerPrivateKey: Hex
+  deployBlock: bigint
+  simulator: Simulator
+  /** paths of the written devnet.json and consensus facts file */
+  devnetFile: string
+  consensusFile: string
+  /** Stops the simulator, then anvil. */
+  stop(): Promise<void>
+}
+
+/** The content of `$DATA_DIR/devnet.json`. */
+export interface DevnetFile {
+  rpc_url: string
+  chain_id: number
+  contracts: {
+    river: Address
+    redeemManager: Address
+    allowlist: Address
+    oracle: Address
+    operatorsRegistry: Address
+  }
+  allower: { address: Address; private_key: Hex }
+  simulator: {
+    day_seconds: number
+    first_report_date: string
+    report_time_utc: string
+    seed: number | string
+    wallet_count: number
+    day_interval_ms: number
+    consensus_file: string
+  }
+  deploy_block: number
+}
+
+/**
+ * Starts the embedded devnet: spawns anvil (127.0.0.1, free port), deploys the contracts, builds `days` of
+ * history with the simulator, writes `$dataDir/devnet.json`, then keeps adding a day every `dayIntervalMs`
+ * and mines others' transactions (e.g. the service's allowlist writer) every `blockIntervalMs`.
+ *
+ * @example
+ * const devnet = await startDevnet({ dataDir: './data', days: 30, walletCount: 200 })
+ * // devnet.rpcUrl === 'http://127.0.0.1:40123'
+ * await devnet.stop()
+ */
+export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHandle> {
+  const seed = options.seed ?? 1
+  const days = options.days ?? 91
+  const walletCount = options.walletCount ?? 200
+  const startDate = options.startDate ?? '2026-04-01'
+  const dayIntervalMs = options.dayIntervalMs ?? 5_000
+  const logger = options.logger
+  const timeline = createTimeline(startDate, options.simulator?.reportSecondOfDay)
+  mkdirSync(options.dataDir, { recursive: true })
+  const devnetFile = path.join(options.dataDir, DEVNET_FILE)
+  const consensusFile = path.join(options.dataDir, CONSENSUS_FILE)
+
+  const started = performance.now()
+  const anvil = await startAnvil({
+    port: options.port ?? 0,
+    ...(options.chainId === undefined ? {} : { chainId: options.chainId }),
+    timestamp: timeline.genesisTimestamp,
+    args: DEVNET_ANVIL_ARGS,
+  })
+  let simulator: Simulator | undefined
+  try {
+    const { publicClient, testClient } = createDevnetClients(anvil.rpcUrl)
+    const deployment = await deployDevnet({
+      publicClient,
+      testClient,
+      timestamp: timeline.genesisTimestamp + 12n,
+    })
+    logger?.info(
+      {
+        rpc_url: anvil.rpcUrl,
+        deploy_block: Number(deployment.deployBlock),
+        river: deployment.contracts.river,
+      },
+      'devnet contracts deployed',
+    )
+    simulator = await createSimulator({
+      publicClient,
+      testClient,
+      deployment,
+      seed,
+      walletCount,
+      startDate,
+      consensusFile,
+      ...options.simulator,
+      ...(logger ? { logger } : {}),
+    })
+    if (days > 0) await simulator.runDays(days)
+    const allower = devAccount('allower')
+    const { river, redeemManager, allowlist, oracle, operatorsRegistry } = deployment.contracts
+    const contracts = { river, redeemManager, allowlist, oracle, operatorsRegistry }
+    const reportSecond = timeline.reportSecondOfDay
+    const file: DevnetFile = {
+      rpc_url: anvil.rpcUrl,
+      chain_id: anvil.chainId,
+      contracts,
+      allower: { address: allower.address, private_key: allower.privateKey },
+      simulator: {
+        day_seconds: DAY_SECONDS,
+        first_report_date: startDate,
+        report_time_utc: new Date(reportSecond * 1000).toISOString().slice(11, 19),
+        seed,
+        wallet_count: walletCount,
+        day_interval_ms: dayIntervalMs,
+        consensus_file: CONSENSUS_FILE,
+      },
+      deploy_block: Number(deployment.deployBlock),
+    }
+    writeFileSync(`${devnetFile}.tmp`, `${JSON.stringify(file, null, 2)}\n`)
+    renameSync(`${devnetFile}.tmp`, devnetFile)
+    simulator.startLive({
+      dayIntervalMs,
+      ...(options.blockIntervalMs === undefined ? {} : { blockIntervalMs: options.blockIntervalMs }),
+    })
+    logger?.info(
+      {
+        rpc_url: anvil.rpcUrl,
+        days,
+        wallet_count: walletCount,
+        devnet_file: devnetFile,
+        duration_ms: Math.round(performance.now() - started),
+      },
+      'devnet started',
+    )
+    const running = simulator
+    return {
+      rpcUrl: anvil.rpcUrl,
+      chainId: anvil.chainId,
+      contracts,
+      allowerAddress: allower.address,
+      allowerPrivateKey: allower.privateKey,
+      deployBlock: deployment.deployBlock,
+      simulator: running,
+      devnetFile,
+      consensusFile,
+      async stop() {
+        await running.stop()
+        await anvil.stop()
+      },
+    }
+  } catch (error) {
+    await simulator?.stop().catch(() => undefined)
+    await anvil.stop()
+    throw error
+  }
+}

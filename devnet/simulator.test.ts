@@ -1,0 +1,379 @@
+import { type Address, type Log, parseEventLogs, zeroAddress } from 'viem'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import {
+  allowlistAbi,
+  operatorsRegistryAbi,
+  PERMISSION,
+  PROCESSED_REPORT_TOPIC,
+  redeemManagerAbi,
+  riverAbi,
+} from '../chain/abi.ts'
+import { devnetRiverAbi } from './abi.ts'
+import { createSimulator, type Simulator } from './simulator.ts'
+import { referenceMath, startTestChain, type TestChain } from './testing.ts'
+
+const ETH = 10n ** 18n
+
+interface Run {
+  chain: TestChain
+  simulator: Simulator
+}
+
+async function simulate(options: {
+  seed: number
+  walletCount: number
+  days: number
+  startDate: string
+  lossDay?: number
+  feeChange?: { day: number; fee: number }
+  denyDay?: number
+  behavior?: { redeem?: number }
+}): Promise<Run> {
+  const chain = await startTestChain({ startDate: options.startDate })
+  try {
+    const simulator = await createSimulator({
+      publicClient: chain.publicClient,
+      testClient: chain.testClient,
+      deployment: chain.deployment,
+      ...options,
+    })
+    await simulator.runDays(options.days)
+    return { chain, simulator }
+  } catch (error) {
+    await chain.stop()
+    throw error
+  }
+}
+
+/** Every log of the chain, as comparable tuples. */
+async function allLogs(chain: TestChain) {
+  const logs = await chain.publicClient.getLogs({ fromBlock: 0n, toBlock: 'latest' })
+  return logs.map((l) => [l.blockNumber, l.logIndex, l.address, l.topics, l.data, l.transactionHash])
+}
+
+describe('createSimulator', () => {
+  test('behavior: the same seed builds the same history; another seed another one', async () => {
+    const options = {
+      walletCount: 40,
+      days: 8,
+      startDate: '2026-04-01',
+      lossDay: 3,
+      feeChange: { day: 5, fee: 1000 },
+      denyDay: 4,
+    }
+    const runs = await Promise.all([
+      simulate({ ...options, seed: 11 }),
+      simulate({ ...options, seed: 11 }),
+      simulate({ ...options, seed: 12 }),
+    ])
+    try {
+      const [a, b, c] = await Promise.all(runs.map((run) => allLogs(run.chain)))
+      expect(a?.length).toBeGreaterThan(100)
+      expect(b).toEqual(a)
+      expect(c).not.toEqual(a)
+      const heads = await Promise.all(
+        runs.map((run) => run.chain.publicClient.getBlock({ blockTag: 'latest' })),
+      )
+      expect(heads[1]?.stateRoot).toBe(heads[0]?.stateRoot)
+      expect(heads[1]?.hash).toBe(heads[0]?.hash)
+      const [stateA, stateB] = runs.map((run) => run.simulator.state())
+      expect(stateB?.wallets).toEqual(stateA?.wallets)
+      expect(stateB?.reports).toEqual(stateA?.reports)
+    } finally {
+      await Promise.all(runs.map((run) => run.chain.stop()))
+    }
+  }, 60_000)
+})
+
+describe('a 35-day history from 2026-04-10 (crosses the 2026-05-01 cutover)', () => {
+  let run: Run
+  const days = 35
+  const lossDay = 12
+  const feeDay = 20
+  beforeAll(async () => {
+    run = await simulate({
+      seed: 2026,
+      walletCount: 150,
+      days,
+      startDate: '2026-04-10',
+      lossDay,
+      feeChange: { day: feeDay, fee: 1000 },
+      denyDay: 10,
+      // more redemptions than the default, so a short history has many claims
+      behavior: { redeem: 0.05 },
+    })
+  }, 60_000)
+  afterAll(() => run?.chain.stop())
+
+  const read = <T>(functionName: string, blockNumber?: bigint, address?: Address, args?: unknown[]) =>
+    run.chain.publicClient.readContract({
+      address: address ?? run.chain.deployment.contracts.river,
+      abi: [...riverAbi, ...devnetRiverAbi, ...redeemManagerAbi, ...allowlistAbi, ...operatorsRegistryAbi],
+      functionName,
+      ...(args ? { args } : {}),
+      ...(blockNumber === undefined ? {} : { blockNumber }),
+    } as never) as Promise<T>
+
+  test('behavior: one report per day at 12:00 UTC, each with the published ProcessedConsensusLayerReport topic0', async () => {
+    const { reports } = run.simulator.state()
+    expect(reports.map((r) => r.date)).toEqual(
+      Array.from({ length: days }, (_, i) => new Date(Date.UTC(2026, 3, 10 + i)).toISOString().slice(0, 10)),
+    )
+    expect(reports.some((r) => r.date < '2026-05-01')).toBe(true)
+    expect(reports.some((r) => r.date >= '2026-05-01')).toBe(true)
+    for (const report of reports) {
+      expect(new Date(Number(report.timestamp) * 1000).toISOString()).toBe(`${report.date}T12:00:00.000Z`)
+    }
+    const logs = await run.chain.publicClient.getLogs({
+      address: run.chain.deployment.contracts.river,
+      fromBlock: 0n,
+      toBlock: 'latest',
+    })
+    const processed = logs.filter((l) => l.topics[0] === PROCESSED_REPORT_TOPIC)
+    expect(processed.map((l) => l.blockNumber)).toEqual(reports.map((r) => r.blockNumber))
+    const decoded = parseEventLogs({
+      abi: riverAbi,
+      logs: processed,
+      eventName: 'ProcessedConsensusLayerReport',
+    })
+    expect(decoded.map((l) => l.args.trace.rewards)).toEqual(reports.map((r) => r.rewards))
+  })
+
+  test('behavior: every fee mint equals floor(r*S0*f / (Unew*10000 - r*f)), the loss day mints nothing, the fee change applies', async () => {
+    const { reports } = run.simulator.state()
+    const logs = await run.chain.publicClient.getLogs({
+      address: run.chain.deployment.contracts.river,
+      fromBlock: 0n,
+      toBlock: 'latest',
+    })
+    const parsed = parseEventLogs({ abi: riverAbi, logs })
+    expect(parsed.filter((l) => l.eventName === 'SetGlobalFee').map((l) => l.args.fee)).toEqual([
+      1500n,
+      1000n,
+    ])
+    let withFee = 0
+    for (const report of reports) {
+      const inBlock = parsed.filter((l) => l.blockNumber === report.blockNumber)
+      const fee = await read<bigint>('getGlobalFee', report.blockNumber)
+      expect(fee).toBe(report.day < feeDay ? 1500n : 1000n)
+      const earned = inBlock.find((l) => l.eventName === 'RewardsEarned')
+      if (report.day === lossDay) {
+        expect(report.rewards).toBe(0n)
+        expect(report.slashing).toBe(true)
+        expect(earned).toBeUndefined()
+        continue
+      }
+      if (report.rewards === 0n) continue
+      if (earned?.eventName !== 'RewardsEarned') throw new Error(`no RewardsEarned on ${report.date}`)
+      const U0 = await read<bigint>('totalUnderlyingSupply', report.blockNumber - 1n)
+      const S0 = await read<bigint>('totalSupply', report.blockNumber - 1n)
+      const { oldTotalSupply, newTotalUnderlyingBalance, newTotalSupply } = earned.args
+      expect(oldTotalSupply).toBe(S0)
+      expect(newTotalUnderlyingBalance).toBe(U0 + report.rewards + report.pulledExceedingEth)
+      expect(newTotalSupply - oldTotalSupply).toBe(
+        referenceMath.feeShares(report.rewards, S0, fee, newTotalUnderlyingBalance),
+      )
+      const mint = inBlock.find(
+        (l) => l.eventName === 'Transfer' && l.args.from === zeroAddress && l.args.value === report.feeShares,
+      )
+      expect(mint).toBeDefined()
+      withFee += 1
+    }
+    expect(withFee).toBeGreaterThan(days - 5)
+    const loss = reports[lossDay] ?? reports[0]
+    const before = reports[lossDay - 1] ?? reports[0]
+    if (!loss || !before) throw new Error('missing reports')
+    expect(loss.totalUnderlyingSupply * before.totalSupply).toBeLessThan(
+      before.totalUnderlyingSupply * loss.totalSupply,
+    )
+  })
+
+  test('behavior: U is the sum of River buffers and validator balances at every report; River holds its buffers in ETH', async () => {
+    for (const report of run.simulator.state().reports) {
+      const block = report.blockNumber
+      const [btd, btr, deposited, last, U, riverEth] = await Promise.all([
+        read<bigint>('getBalanceToDeposit', block),
+        read<bigint>('getBalanceToRedeem', block),
+        read<bigint>('getDepositedValidatorCount', block),
+        read<{ validatorsBalance: bigint; validatorsCount: number }>('getLastConsensusLayerReport', block),
+        read<bigint>('totalUnderlyingSupply', block),
+        run.chain.publicClient.getBalance({
+          address: run.chain.deployment.contracts.river,
+          blockNumber: block,
+        }),
+      ])
+      expect(riverEth).toBe(btd + btr)
+      expect(U).toBe(
+        last.validatorsBalance + btd + btr + (deposited - BigInt(last.validatorsCount)) * 32n * ETH,
+      )
+      expect(U).toBe(report.totalUnderlyingSupply)
+    }
+    // the net rate grew at a realistic pace outside the loss day (~3% a year less the fee)
+    const reports = run.simulator.state().reports
+    const first = reports[lossDay + 1]
+    const last = reports[reports.length - 1]
+    if (!first || !last) throw new Error('missing reports')
+    const growth =
+      Number(
+        (last.totalUnderlyingSupply * first.totalSupply * 10n ** 12n) /
+          (first.totalUnderlyingSupply * last.totalSupply),
+      ) /
+        1e12 -
+      1
+    const annual = (growth * 365) / (last.day - first.day)
+    expect(annual).toBeGreaterThan(0.01)
+    expect(annual).toBeLessThan(0.06)
+  })
+
+  test('behavior: balances replayed from Transfer logs equal balanceOf, sum to totalSupply, and match the simulator', async () => {
+    const { contracts } = run.chain.deployment
+    const logs = await run.chain.publicClient.getLogs({
+      address: contracts.river,
+      fromBlock: 0n,
+      toBlock: 'latest',
+    })
+    const balances = new Map<Address, bigint>()
+    for (const log of parseEventLogs({ abi: riverAbi, logs, eventName: 'Transfer' })) {
+      const { from, to, value } = log.args
+      if (from !== zeroAddress) balances.set(from, (balances.get(from) ?? 0n) - value)
+      if (to !== zeroAddress) balances.set(to, (balances.get(to) ?? 0n) + value)
+    }
+    const holders = [...balances.entries()]
+    const onChain = await Promise.all(
+      holders.map(([address]) => read<bigint>('balanceOf', undefined, undefined, [address])),
+    )
+    expect(onChain).toEqual(holders.map(([, value]) => value))
+    expect(holders.reduce((sum, [, value]) => sum + value, 0n)).toBe(await read<bigint>('totalSupply'))
+    expect(balances.get(contracts.redeemManager) ?? 0n).toBe(
+      await read<bigint>('getRedeemDemand', undefined, contracts.redeemManager),
+    )
+    for (const wallet of run.simulator.state().wallets) {
+      expect(wallet.shares).toBe(balances.get(wallet.address) ?? 0n)
+    }
+    expect((balances.get(run.chain.deployment.roles.collector) ?? 0n) > 0n).toBe(true)
+  })
+
+  test('behavior: every claim follows the claim math, some partially; resolveRedeemRequests agrees with the stack', async () => {
+    const { contracts } = run.chain.deployment
+    const logs = await run.chain.publicClient.getLogs({
+      address: contracts.redeemManager,
+      fromBlock: 0n,
+      toBlock: 'latest',
+    })
+    const parsed = parseEventLogs({ abi: redeemManagerAbi, logs: logs as Log[] })
+    const requests = new Map<number, { height: bigint; amount: bigint; maxRedeemableEth: bigint }>()
+    const events: { height: bigint; amount: bigint; withdrawnEth: bigint }[] = []
+    let claims = 0
+    let partial = 0
+    for (let i = 0; i < parsed.length; i++) {
+      const log = parsed[i]
+      if (!log) continue
+      if (log.eventName === 'RequestedRedeem') {
+        const { height, amount, maxRedeemableEth } = log.args
+        requests.set(log.args.id, { height, amount, maxRedeemableEth })
+      } else if (log.eventName === 'ReportedWithdrawal') {
+        expect(log.args.id).toBe(events.length)
+        events.push({ height: log.args.height, amount: log.args.amount, withdrawnEth: log.args.ethAmount })
+      } else if (log.eventName === 'SatisfiedRedeemRequest') {
+        // the run of SatisfiedRedeemRequest logs of one request ends with its ClaimedRedeemRequest
+        const id = log.args.redeemRequestId
+        const request = requests.get(id)
+        if (!request) throw new Error(`unknown request ${id}`)
+        const expected = referenceMath.claimWalk(request, events, log.args.withdrawalEventId)
+        let j = i
+        for (const step of expected.steps) {
+          const satisfied = parsed[j]
+          if (satisfied?.eventName !== 'SatisfiedRedeemRequest')
+            throw new Error('missing SatisfiedRedeemRequest')
+          expect(satisfied.args).toEqual({
+            redeemRequestId: id,
+            withdrawalEventId: step.eventId,
+            lsEthAmountSatisfied: step.matched,
+            ethAmountSatisfied: step.eth,
+            lsEthAmountRemaining: step.remaining,
+            ethAmountExceeding: step.exceeding,
+          })
+          j += 1
+        }
+        const claimed = parsed[j]
+        if (claimed?.eventName !== 'ClaimedRedeemRequest') throw new Error('missing ClaimedRedeemRequest')
+        expect(claimed.args.ethAmount).toBe(expected.steps.reduce((sum, s) => sum + s.eth, 0n))
+        expect(claimed.args.remainingLsEthAmount).toBe(expected.request.amount)
+        requests.set(id, expected.request)
+        claims += 1
+        if (expected.request.amount > 0n) partial += 1
+        i = j
+      }
+    }
+    expect(events.length).toBeGreaterThan(3)
+    expect(claims).toBeGreaterThan(5)
+    expect(partial).toBeGreaterThan(0)
+    const ids = [...requests.keys()]
+    const resolved = await read<readonly bigint[]>(
+      'resolveRedeemRequests',
+      undefined,
+      contracts.redeemManager,
+      [ids],
+    )
+    expect(resolved).toEqual(
+      ids.map((id) => referenceMath.resolve(requests.get(id) as { height: bigint; amount: bigint }, events)),
+    )
+    for (const id of ids) {
+      const details = await read<{ height: bigint; amount: bigint; maxRedeemableEth: bigint }>(
+        'getRedeemRequestDetails',
+        undefined,
+        contracts.redeemManager,
+        [id],
+      )
+      expect({
+        height: details.height,
+        amount: details.amount,
+        maxRedeemableEth: details.maxRedeemableEth,
+      }).toEqual(requests.get(id))
+    }
+  })
+
+  test('behavior: one wallet is denied on chain; operators and consensus facts are consistent with the reports', async () => {
+    const { contracts } = run.chain.deployment
+    const state = run.simulator.state()
+    const denied = state.wallets.filter((w) => w.denied)
+    expect(denied).toHaveLength(1)
+    const [wallet] = denied
+    if (!wallet) throw new Error('no denied wallet')
+    expect(await read<bigint>('getPermissions', undefined, contracts.allowlist, [wallet.address])).toBe(
+      PERMISSION.DENY,
+    )
+    expect(await read<boolean>('isDenied', undefined, contracts.allowlist, [wallet.address])).toBe(true)
+
+    const last = state.reports[state.reports.length - 1]
+    if (!last) throw new Error('no report')
+    const count = await read<bigint>('getOperatorCount', last.blockNumber, contracts.operatorsRegistry)
+    const operators = await Promise.all(
+      Array.from({ length: Number(count) }, (_, i) =>
+        read<{ funded: number; name: string }>('getOperator', last.blockNumber, contracts.operatorsRegistry, [
+          BigInt(i),
+        ]),
+      ),
+    )
+    const stopped = await read<readonly number[]>(
+      'getStoppedValidatorCountPerOperator',
+      last.blockNumber,
+      contracts.operatorsRegistry,
+    )
+    const funded = operators.reduce((sum, o) => sum + BigInt(o.funded), 0n)
+    expect(funded).toBe(await read<bigint>('getDepositedValidatorCount', last.blockNumber))
+    expect(stopped.reduce((a, b) => a + b, 0)).toBe(last.stoppedValidatorCount)
+    expect(last.stoppedValidatorCount).toBeGreaterThan(0)
+    operators.forEach((operator, i) => {
+      expect(operator.funded - (stopped[i] ?? 0)).toBeGreaterThan(0)
+    })
+
+    const facts = run.simulator.consensusHistory()
+    expect(facts.map((f) => f.date)).toEqual(state.reports.map((r) => r.date))
+    const latest = run.simulator.consensus()
+    expect(latest?.epoch).toBe(last.epoch)
+    expect(latest && latest.totalActiveBalance > 30_000_000n * ETH).toBe(true)
+    expect(latest && latest.activeValidatorCount > 900_000).toBe(true)
+    expect(latest && latest.exitQueue >= 5_000n * ETH).toBe(true)
+  })
+})

@@ -1,0 +1,211 @@
+import { type Address, encodeFunctionData, type Hex, type PublicClient, type TestClient } from 'viem'
+import { allowlistAbi, PERMISSION } from '../chain/abi.ts'
+import { devnetOracleAbi, devnetRiverAbi } from './abi.ts'
+import { type Anvil, startAnvil } from './anvil.ts'
+import {
+  type BlockBuilder,
+  createBlockBuilder,
+  createDevnetClients,
+  DEVNET_ANVIL_ARGS,
+  type MinedBlock,
+  type TxRequest,
+} from './blocks.ts'
+import { type DevnetDeployment, deployDevnet } from './deploy.ts'
+import { createTimeline, type Timeline } from './timeline.ts'
+
+/** A consensus-layer report as the Oracle takes it. */
+export interface ReportInput {
+  epoch: bigint
+  validatorsBalance: bigint
+  validatorsSkimmedBalance: bigint
+  validatorsExitedBalance: bigint
+  validatorsExitingBalance: bigint
+  validatorsCount: number
+  stoppedValidatorCountPerOperator: number[]
+  rebalanceDepositToRedeemMode: boolean
+  slashingContainmentMode: boolean
+}
+
+/** A fresh anvil with the devnet contracts deployed, for tests that drive the contracts by hand. */
+export interface TestChain {
+  anvil: Anvil
+  publicClient: PublicClient
+  testClient: TestClient
+  builder: BlockBuilder
+  timeline: Timeline
+  deployment: DevnetDeployment
+  /** Mines `txs` in one block `seconds` after the latest one (default 12 s). */
+  mine(txs: TxRequest[], seconds?: bigint): Promise<MinedBlock>
+  /** Allowlists accounts with the simulator's allower. */
+  allow(accounts: Address[], permissions?: bigint): Promise<MinedBlock>
+  /** Funds an account with ETH (anvil_setBalance). */
+  fund(address: Address, value: bigint): Promise<void>
+  /** A River call from `from` (anvil impersonation). */
+  riverTx(from: Address, data: Hex, value?: bigint, label?: string): TxRequest
+  /** Credits the Withdraw and EL fee contracts, then mines the oracle report. */
+  report(report: ReportInput, credits?: { withdraw?: bigint; elFees?: bigint }): Promise<MinedBlock>
+  stop(): Promise<void>
+}
+
+/**
+ * @example
+ * const chain = await startTestChain()
+ * try { await chain.allow([wallet]) } finally { await chain.stop() }
+ */
+export async function startTestChain(options: { startDate?: string } = {}): Promise<TestChain> {
+  const timeline = createTimeline(options.startDate ?? '2026-04-01')
+  const anvil = await startAnvil({ timestamp: timeline.genesisTimestamp, args: DEVNET_ANVIL_ARGS })
+  try {
+    const { publicClient, testClient } = createDevnetClients(anvil.rpcUrl)
+    await testClient.request({ method: 'anvil_autoImpersonateAccount', params: [true] } as never)
+    const builder = await createBlockBuilder({ publicClient, testClient })
+    const deployment = await deployDevnet({
+      publicClient,
+      testClient,
+      builder,
+      timestamp: timeline.genesisTimestamp + 12n,
+    })
+    const { contracts, roles } = deployment
+    const mine = async (txs: TxRequest[], seconds = 12n) => {
+      const [block] = await builder.mine(txs, builder.lastTimestamp() + seconds)
+      if (!block) throw new Error('no block mined')
+      return block
+    }
+    const fund = async (address: Address, value: bigint) => {
+      await testClient.setBalance({ address, value: (await publicClient.getBalance({ address })) + value })
+    }
+    return {
+      anvil,
+      publicClient,
+      testClient,
+      builder,
+      timeline,
+      deployment,
+      mine,
+      fund,
+      allow: (accounts, permissions = PERMISSION.DEPOSIT | PERMISSION.REDEEM) =>
+        mine([
+          {
+            from: roles.simulatorAllower,
+            to: contracts.allowlist,
+            data: encodeFunctionData({
+              abi: allowlistAbi,
+              functionName: 'setAllowPermissions',
+              args: [accounts, accounts.map(() => permissions)],
+            }),
+            gas: 1_000_000n,
+            label: 'allow',
+          },
+        ]),
+      riverTx: (from, data, value, label = 'river call') => ({
+        from,
+        to: contracts.river,
+        data,
+        gas: 1_000_000n,
+        label,
+        ...(value === undefined ? {} : { value }),
+      }),
+      async report(report, credits = {}) {
+        if (credits.withdraw) await fund(contracts.withdraw, credits.withdraw)
+        if (credits.elFees) await fund(contracts.elFeeRecipient, credits.elFees)
+        return mine(
+          [
+            {
+              from: roles.oracleMember,
+              to: contracts.oracle,
+              data: encodeFunctionData({
+                abi: devnetOracleAbi,
+                functionName: 'reportConsensusLayerData',
+                args: [report],
+              }),
+              gas: 3_000_000n,
+              label: 'report',
+            },
+          ],
+          3600n,
+        )
+      },
+      stop: () => anvil.stop(),
+    }
+  } catch (error) {
+    await anvil.stop()
+    throw error
+  }
+}
+
+/** River call data helpers for tests. */
+export const riverCall = {
+  deposit: () => encodeFunctionData({ abi: devnetRiverAbi, functionName: 'deposit' }),
+  depositAndTransfer: (recipient: Address) =>
+    encodeFunctionData({ abi: devnetRiverAbi, functionName: 'depositAndTransfer', args: [recipient] }),
+  transfer: (to: Address, value: bigint) =>
+    encodeFunctionData({ abi: devnetRiverAbi, functionName: 'transfer', args: [to, value] }),
+  requestRedeem: (amount: bigint, recipient: Address) =>
+    encodeFunctionData({ abi: devnetRiverAbi, functionName: 'requestRedeem', args: [amount, recipient] }),
+  claim: (ids: number[], events: number[]) =>
+    encodeFunctionData({ abi: devnetRiverAbi, functionName: 'claimRedeemRequests', args: [ids, events] }),
+  depositToConsensusLayer: (count: bigint) =>
+    encodeFunctionData({ abi: devnetRiverAbi, functionName: 'depositToConsensusLayer', args: [count] }),
+  setGlobalFee: (fee: bigint) =>
+    encodeFunctionData({ abi: devnetRiverAbi, functionName: 'setGlobalFee', args: [fee] }),
+}
+
+function minBigint(a: bigint, b: bigint): bigint {
+  if (a < b) return a
+  return b
+}
+
+/**
+ * The integer math of PROTOCOL.md, written independently of the contracts, for tests that check the chain
+ * against it.
+ */
+export const referenceMath = {
+  /** shares minted for a deposit of `amount` wei: floor(a * S / U), 1:1 on an empty pool */
+  depositShares: (amount: bigint, S: bigint, U: bigint): bigint => (U === 0n ? amount : (amount * S) / U),
+  /** fee shares minted on rewards r: floor(r * S0 * f / (Unew * 10000 - r * f)) */
+  feeShares: (r: bigint, S0: bigint, fee: bigint, Unew: bigint): bigint => {
+    const denominator = Unew * 10_000n - r * fee
+    return denominator === 0n ? 0n : (r * S0 * fee) / denominator
+  },
+  /** resolveRedeemRequests for one request against the withdrawal stack (-1, -3, or the event id) */
+  resolve: (
+    request: { height: bigint; amount: bigint },
+    events: readonly { height: bigint; amount: bigint }[],
+  ) => {
+    if (request.amount === 0n) return -3n
+    const index = events.findIndex(
+      (we) => we.height <= request.height && request.height < we.height + we.amount,
+    )
+    return index < 0 ? -1n : BigInt(index)
+  },
+  /**
+   * A claim of `request` from withdrawal event `first` on: per crossed event, matched = min(amount,
+   * we.height + we.amount - height); eth = floor(matched * withdrawnEth / we.amount) capped at
+   * floor(matched * maxRedeemableEth / amount); the request's height rises and its amount and
+   * maxRedeemableEth fall.
+   */
+  claimWalk: (
+    request: { height: bigint; amount: bigint; maxRedeemableEth: bigint },
+    events: readonly { height: bigint; amount: bigint; withdrawnEth: bigint }[],
+    first: number,
+  ) => {
+    const r = { height: request.height, amount: request.amount, maxRedeemableEth: request.maxRedeemableEth }
+    const steps: { eventId: number; matched: bigint; eth: bigint; remaining: bigint; exceeding: bigint }[] =
+      []
+    for (let id = first; id < events.length && r.amount > 0n; id++) {
+      const we = events[id]
+      if (!we) break
+      const available = we.height + we.amount - r.height
+      const matched = minBigint(r.amount, available)
+      let eth = (matched * we.withdrawnEth) / we.amount
+      const cap = (matched * r.maxRedeemableEth) / r.amount
+      const exceeding = eth > cap ? eth - cap : 0n
+      if (eth > cap) eth = cap
+      r.height += matched
+      r.amount -= matched
+      r.maxRedeemableEth -= eth
+      steps.push({ eventId: id, matched, eth, remaining: r.amount, exceeding })
+    }
+    return { steps, request: r }
+  },
+}
