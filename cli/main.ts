@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises'
 import { Command, InvalidArgumentError } from 'commander'
+import { Redis } from 'ioredis'
 import { loadSigningKey } from '../api/auth/keys.ts'
 import { startServer } from '../api/server.ts'
 import { assertChainId } from '../chain/client.ts'

@@ -32,6 +32,8 @@ export interface Config {
   rateLimitWindowMs: number
   /** Maximum request body in bytes. */
   bodyLimit: number
+  /** Redis key prefix of the BullMQ queue (several deployments may share one Redis). */
+  queuePrefix: string
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -59,6 +61,16 @@ function readInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   if (value < min || value > max)
     throw new ConfigError(`${name} must be between ${min} and ${max} (got ${value})`)
   return value
+}
+
+function readPrefix(env: NodeJS.ProcessEnv): string {
+  const raw = env.QUEUE_PREFIX?.trim() || 'lsreport'
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(raw)) {
+    throw new ConfigError(
+      `QUEUE_PREFIX must be 1-64 letters, digits, '_' or '-' (got ${JSON.stringify(raw)})`,
+    )
+  }
+  return raw
 }
 
 /**
@@ -128,5 +140,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     rateLimitMax: readInt(env, 'RATE_LIMIT_MAX', 600, 1, 1_000_000),
     rateLimitWindowMs: readInt(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1_000, 86_400_000),
     bodyLimit: 1024 * 1024,
+    queuePrefix: readPrefix(env),
   }
 }

@@ -1,4 +1,4 @@
-import { type Address, BaseError, ContractFunctionRevertedError, getAddress } from 'viem'
+import { type Address, BaseError, ContractFunctionRevertedError, encodeFunctionData, getAddress, keccak256 } from 'viem'
 import { allowlistAbi } from '../chain/abi.ts'
 import type { ChainClient, WriteClient } from '../chain/client.ts'
 import { isTransientRpcError } from '../chain/retry.ts'
@@ -124,16 +124,26 @@ export function createAllowlistWriter(deps: AllowlistWriterDeps) {
         if (pending.length === 0) break
         const rows = await sendable(pending, result)
         if (rows.length === 0) continue
-        const hash = await wallet.writeContract({
-          address: allowlist,
-          abi: allowlistAbi,
-          functionName: 'setAllowPermissions',
-          args: [rows.map((r) => getAddress(r.address)), rows.map((r) => BigInt(r.permissions))],
+        // Sign first and record the hash before sending: a send whose answer is lost is then settled by
+        // its hash on the next run (receipt, or back to pending if the node never saw it), never sent twice.
+        const request = await wallet.prepareTransactionRequest({
+          to: allowlist,
+          data: encodeFunctionData({
+            abi: allowlistAbi,
+            functionName: 'setAllowPermissions',
+            args: [rows.map((r) => getAddress(r.address)), rows.map((r) => BigInt(r.permissions))],
+          }),
         })
+        const signed = await wallet.signTransaction(request as never)
+        const hash = keccak256(signed)
         await repos.allowlistChanges.mark(
           rows.map((r) => r.id),
           { state: 'submitted', tx_hash: hash, attempts: (rows[0]?.attempts ?? 0) + 1 },
         )
+        await wallet.sendRawTransaction({ serializedTransaction: signed }).catch((err: unknown) => {
+          // the node already has it (a retried send): fine
+          if (!/already known|known transaction|nonce too low/i.test((err as Error).message)) throw err
+        })
         const receipt = await client.waitForTransactionReceipt({
           hash,
           timeout: deps.receiptTimeoutMs ?? 120_000,
