@@ -45,11 +45,15 @@ async function withContext<T>(fn: (ctx: Context) => Promise<T>): Promise<T> {
 
 async function startApi(ctx: Context) {
   const signingKey = await loadSigningKey({ pem: ctx.config.jwtPrivateKey, dataDir: ctx.config.dataDir })
+  // the rate-limit store is shared through Redis when there is one
+  const redis = ctx.config.redisUrl ? new Redis(ctx.config.redisUrl, { maxRetriesPerRequest: 3 }) : undefined
+  if (redis) ctx.shutdown.add('rate-limit redis', () => void redis.disconnect())
   const { app, url } = await startServer({
     config: ctx.config,
     logger: ctx.logger,
     db: ctx.dbh.db,
     signingKey,
+    redis,
   })
   ctx.shutdown.add('api', () => app.close())
   ctx.logger.info({ url, docs: `${url}/docs`, backend: ctx.dbh.backend }, 'api listening')
@@ -78,6 +82,7 @@ async function startJobs(ctx: Context, chain: ChainSetup, options: { work: boole
   const runner = ctx.config.redisUrl
     ? createBullRunner(jobs.processors, {
         redisUrl: ctx.config.redisUrl,
+        prefix: ctx.config.queuePrefix,
         logger: ctx.logger,
         work: options.work,
       })

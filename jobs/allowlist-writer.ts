@@ -1,4 +1,11 @@
-import { type Address, BaseError, ContractFunctionRevertedError, encodeFunctionData, getAddress, keccak256 } from 'viem'
+import {
+  type Address,
+  BaseError,
+  ContractFunctionRevertedError,
+  encodeFunctionData,
+  getAddress,
+  keccak256,
+} from 'viem'
 import { allowlistAbi } from '../chain/abi.ts'
 import type { ChainClient, WriteClient } from '../chain/client.ts'
 import { isTransientRpcError } from '../chain/retry.ts'

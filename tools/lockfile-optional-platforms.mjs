@@ -13,14 +13,26 @@ const lock = JSON.parse(fs.readFileSync(file, 'utf8'))
 const packages = lock.packages
 
 const OS = ['darwin', 'linux', 'win32', 'android', 'freebsd', 'openbsd', 'sunos', 'aix']
-const CPU = { arm64: 'arm64', x64: 'x64', amd64: 'x64', arm: 'arm', ia32: 'ia32', ppc64: 'ppc64', s390x: 's390x' }
+const CPU = {
+  arm64: 'arm64',
+  x64: 'x64',
+  amd64: 'x64',
+  arm: 'arm',
+  ia32: 'ia32',
+  ppc64: 'ppc64',
+  s390x: 's390x',
+}
 
 function platformOf(name) {
   const parts = name.split('/').pop().split('-')
   const os = parts.find((p) => OS.includes(p))
   const cpu = parts.map((p) => CPU[p]).find(Boolean)
   if (!os || !cpu) return undefined
-  return { os: [os], cpu: [cpu], ...(parts.includes('musl') ? { libc: ['musl'] } : os === 'linux' ? { libc: ['glibc'] } : {}) }
+  return {
+    os: [os],
+    cpu: [cpu],
+    ...(parts.includes('musl') ? { libc: ['musl'] } : os === 'linux' ? { libc: ['glibc'] } : {}),
+  }
 }
 
 let added = 0
@@ -30,7 +42,12 @@ for (const [location, entry] of Object.entries(packages)) {
     if (packages[`${base}node_modules/${name}`] || packages[`node_modules/${name}`]) continue
     const platform = platformOf(name)
     if (!platform || !/^\d+\.\d+\.\d+/.test(version)) continue
-    packages[`node_modules/${name}`] = { version, ...(entry.dev ? { dev: true } : {}), optional: true, ...platform }
+    packages[`node_modules/${name}`] = {
+      version,
+      ...(entry.dev ? { dev: true } : {}),
+      optional: true,
+      ...platform,
+    }
     added++
   }
 }
