@@ -5,10 +5,37 @@ import { promisify } from 'node:util'
 const BIN = path.resolve(import.meta.dirname, '../../bin/lsreport.mjs')
 const run = promisify(execFile)
 
-/** The parent's environment without what vitest/vite inject (BASE_URL=/ would be read as the service's). */
+/**
+ * The service's own variables (DESIGN.md §3 and README): a child gets only those the test passes, never
+ * the runner's (CI exports DATABASE_URL and REDIS_URL; vite sets BASE_URL=/).
+ */
+const SERVICE_VARS = [
+  'DATABASE_URL',
+  'DATA_DIR',
+  'REDIS_URL',
+  'RPC_URL',
+  'CHAIN',
+  'BEACON_URL',
+  'PORT',
+  'HOST',
+  'BASE_URL',
+  'AUTH_URL',
+  'LOG_LEVEL',
+  'JWT_PRIVATE_KEY',
+  'CONFIRMATIONS',
+  'ALLOWER_PRIVATE_KEY',
+  'RATE_LIMIT_MAX',
+  'RATE_LIMIT_WINDOW_MS',
+  'QUEUE_PREFIX',
+  'MODE',
+  'DEV',
+  'PROD',
+  'SSR',
+]
+
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const { BASE_URL: _b, MODE: _m, DEV: _d, PROD: _p, SSR: _s, ...rest } = process.env
-  return { ...rest, ...env }
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SERVICE_VARS.includes(k)))
+  return { ...inherited, ...env }
 }
 
 /** Runs `lsreport <args>` as a user would and parses its JSON stdout. */
