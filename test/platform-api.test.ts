@@ -623,6 +623,37 @@ describe.each(backends)('platform API over HTTP (%s)', (backend) => {
     })
   })
 
+  describe.runIf(run)('every protected route', () => {
+    const routes: [string, string, string][] = [
+      ['POST', '/v0/platform/accounts', 'write:platform'],
+      ['GET', '/v0/platform/accounts', 'read:platform'],
+      ['GET', '/v0/platform/accounts/k', 'read:platform'],
+      ['PATCH', '/v0/platform/accounts/k/pause', 'write:platform'],
+      ['PATCH', '/v0/platform/accounts/k/remove', 'write:platform'],
+      ['PATCH', '/v0/platform/accounts/k/reactivate', 'write:platform'],
+      ['POST', '/v0/platform/accounts/k/discount_rate', 'write:platform'],
+      ['GET', '/v0/platform/wallets/0x8c1bed5b9a0928467c9b1341da1d7bd5e10b6549', 'read:platform'],
+      ['GET', '/v0/platform/wallets', 'read:platform'],
+      ['POST', '/v0/platform/accounts/k/wallets', 'write:platform'],
+      ['GET', '/v0/platform/accounts/k/wallets', 'read:platform'],
+      ['PATCH', '/v0/platform/accounts/k/wallets/w/pause', 'write:platform'],
+      ['PATCH', '/v0/platform/accounts/k/wallets/w/reactivate', 'write:platform'],
+      ['PATCH', '/v0/platform/accounts/k/wallets/w/remove', 'write:platform'],
+      ['PATCH', '/v0/depositors/k/wallets/w/remove', 'write:platform'],
+      ['GET', '/sol/v0/allowlist/11111111111111111111111111111111', 'read:sol-allowlist'],
+      ['POST', '/sol/v0/allowlist', 'write:sol-allowlist'],
+    ]
+    test('behavior: 401 IR2000 without a token and 403 IR2002 with a token lacking the scope', async () => {
+      const others = await orgWithToken(api, { scopes: 'impersonate:org' })
+      for (const [method, path] of routes) {
+        const anon = await http(api.url)(method, path, method === 'GET' ? undefined : {})
+        expect([anon.status, anon.body.status], `${method} ${path}`).toEqual([401, 'IR2000'])
+        const scoped = await http(api.url, others.token)(method, path, method === 'GET' ? undefined : {})
+        expect([scoped.status, scoped.body.status], `${method} ${path}`).toEqual([403, 'IR2002'])
+      }
+    })
+  })
+
   describe.runIf(run)('errors, health and docs', () => {
     test('behavior: unknown route 404, malformed JSON 400, body over 1 MiB 413, each with a request id', async () => {
       const notFound = await call('GET', '/v9/nothing')
@@ -662,5 +693,24 @@ describe.each(backends)('platform API over HTTP (%s)', (backend) => {
       )
       expect((await anon('GET', '/docs')).status).toBeLessThan(400)
     })
+  })
+})
+
+describe('internal errors', () => {
+  test('behavior: a failure inside answers 500 IR5000 without internals, and /ready answers 503 IR5030', async () => {
+    const api = await startTestApi('pglite')
+    const org = await orgWithToken(api)
+    await api.dbh.db.destroy() // the database goes away under the running app
+    try {
+      const res = await http(api.url, org.token)('GET', '/v0/platform/accounts')
+      expect(res.status).toBe(500)
+      expect(res.body).toEqual({ message: expect.stringMatching(/^internal error/), status: 'IR5000' })
+      expect(JSON.stringify(res.body)).not.toMatch(/knex|pool|stack|at /i)
+      expect(res.headers.get('x-request-id')).toBeTruthy()
+      const ready = await http(api.url)('GET', '/ready')
+      expect([ready.status, ready.body.status]).toEqual([503, 'IR5030'])
+    } finally {
+      await api.app.close()
+    }
   })
 })
