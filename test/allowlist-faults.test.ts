@@ -6,7 +6,6 @@ import { afterAll, describe, expect, test } from 'vitest'
 import { allowlistAbi } from '../chain/abi.ts'
 import { createChainClient, createWriteClient } from '../chain/client.ts'
 import { createLogger } from '../common/logger.ts'
-import { migrate, openDb } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { startDevnet } from '../devnet/index.ts'
 import { createAllowlistWriter } from '../jobs/allowlist-writer.ts'
@@ -14,7 +13,7 @@ import { createInlineRunner } from '../jobs/runner.ts'
 import { createPlatformService } from '../platform/service.ts'
 import { devnetFollower } from './helpers/chain.ts'
 import { startRpcProxy } from './helpers/rpc-proxy.ts'
-import { createTestDatabase, postgresAvailable } from './helpers/services.ts'
+import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
 const cleanups: (() => Promise<void>)[] = []
@@ -34,11 +33,8 @@ describe.runIf(pgOk)('allowlist writer through a faulty RPC', () => {
       blockIntervalMs: 100,
     })
     cleanups.push(() => devnet.stop())
-    const database = await createTestDatabase()
-    cleanups.push(database.drop)
-    const dbh = await openDb({ databaseUrl: database.url, poolMax: 4 })
+    const dbh = await migratedTestDatabase()
     cleanups.push(() => dbh.close())
-    await migrate(dbh.db)
 
     const repos = createRepos(dbh.db)
     const org = await repos.orgs.create({ name: 'faults', canAllowlist: true })

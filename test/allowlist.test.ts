@@ -85,6 +85,23 @@ describe.runIf(pgOk)('allowlist onboarding end to end (API -> allowlist job -> d
     return receipt.status
   }
 
+  /** The devnet's denier sets the DENY bit on `address`; returns the receipt status. */
+  async function denyOnChain(address: Address) {
+    const denier = createWalletClient({
+      account: privateKeyToAccount(devAccount('denier').privateKey),
+      transport: viemHttp(devnet.rpcUrl),
+    })
+    const hash = await denier.writeContract({
+      chain: null,
+      address: devnet.contracts.allowlist as Address,
+      abi: allowlistAbi,
+      functionName: 'setDenyPermissions',
+      args: [[address], [PERMISSION.DENY]],
+      gas: 200_000n,
+    })
+    return (await chain().waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 100 })).status
+  }
+
   async function newFundedAddress(): Promise<Address> {
     const address = privateKeyToAccount(generatePrivateKey()).address
     await createDevnetClients(devnet.rpcUrl).testClient.setBalance({ address, value: 100n * ETH })
@@ -156,21 +173,7 @@ describe.runIf(pgOk)('allowlist onboarding end to end (API -> allowlist job -> d
       'ALLOWLISTED',
       async () => (await call('GET', `/v0/platform/wallets/${address}`)).body.status === 'ALLOWLISTED',
     )
-    const denier = createWalletClient({
-      account: privateKeyToAccount(devAccount('denier').privateKey),
-      transport: viemHttp(devnet.rpcUrl),
-    })
-    const hash = await denier.writeContract({
-      chain: null,
-      address: devnet.contracts.allowlist as Address,
-      abi: allowlistAbi,
-      functionName: 'setDenyPermissions',
-      args: [[address], [PERMISSION.DENY]],
-      gas: 200_000n,
-    })
-    expect(
-      (await chain().waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 100 })).status,
-    ).toBe('success')
+    expect(await denyOnChain(address)).toBe('success')
     const account = await until('account DENIED', async () => {
       const a = await call('GET', '/v0/platform/accounts/to-deny')
       return a.body.status === 'DENIED' ? a.body : undefined
@@ -189,19 +192,7 @@ describe.runIf(pgOk)('allowlist onboarding end to end (API -> allowlist job -> d
     const call = http(api.url, org.token)
     const denied = await newFundedAddress()
     const fine = await newFundedAddress()
-    const denier = createWalletClient({
-      account: privateKeyToAccount(devAccount('denier').privateKey),
-      transport: viemHttp(devnet.rpcUrl),
-    })
-    const hash = await denier.writeContract({
-      chain: null,
-      address: devnet.contracts.allowlist as Address,
-      abi: allowlistAbi,
-      functionName: 'setDenyPermissions',
-      args: [[denied], [PERMISSION.DENY]],
-      gas: 200_000n,
-    })
-    await chain().waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 100 })
+    expect(await denyOnChain(denied)).toBe('success')
     // the deny is ingested before the wallet exists: the wallet is not flipped by the follower, the
     // allowlist job meets the revert
     const repos = createRepos(api.dbh.db)

@@ -5,12 +5,12 @@ import type { Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { redeemManagerAbi, riverAbi } from '../chain/abi.ts'
 import { createChainClient } from '../chain/client.ts'
-import { type DbHandle, migrate, openDb } from '../db/index.ts'
+import type { DbHandle } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { type DevnetHandle, startDevnet } from '../devnet/index.ts'
 import { devnetFollower, dumpEvents } from './helpers/chain.ts'
 import { startRpcProxy } from './helpers/rpc-proxy.ts'
-import { createTestDatabase, postgresAvailable } from './helpers/services.ts'
+import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
 const DAYS = 35
@@ -19,14 +19,9 @@ describe.runIf(pgOk)('chain follower on the devnet (Postgres)', () => {
   let devnet: DevnetHandle
   let dataDir: string
   const handles: DbHandle[] = []
-  const drops: (() => Promise<void>)[] = []
-
   const freshDb = async () => {
-    const database = await createTestDatabase()
-    drops.push(database.drop)
-    const dbh = await openDb({ databaseUrl: database.url, poolMax: 4 })
+    const dbh = await migratedTestDatabase()
     handles.push(dbh)
-    await migrate(dbh.db)
     return dbh
   }
 
@@ -44,7 +39,6 @@ describe.runIf(pgOk)('chain follower on the devnet (Postgres)', () => {
   afterAll(async () => {
     await devnet?.stop()
     for (const h of handles) await h.close()
-    for (const d of drops) await d()
     await fs.rm(dataDir, { recursive: true, force: true })
   })
 

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { type Address, createWalletClient, encodeFunctionData, http as viemHttp } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { allowlistAbi, PERMISSION, riverAbi } from '../chain/abi.ts'
-import { type DbHandle, migrate, openDb } from '../db/index.ts'
+import type { DbHandle } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { devnetRiverAbi } from '../devnet/abi.ts'
 import { devAccount } from '../devnet/accounts.ts'
@@ -13,7 +13,7 @@ import { createDevnetClients } from '../devnet/blocks.ts'
 import { type DevnetHandle, startDevnet } from '../devnet/index.ts'
 import { createPlatformService } from '../platform/service.ts'
 import { devnetFollower, dumpEvents } from './helpers/chain.ts'
-import { createTestDatabase, postgresAvailable } from './helpers/services.ts'
+import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
 
@@ -21,13 +21,9 @@ describe.runIf(pgOk)('reorg handling (anvil snapshot / revert)', () => {
   let devnet: DevnetHandle
   let dataDir: string
   const handles: DbHandle[] = []
-  const drops: (() => Promise<void>)[] = []
   const freshDb = async () => {
-    const database = await createTestDatabase()
-    drops.push(database.drop)
-    const dbh = await openDb({ databaseUrl: database.url, poolMax: 4 })
+    const dbh = await migratedTestDatabase()
     handles.push(dbh)
-    await migrate(dbh.db)
     return dbh.db
   }
 
@@ -45,7 +41,6 @@ describe.runIf(pgOk)('reorg handling (anvil snapshot / revert)', () => {
   afterAll(async () => {
     await devnet?.stop()
     for (const h of handles) await h.close()
-    for (const d of drops) await d()
     await fs.rm(dataDir, { recursive: true, force: true })
   })
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
+import { type DbHandle, migrate, openDb } from '../../db/index.ts'
 
 /** True under CI: a test that needs a service fails (never skips) when the service is missing. */
 export const IN_CI = process.env.CI === 'true' || process.env.CI === '1'
@@ -71,5 +72,20 @@ export async function redisAvailable(): Promise<boolean> {
     return false
   } finally {
     client.disconnect()
+  }
+}
+
+/** A fresh, migrated database on the test server; `close()` closes the pool and drops it. */
+export async function migratedTestDatabase(): Promise<DbHandle & { url: string }> {
+  const database = await createTestDatabase()
+  const dbh = await openDb({ databaseUrl: database.url, poolMax: 4 })
+  await migrate(dbh.db)
+  return {
+    ...dbh,
+    url: database.url,
+    close: async () => {
+      await dbh.close()
+      await database.drop()
+    },
   }
 }
