@@ -138,7 +138,7 @@ program
 
 program
   .command('worker')
-  .description('Run the jobs on BullMQ (REDIS_URL): the follower, the allowlist writer and the day jobs')
+  .description('Run the jobs on BullMQ (REDIS_URL): the chain follower and the allowlist writer')
   .action(async () => {
     const ctx = await createContext(process.env, { migrate: false, logTo: 'stdout' })
     ctx.shutdown.installSignalHandlers()

@@ -25,7 +25,25 @@ export function caller(request: FastifyRequest): TokenClaims {
 /** Bearer-token verification (ES256 JWT: signature, iss, aud, exp) and per-route scope checks. */
 export const authPlugin = fp(
   async (app: FastifyInstance, options: { key: SigningKey; issuer: string; audience: string }) => {
-    const verify = createTokenVerifier(options.key, { issuer: options.issuer, audience: options.audience })
+    const verifySignature = createTokenVerifier(options.key, {
+      issuer: options.issuer,
+      audience: options.audience,
+    })
+    // A token is immutable: once its signature, issuer and audience are verified, only its expiry can
+    // change the answer. Verified tokens are cached (bounded) and their expiry checked on every request.
+    const verified = new Map<string, TokenClaims>()
+    const verify = async (token: string): Promise<TokenClaims> => {
+      const hit = verified.get(token)
+      if (hit) {
+        if (hit.exp * 1000 > Date.now()) return hit
+        verified.delete(token)
+        throw Object.assign(new Error('token expired'), { code: 'ERR_JWT_EXPIRED' })
+      }
+      const claims = await verifySignature(token)
+      if (verified.size >= 10_000) verified.delete(verified.keys().next().value as string)
+      verified.set(token, claims)
+      return claims
+    }
     app.decorateRequest('auth', undefined)
     app.decorate('requireScope', (scope: Scope): onRequestHookHandler => {
       return async (request) => {
