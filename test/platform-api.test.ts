@@ -149,6 +149,24 @@ describe.each(backends)('platform API over HTTP (%s)', (backend) => {
       expect((await http(api.url, otherAud)('GET', '/v0/platform/accounts')).status).toBe(401)
     })
 
+    test('behavior: a token that worked is refused once it expires (verified tokens are cached, expiry is not)', async () => {
+      const key = await loadSigningKey({ pem: undefined, dataDir: api.dataDir })
+      const now = Math.floor(Date.now() / 1000)
+      const shortLived = await issueToken(key, {
+        issuer: api.url,
+        audience: api.url,
+        clientId: org.clientId,
+        orgId: org.orgId,
+        scopes: ['read:platform'],
+        now: now - 86_400 + 2, // expires in about 2 s
+      })
+      expect((await http(api.url, shortLived)('GET', '/v0/platform/accounts')).status).toBe(200)
+      await new Promise((r) => setTimeout(r, 3_100))
+      const late = await http(api.url, shortLived)('GET', '/v0/platform/accounts')
+      expect([late.status, late.body.status]).toEqual([401, 'IR2001'])
+      expect(late.body.message).toMatch(/expired/)
+    })
+
     test('behavior: a token signed by another key is 401', async () => {
       const { generateKeyPair, exportPKCS8 } = await import('jose')
       const { privateKey } = await generateKeyPair('ES256', { extractable: true })
