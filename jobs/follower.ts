@@ -2,6 +2,7 @@ import type { Abi, Address } from 'viem'
 import { allowlistAbi, redeemManagerAbi, riverAbi } from '../chain/abi.ts'
 import type { ChainContracts } from '../chain/addresses.ts'
 import type { ChainClient } from '../chain/client.ts'
+import { ChainError } from '../chain/errors.ts'
 import { type DecodedLog, getHeadBlockNumber, type LogFetcher, readAtBlock } from '../chain/logs.ts'
 import { withRetry } from '../chain/retry.ts'
 import type { Logger } from '../common/logger.ts'
@@ -127,6 +128,17 @@ export function createFollower(deps: FollowerDeps) {
     const reports: string[] = []
     for (const log of logs) {
       const b = await block(log.blockNumber)
+      if (b.hash !== log.blockHash) {
+        // the chain moved between the log query and the block read: a reorg in progress; the job retries
+        blockTimes.delete(log.blockNumber)
+        throw new ChainError('block hash changed while ingesting (reorg in progress)', {
+          details: {
+            block_number: log.blockNumber.toString(),
+            log_block_hash: log.blockHash,
+            block_hash: b.hash,
+          },
+        })
+      }
       const key = {
         chain_id: chainId,
         block_number: log.blockNumber,
