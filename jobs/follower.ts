@@ -3,6 +3,7 @@ import { allowlistAbi, redeemManagerAbi, riverAbi } from '../chain/abi.ts'
 import type { ChainContracts } from '../chain/addresses.ts'
 import type { ChainClient } from '../chain/client.ts'
 import { ChainError } from '../chain/errors.ts'
+import { recoverLegacyAllowlistAccounts } from '../chain/legacy-allowlist.ts'
 import { type DecodedLog, getHeadBlockNumber, type LogFetcher, readAtBlock } from '../chain/logs.ts'
 import { withRetry } from '../chain/retry.ts'
 import type { Logger } from '../common/logger.ts'
@@ -271,9 +272,25 @@ export function createFollower(deps: FollowerDeps) {
           })
           break
         case 'SetAllowlistPermissions': {
-          if (log.legacyIndexed) break // first mainnet implementation: addresses not in the log
-          const accounts = a.accounts as readonly string[]
           const perms = a.permissions as readonly bigint[]
+          let accounts = a.accounts as readonly string[]
+          if (log.legacyIndexed) {
+            // first mainnet implementation: the log has only the accounts' hash; the calldata has them
+            const tx = await withRetry(() => client.getTransaction({ hash: log.transactionHash }))
+            const recovered = recoverLegacyAllowlistAccounts(tx.input, log.args)
+            if (!recovered) {
+              logger.warn(
+                {
+                  block_number: log.blockNumber.toString(),
+                  tx_hash: log.transactionHash,
+                  log_index: log.logIndex,
+                },
+                'legacy allowlist log skipped: its accounts are not recoverable from the calldata',
+              )
+              break
+            }
+            accounts = recovered
+          }
           accounts.forEach((account, position) => {
             push('allowlist_permissions', {
               ...key,
