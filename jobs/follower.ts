@@ -127,6 +127,9 @@ export function createFollower(deps: FollowerDeps) {
       }
     }
     const reports: string[] = []
+    // block headers (time, hash) of the chunk, 8 at a time
+    const numbers = [...new Set(logs.map((l) => l.blockNumber))]
+    for (let i = 0; i < numbers.length; i += 8) await Promise.all(numbers.slice(i, i + 8).map(block))
     for (const log of logs) {
       const b = await block(log.blockNumber)
       if (b.hash !== log.blockHash) {
