@@ -156,7 +156,11 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
 
   healthRoutes(app, { db: ctx.db })
   oauthRoutes(app, { repos, key: ctx.signingKey, issuer: ctx.config.authUrl, audience: ctx.config.baseUrl })
-  platformRoutes(app, { platform: createPlatformService(ctx.db), repos, grossFeeRate: async () => undefined })
+  platformRoutes(app, {
+    platform: createPlatformService(ctx.db),
+    repos,
+    grossFeeBps: () => repos.chain.latestGlobalFeeBps(),
+  })
   solRoutes(app, { repos })
 
   return app

@@ -161,6 +161,25 @@ describe.runIf(pgOk)('allowlist onboarding end to end (API -> allowlist job -> d
     expect(await deposit(address)).toBe('reverted')
   })
 
+  test('behavior: a target fee rate above the gross fee rate ingested from the chain is refused', async () => {
+    const org = await orgWithToken(api)
+    const call = http(api.url, org.token)
+    await call('POST', '/v0/platform/accounts', { key: 'discounted' })
+    await until(
+      'the global fee ingested',
+      async () => (await createRepos(api.dbh.db).chain.latestGlobalFeeBps()) === 1500,
+    )
+    const above = await call('POST', '/v0/platform/accounts/discounted/discount_rate', {
+      target_fee_rate: 0.16,
+    })
+    expect([above.status, above.body.status]).toEqual([400, 'IR3200'])
+    expect(above.body.message).toMatch(/0\.15/)
+    const at = await call('POST', '/v0/platform/accounts/discounted/discount_rate', {
+      target_fee_rate: '0.15',
+    })
+    expect([at.status, at.body.target_fee_rate]).toEqual([200, '0.15'])
+  })
+
   test('behavior: a DENY bit on chain puts the wallet and its account in DENIED', async () => {
     const org = await orgWithToken(api)
     const call = http(api.url, org.token)

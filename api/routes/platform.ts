@@ -1,6 +1,13 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { Repos } from '../../db/repos/index.ts'
+import {
+  formatRatio,
+  formatUnits18,
+  InvalidInputError,
+  parseUnits18,
+  validateTargetFeeRate,
+} from '../../engine/index.ts'
 import type { PlatformService } from '../../platform/service.ts'
 import { caller } from '../auth/plugin.ts'
 import { ApiError } from '../errors.ts'
@@ -26,7 +33,7 @@ export const DEFAULT_PAGE = 100
 /** Accounts and wallets of the caller's organization (/v0/platform/..., /v0/depositors/...). */
 export function platformRoutes(
   app: FastifyInstance,
-  deps: { platform: PlatformService; repos: Repos; grossFeeRate: () => Promise<string | undefined> },
+  deps: { platform: PlatformService; repos: Repos; grossFeeBps: () => Promise<number | undefined> },
 ) {
   const { platform, repos } = deps
   const read = { onRequest: app.requireScope('read:platform') }
@@ -126,19 +133,25 @@ export function platformRoutes(
     async (request) => {
       const { idOrKey } = request.params as { idOrKey: string }
       const { target_fee_rate } = request.body as { target_fee_rate: number | string }
-      const rate = normalizeFraction(target_fee_rate)
-      const max = (await deps.grossFeeRate()) ?? '1'
-      if (compareFractions(rate, max) > 0) {
+      const bps = (await deps.grossFeeBps()) ?? 10_000
+      let rate: string
+      try {
+        rate = validateTargetFeeRate(
+          typeof target_fee_rate === 'number' ? String(target_fee_rate) : target_fee_rate,
+          bps,
+        )
+      } catch (err) {
+        if (!(err instanceof InvalidInputError)) throw err
         throw new ApiError(
           'IR3200',
-          `target_fee_rate must be between 0 and the gross protocol fee rate ${max}`,
+          `target_fee_rate must be a decimal (at most 18 places) between 0 and the gross protocol fee rate ${formatRatio(BigInt(bps), 10_000n)}`,
         )
       }
       const auth = caller(request)
       const row = await platform.addDiscountRate(auth.orgId, idOrKey, rate, auth.clientId)
       return {
         account_id: row.account_id,
-        target_fee_rate: trimFraction(row.target_fee_rate),
+        target_fee_rate: formatUnits18(parseUnits18(row.target_fee_rate)),
         created_at: row.created_at.toISOString(),
       }
     },
@@ -302,41 +315,4 @@ export function platformRoutes(
       )
     },
   )
-}
-
-/** A fraction as a canonical decimal string ("0.08"); rejects negatives and more than 18 decimals. */
-export function normalizeFraction(value: number | string): string {
-  const text = typeof value === 'number' ? numberToPlain(value) : value.trim()
-  if (!/^[0-9]+(\.[0-9]+)?$/.test(text))
-    throw new ApiError('IR3200', 'target_fee_rate must be a non-negative decimal')
-  const [int, frac = ''] = text.split('.') as [string, string?]
-  if (frac.length > 18) throw new ApiError('IR3200', 'target_fee_rate has more than 18 decimal places')
-  return trimFraction(`${BigInt(int).toString()}.${frac}`)
-}
-
-function numberToPlain(n: number): string {
-  if (!Number.isFinite(n) || n < 0)
-    throw new ApiError('IR3200', 'target_fee_rate must be a non-negative decimal')
-  // shortest round-trip text, expanded out of exponent form
-  const text = String(n)
-  if (!/e/i.test(text)) return text
-  return n.toFixed(20).replace(/0+$/, '')
-}
-
-/** "0.080000" -> "0.08", "1.000" -> "1". */
-export function trimFraction(text: string): string {
-  if (!text.includes('.')) return text
-  const trimmed = text.replace(/0+$/, '').replace(/\.$/, '')
-  return trimmed === '' ? '0' : trimmed
-}
-
-/** Compares two non-negative decimal strings exactly. */
-export function compareFractions(a: string, b: string): number {
-  const scale = (s: string) => {
-    const [int, frac = ''] = s.split('.') as [string, string?]
-    return BigInt(int) * 10n ** 18n + BigInt(frac.padEnd(18, '0').slice(0, 18) || '0')
-  }
-  const x = scale(a)
-  const y = scale(b)
-  return x < y ? -1 : x > y ? 1 : 0
 }

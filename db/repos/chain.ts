@@ -178,6 +178,26 @@ export function createChainRepo(db: Queryable) {
       return out
     },
 
+    /** The protocol's global fee (bps) as last seen on chain (SetGlobalFee, else the latest report); undefined before any. */
+    async latestGlobalFeeBps(tx: Queryable = db): Promise<number | undefined> {
+      const change: { fee_bps: number } | undefined = await tx('global_fee_changes')
+        .select('fee_bps')
+        .orderBy([
+          { column: 'block_number', order: 'desc' },
+          { column: 'log_index', order: 'desc' },
+        ])
+        .first()
+      if (change) return change.fee_bps
+      const report: { global_fee_bps: number } | undefined = await tx('oracle_reports')
+        .select('global_fee_bps')
+        .orderBy([
+          { column: 'block_number', order: 'desc' },
+          { column: 'log_index', order: 'desc' },
+        ])
+        .first()
+      return report?.global_fee_bps
+    },
+
     async count(table: EventTable, chainId: number, tx: Queryable = db): Promise<number> {
       const [row] = await tx(table).where({ chain_id: chainId }).count<{ count: string }[]>({ count: '*' })
       return Number(row?.count ?? 0)
