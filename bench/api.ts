@@ -11,14 +11,13 @@ import os from 'node:os'
 import path from 'node:path'
 import autocannon from 'autocannon'
 import Fastify from 'fastify'
-import pg from 'pg'
 import { buildApp } from '../api/app.ts'
 import { loadSigningKey } from '../api/auth/keys.ts'
 import { createClient, createOrg } from '../cli/admin.ts'
 import { loadConfig } from '../common/config.ts'
 import { createLogger } from '../common/logger.ts'
-import { migrate, openDb } from '../db/index.ts'
 import { createPlatformService } from '../platform/service.ts'
+import { openScratchDb } from './scratch-db.ts'
 
 const seconds = Number(process.argv[2] ?? 5)
 const connections = Number(process.argv[3] ?? 10)
@@ -40,20 +39,7 @@ async function measure(name: string, url: string, headers: Record<string, string
 }
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lsreport-bench-'))
-// on Postgres: a scratch database next to DATABASE_URL's, dropped at the end (never the user's own)
-let scratchUrl: string | undefined
-const scratchName = `lsreport_bench_${process.pid}`
-if (databaseUrl) {
-  const admin = new pg.Client({ connectionString: databaseUrl })
-  await admin.connect()
-  await admin.query(`create database ${scratchName}`)
-  await admin.end()
-  const url = new URL(databaseUrl)
-  url.pathname = `/${scratchName}`
-  scratchUrl = url.toString()
-}
-const dbh = await openDb({ databaseUrl: scratchUrl, poolMax: 10 })
-await migrate(dbh.db)
+const dbh = await openScratchDb(databaseUrl)
 const port = 18_000 + Math.floor(Math.random() * 1000)
 const config = loadConfig({
   DATA_DIR: dataDir,
@@ -111,12 +97,6 @@ const results = [
 await bare.close()
 await app.close()
 await dbh.close()
-if (databaseUrl) {
-  const admin = new pg.Client({ connectionString: databaseUrl })
-  await admin.connect()
-  await admin.query(`drop database if exists ${scratchName} with (force)`)
-  await admin.end()
-}
 fs.rmSync(dataDir, { recursive: true, force: true })
 const out = path.join(import.meta.dirname, 'results', 'api.json')
 fs.mkdirSync(path.dirname(out), { recursive: true })
