@@ -90,9 +90,7 @@ export function createAllowlistWriter(deps: AllowlistWriterDeps) {
 
   /** Rows sent earlier whose receipt was not seen (a crash or timeout): settle them by receipt. */
   async function reconcileSubmitted() {
-    const submitted: AllowlistChangeRow[] = await db('allowlist_changes')
-      .where({ state: 'submitted' })
-      .orderBy('id')
+    const submitted = await repos.allowlistChanges.submitted()
     const byTx = new Map<string, AllowlistChangeRow[]>()
     for (const row of submitted) byTx.set(row.tx_hash ?? '', [...(byTx.get(row.tx_hash ?? '') ?? []), row])
     for (const [hash, rows] of byTx) {
@@ -156,13 +154,7 @@ export function createAllowlistWriter(deps: AllowlistWriterDeps) {
           timeout: deps.receiptTimeoutMs ?? 120_000,
         })
         if (receipt.status === 'success') {
-          await db('allowlist_changes')
-            .whereIn(
-              'id',
-              rows.map((r) => r.id),
-            )
-            .where({ state: 'submitted' })
-            .update({ state: 'confirmed', updated_at: db.fn.now() })
+          await repos.allowlistChanges.confirmSubmitted(rows.map((r) => r.id))
           result.sent.push({ txHash: hash, addresses: rows.length })
           logger.info({ tx_hash: hash, addresses: rows.length }, 'allowlist permissions sent')
         } else {

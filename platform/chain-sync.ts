@@ -65,10 +65,7 @@ export async function applyPermissionEvents(
         tx,
       )
     }
-    await tx('allowlist_changes')
-      .where({ address: entry.address, permissions: entry.permissions.toString() })
-      .whereIn('state', ['pending', 'submitted'])
-      .update({ state: 'confirmed', tx_hash: entry.txHash, updated_at: tx.fn.now() })
+    await repos.allowlistChanges.confirmSeen(entry.address, entry.permissions, entry.txHash, tx)
     if (to === 'DENIED') await denyAccountOf(tx, wallet, entry.txHash)
   }
 }

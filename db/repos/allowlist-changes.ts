@@ -47,6 +47,30 @@ export function createAllowlistChangesRepo(db: Queryable) {
         .orderBy('id')
         .limit(limit)
     },
+    /** Changes sent whose outcome is not settled yet. */
+    async submitted(tx: Queryable = db): Promise<AllowlistChangeRow[]> {
+      return tx<AllowlistChangeRow>('allowlist_changes').where({ state: 'submitted' }).orderBy('id')
+    },
+    /** Marks the given submitted changes confirmed (a mined, successful transaction). */
+    async confirmSubmitted(ids: string[], tx: Queryable = db): Promise<void> {
+      if (ids.length === 0) return
+      await tx('allowlist_changes')
+        .whereIn('id', ids)
+        .where({ state: 'submitted' })
+        .update({ state: 'confirmed', updated_at: tx.fn.now() })
+    },
+    /** The chain shows `permissions` for `address`: open changes asking exactly that are confirmed by `txHash`. */
+    async confirmSeen(
+      address: string,
+      permissions: bigint,
+      txHash: string,
+      tx: Queryable = db,
+    ): Promise<void> {
+      await tx('allowlist_changes')
+        .where({ address, permissions: permissions.toString() })
+        .whereIn('state', ['pending', 'submitted'])
+        .update({ state: 'confirmed', tx_hash: txHash, updated_at: tx.fn.now() })
+    },
     async forWallet(walletId: string, tx: Queryable = db): Promise<AllowlistChangeRow[]> {
       return tx<AllowlistChangeRow>('allowlist_changes').where({ wallet_id: walletId }).orderBy('id')
     },
