@@ -16,6 +16,7 @@ import { ApiError, type ErrorBody, type ErrorCode } from './errors.ts'
 import { healthRoutes } from './routes/health.ts'
 import { oauthRoutes } from './routes/oauth.ts'
 import { platformRoutes } from './routes/platform.ts'
+import { redeemRoutes } from './routes/redeems.ts'
 import { solRoutes } from './routes/sol.ts'
 import { ErrorBodySchema } from './schemas.ts'
 
@@ -162,6 +163,7 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
     grossFeeBps: () => repos.chain.latestGlobalFeeBps(),
   })
   solRoutes(app, { repos })
+  redeemRoutes(app, { repos })
 
   return app
 }

@@ -35,6 +35,7 @@ export const ERROR_CATALOG = {
   IR3106: { http: 400, meaning: 'Unsupported wallet type (only ETH).' },
   IR3200: { http: 400, meaning: 'target_fee_rate must be between 0 and the gross protocol fee rate.' },
   IR3300: { http: 400, meaning: 'Invalid Solana address (base58 of 32 bytes).' },
+  IR3400: { http: 404, meaning: 'Redeem request not found.' },
   IR5000: { http: 500, meaning: 'Internal error (details are logged with the request id, never returned).' },
   IR5030: { http: 503, meaning: 'Service not ready (database unreachable or migrations pending).' },
 } as const satisfies Record<string, { http: number; meaning: string }>

@@ -6,6 +6,7 @@ import { createChainRepo } from './chain.ts'
 import { createClientsRepo } from './clients.ts'
 import { createDiscountsRepo } from './discounts.ts'
 import { createOrgsRepo } from './orgs.ts'
+import { createRedemptionsRepo } from './redemptions.ts'
 import { createSolAllowlistRepo } from './sol-allowlist.ts'
 import { createWalletsRepo } from './wallets.ts'
 
@@ -21,6 +22,7 @@ export function createRepos(db: Queryable) {
     discounts: createDiscountsRepo(db),
     solAllowlist: createSolAllowlistRepo(db),
     chain: createChainRepo(db),
+    redemptions: createRedemptionsRepo(db),
   }
 }
 export type Repos = ReturnType<typeof createRepos>

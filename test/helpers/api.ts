@@ -42,12 +42,13 @@ export interface TestApi {
 export async function startTestApi(
   backend: Backend,
   env: Record<string, string> = {},
-  extra: { redis?: Redis } = {},
+  extra: { redis?: Redis; dbh?: DbHandle } = {},
 ): Promise<TestApi> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-test-'))
-  const database = backend === 'postgres' ? await createTestDatabase() : undefined
-  const dbh = await openDb({ databaseUrl: database?.url, poolMax: 4 })
-  await migrate(dbh.db)
+  // a database handle given by the caller stays the caller's to close
+  const database = backend === 'postgres' && !extra.dbh ? await createTestDatabase() : undefined
+  const dbh = extra.dbh ?? (await openDb({ databaseUrl: database?.url, poolMax: 4 }))
+  if (!extra.dbh) await migrate(dbh.db)
   // The audience is the base URL, so the port must be known before the app is built.
   const port = String(await freePort())
   const config = loadConfig({ DATA_DIR: dataDir, PORT: port, LOG_LEVEL: 'silent', ...env })
@@ -67,7 +68,7 @@ export async function startTestApi(
     dataDir,
     close: async () => {
       await app.close()
-      await dbh.close()
+      if (!extra.dbh) await dbh.close()
       await database?.drop()
       await fs.rm(dataDir, { recursive: true, force: true })
     },

@@ -1,0 +1,230 @@
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import type { Repos } from '../../db/repos/index.ts'
+import {
+  computeRedeemManagerInfo,
+  computeRedeemRequestStates,
+  formatUnits18,
+  presentRedeemRequest,
+  type RedeemRequestState,
+} from '../../engine/index.ts'
+import { normalizeAddress } from '../../platform/service.ts'
+import { ApiError } from '../errors.ts'
+import { BooleanLike, errorResponses, toBool } from '../schemas.ts'
+
+/** At most this many ids per GET /eth/v1/redeems (DESIGN.md §4.6). */
+export const MAX_REDEEM_IDS = 500
+
+const RedeemV0 = {
+  id: Type.Integer(),
+  owner: Type.String(),
+  height: Type.String(),
+  total_amount_lseth: Type.String(),
+  claimed_amount_lseth: Type.String(),
+  claimable_amount_lseth: Type.String(),
+  max_redeemable_amount_eth: Type.String(),
+  withdrawal_event_id: Type.Integer(),
+  requested_at: Type.Integer(),
+  status_claim: Type.Union(['NOT_CLAIMED', 'PARTIALLY_CLAIMED', 'FULLY_CLAIMED'].map((s) => Type.Literal(s))),
+  status_satisfaction: Type.Union(
+    ['PENDING_SATISFACTION', 'PARTIALLY_SATISFIED', 'FULLY_SATISFIED'].map((s) => Type.Literal(s)),
+  ),
+}
+const RedeemRequestV0 = Type.Object(RedeemV0)
+const RedeemRequestV1 = Type.Object({
+  ...RedeemV0,
+  claimed_amount_eth: Type.String(),
+  claimable_amount_eth: Type.Optional(Type.String()),
+  timestamp: Type.String(),
+})
+const RedeemManagerInfo = Type.Object({
+  total_amount_redeem_queue_lseth: Type.String(),
+  total_amount_withdrawal_stack_lseth: Type.String(),
+})
+
+function parseOwners(owner: string | undefined): string[] | undefined {
+  if (owner === undefined) return undefined
+  const owners = owner
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean)
+  if (owners.length === 0) throw new ApiError('IR1000', 'owner must list at least one 0x address')
+  if (owners.length > MAX_REDEEM_IDS)
+    throw new ApiError('IR1006', `owner lists more than ${MAX_REDEEM_IDS} addresses`)
+  return owners.map((o) => normalizeAddress(o, 'owner'))
+}
+
+function parseIds(ids: string | undefined): number[] | undefined {
+  if (ids === undefined) return undefined
+  const parts = ids
+    .split(',')
+    .map((i) => i.trim())
+    .filter(Boolean)
+  if (parts.length === 0) throw new ApiError('IR1000', 'ids must list at least one redeem request id')
+  if (parts.length > MAX_REDEEM_IDS) throw new ApiError('IR1006', `ids lists more than ${MAX_REDEEM_IDS} ids`)
+  return parts.map((p) => {
+    if (!/^\d{1,10}$/.test(p))
+      throw new ApiError('IR1000', `ids must be non-negative integers (got ${JSON.stringify(p)})`)
+    return Number(p)
+  })
+}
+
+/** Redemption reads, v1 and v0 (public: DESIGN.md §4.1), computed by the engine from indexed events. */
+export function redeemRoutes(app: FastifyInstance, deps: { repos: Repos }) {
+  const { redemptions } = deps.repos
+
+  async function states(filter: { owners?: string[]; ids?: number[] }): Promise<RedeemRequestState[]> {
+    const [requests, events] = await Promise.all([
+      redemptions.requests(filter),
+      redemptions.withdrawalEvents(),
+    ])
+    const claims = await redemptions.claims(requests.map((r) => Number(r.request_id)))
+    return computeRedeemRequestStates(
+      requests.map((r) => ({
+        id: Number(r.request_id),
+        owner: r.recipient,
+        height: BigInt(r.height),
+        amount: BigInt(r.amount),
+        max_redeemable_eth: BigInt(r.max_redeemable_eth),
+        requested_at: Math.floor(r.block_time.getTime() / 1000),
+      })),
+      events.map((e) => ({
+        id: Number(e.withdrawal_event_id),
+        height: BigInt(e.height),
+        amount: BigInt(e.amount),
+        eth_amount: BigInt(e.eth_amount),
+        reported_at: Math.floor(e.block_time.getTime() / 1000),
+      })),
+      claims.map((c) => ({
+        redeem_request_id: Number(c.request_id),
+        lseth_amount: BigInt(c.lseth_amount),
+        eth_amount: BigInt(c.eth_amount),
+        remaining_lseth_amount: BigInt(c.remaining_lseth_amount),
+      })),
+    )
+  }
+
+  async function one(idx: number): Promise<RedeemRequestState> {
+    const [state] = await states({ ids: [idx] })
+    if (!state) throw new ApiError('IR3400', `redeem request ${idx} not found`)
+    return state
+  }
+
+  async function info() {
+    const [last, events] = await Promise.all([redemptions.lastRequest(), redemptions.withdrawalEvents()])
+    const totals = computeRedeemManagerInfo(
+      last ? [{ id: Number(last.request_id), height: BigInt(last.height), amount: BigInt(last.amount) }] : [],
+      events.map((e) => ({
+        id: Number(e.withdrawal_event_id),
+        height: BigInt(e.height),
+        amount: BigInt(e.amount),
+        eth_amount: BigInt(e.eth_amount),
+      })),
+    )
+    return {
+      total_amount_redeem_queue_lseth: formatUnits18(totals.total_amount_redeem_queue_lseth),
+      total_amount_withdrawal_stack_lseth: formatUnits18(totals.total_amount_withdrawal_stack_lseth),
+    }
+  }
+
+  const Idx = Type.Object({ idx: Type.Integer({ minimum: 0, maximum: 4_294_967_295 }) })
+  const DisplayEth = Type.Object({ display_eth: Type.Optional(BooleanLike) })
+
+  app.get(
+    '/eth/v1/redeems',
+    {
+      schema: {
+        tags: ['redemptions'],
+        summary: 'Redeem requests by owner and/or ids (AND); unknown ids are omitted',
+        querystring: Type.Object({
+          owner: Type.Optional(Type.String()),
+          ids: Type.Optional(Type.String()),
+          display_eth: Type.Optional(BooleanLike),
+        }),
+        response: { 200: Type.Array(RedeemRequestV1), ...errorResponses(400) },
+      },
+    },
+    async (request) => {
+      const q = request.query as { owner?: string; ids?: string; display_eth?: boolean | 'true' | 'false' }
+      const owners = parseOwners(q.owner)
+      const ids = parseIds(q.ids)
+      if (!owners && !ids) throw new ApiError('IR1000', 'give owner, ids or both')
+      const displayEth = toBool(q.display_eth, true)
+      return (await states({ ...(owners ? { owners } : {}), ...(ids ? { ids } : {}) })).map((s) =>
+        presentRedeemRequest(s, 'v1', { displayEth }),
+      )
+    },
+  )
+
+  app.get(
+    '/eth/v1/redeems/:idx',
+    {
+      schema: {
+        tags: ['redemptions'],
+        summary: 'One redeem request',
+        params: Idx,
+        querystring: DisplayEth,
+        response: { 200: RedeemRequestV1, ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => {
+      const { idx } = request.params as { idx: number }
+      const q = request.query as { display_eth?: boolean | 'true' | 'false' }
+      return presentRedeemRequest(await one(idx), 'v1', { displayEth: toBool(q.display_eth, true) })
+    },
+  )
+
+  app.get(
+    '/eth/v1/redeems_info',
+    {
+      schema: {
+        tags: ['redemptions'],
+        summary: 'Redeem queue and withdrawal stack totals (LsETH)',
+        response: { 200: RedeemManagerInfo },
+      },
+    },
+    info,
+  )
+
+  app.get(
+    '/eth/v0/redeems',
+    {
+      schema: {
+        tags: ['redemptions'],
+        summary: 'Redeem requests of an owner (v0 fields)',
+        querystring: Type.Object({ owner: Type.String() }),
+        response: { 200: Type.Array(RedeemRequestV0), ...errorResponses(400) },
+      },
+    },
+    async (request) => {
+      const { owner } = request.query as { owner: string }
+      const owners = parseOwners(owner) as string[]
+      return (await states({ owners })).map((s) => presentRedeemRequest(s, 'v0'))
+    },
+  )
+
+  app.get(
+    '/eth/v0/redeems/:idx',
+    {
+      schema: {
+        tags: ['redemptions'],
+        summary: 'One redeem request (v0 fields)',
+        params: Idx,
+        response: { 200: RedeemRequestV0, ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => presentRedeemRequest(await one((request.params as { idx: number }).idx), 'v0'),
+  )
+
+  app.get(
+    '/eth/v0/redeems_info',
+    {
+      schema: {
+        tags: ['redemptions'],
+        summary: 'Redeem queue and withdrawal stack totals (v0)',
+        response: { 200: RedeemManagerInfo },
+      },
+    },
+    info,
+  )
+}
