@@ -106,3 +106,24 @@ describe.each(['postgres', 'pglite'] as const)('black box: CLI -> OAuth2 library
     },
   )
 })
+
+describe('embedded database lock', () => {
+  test('behavior: a second process on the same PGlite data directory stops with a clear error', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-lock-'))
+    cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }))
+    const port = await freePort()
+    const env = { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' }
+    const server = await spawnCli(
+      ['api'],
+      env,
+      async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok,
+    )
+    cleanups.push(server.stop)
+    const second = await cliFails(['orgs', 'create', '--name', 'X', '--json'], env)
+    expect(second.code).toBe(1)
+    expect(second.stderr).toMatch(/in use by process \d+.*DATABASE_URL/s)
+    await server.stop()
+    const org = await cli<{ id: string }>(['orgs', 'create', '--name', 'X', '--json'], env)
+    expect(org.id).toMatch(/^org_/)
+  })
+})
