@@ -71,7 +71,7 @@ async function startLocalDevnet(ctx: Context) {
 }
 
 /** Builds the jobs over the chain and runs them: BullMQ when REDIS_URL is set, else the inline runner. */
-async function startJobs(ctx: Context, chain: ChainSetup, options: { work: boolean }) {
+async function startJobs(ctx: Context, chain: ChainSetup) {
   const jobs = createJobs({
     db: ctx.dbh.db,
     logger: ctx.logger,
@@ -84,7 +84,6 @@ async function startJobs(ctx: Context, chain: ChainSetup, options: { work: boole
         redisUrl: ctx.config.redisUrl,
         prefix: ctx.config.queuePrefix,
         logger: ctx.logger,
-        work: options.work,
       })
     : createInlineRunner(jobs.processors, ctx.logger)
   ctx.shutdown.add('jobs', () => runner.close())
@@ -107,7 +106,7 @@ program
     ctx.shutdown.installSignalHandlers()
     const devnet = ctx.config.rpcUrl ? undefined : await startLocalDevnet(ctx)
     const chain = devnet ? setupFromDevnet(devnet) : await setupFromConfig(ctx.config)
-    await startJobs(ctx, chain, { work: true })
+    await startJobs(ctx, chain)
     const { file, demo, created } = await ensureDemoClient(ctx.dbh.db, {
       dataDir: ctx.config.dataDir,
       baseUrl: ctx.config.baseUrl,
@@ -144,7 +143,7 @@ program
     ctx.shutdown.installSignalHandlers()
     if (!ctx.config.redisUrl)
       throw new ConfigError('REDIS_URL is required for `lsreport worker` (`lsreport up` runs jobs inline)')
-    await startJobs(ctx, await setupFromConfig(ctx.config), { work: true })
+    await startJobs(ctx, await setupFromConfig(ctx.config))
   })
 
 program

@@ -197,7 +197,7 @@ export function createInlineRunner(processors: Record<string, Processor>, logger
  */
 export function createBullRunner(
   processors: Record<string, Processor>,
-  options: { redisUrl: string; prefix?: string; concurrency?: number; logger: Logger; work?: boolean },
+  options: { redisUrl: string; prefix?: string; concurrency?: number; logger: Logger },
 ): JobRunner {
   const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null })
   const prefix = options.prefix ?? 'lsreport'
@@ -228,7 +228,6 @@ export function createBullRunner(
       )
     },
     async start() {
-      if (options.work === false) return
       worker = new Worker(
         'lsreport',
         async (job) => {
