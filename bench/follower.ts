@@ -8,13 +8,11 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import type { Address } from 'viem'
-import { createChainClient } from '../chain/client.ts'
-import { createLogFetcher } from '../chain/logs.ts'
+import { setupFromDevnet } from '../cli/chain-setup.ts'
 import { createLogger } from '../common/logger.ts'
 import { EVENT_TABLES } from '../db/repos/chain.ts'
 import { startDevnet } from '../devnet/index.ts'
-import { createFollower } from '../jobs/follower.ts'
+import { createJobs } from '../jobs/index.ts'
 import { openScratchDb } from './scratch-db.ts'
 
 const days = Number(process.argv[2] ?? 100)
@@ -34,20 +32,12 @@ const historySeconds = (performance.now() - started) / 1000
 console.log(`devnet: ${days} days x ${wallets} wallets built in ${historySeconds.toFixed(1)}s`)
 
 const dbh = await openScratchDb(databaseUrl)
-const client = createChainClient({ rpcUrl: devnet.rpcUrl, chainId: devnet.chainId })
-const follower = createFollower({
+// the follower exactly as `lsreport up` builds it
+const { follower } = createJobs({
   db: dbh.db,
-  client,
-  fetcher: createLogFetcher({ client }),
-  chainId: devnet.chainId,
-  contracts: {
-    river: devnet.contracts.river as Address,
-    redeemManager: devnet.contracts.redeemManager as Address,
-    allowlist: devnet.contracts.allowlist as Address,
-    startBlock: devnet.deployBlock,
-  },
-  confirmations: 0,
   logger: createLogger({ level: 'silent' }),
+  chain: setupFromDevnet(devnet),
+  confirmations: 0,
 })
 started = performance.now()
 const result = await follower.syncOnce()

@@ -1,13 +1,11 @@
 import { PERMISSION } from '../chain/abi.ts'
 import type { Queryable } from '../db/index.ts'
 import { createRepos, type WalletRow, type WalletStatus } from '../db/repos/index.ts'
-import { accountTransition } from './transitions.ts'
-
-const ALLOW = PERMISSION.DEPOSIT | PERMISSION.REDEEM
+import { ALLOW_MASK, moveAccount, moveWallet } from './moves.ts'
 
 /** True when the permission mask lets the address deposit or redeem (and it is not denied). */
 export function isAllowlisted(permissions: bigint): boolean {
-  return (permissions & PERMISSION.DENY) === 0n && (permissions & ALLOW) !== 0n
+  return (permissions & PERMISSION.DENY) === 0n && (permissions & ALLOW_MASK) !== 0n
 }
 
 /**
@@ -41,79 +39,28 @@ export async function applyPermissionEvents(
     const wallet = await repos.wallets.findByAddressAnyOrg(entry.address, tx)
     if (!wallet) continue
     const to = statusFromChain(wallet, entry.permissions)
-    await repos.wallets.update(
-      wallet.id,
+    await moveWallet(
+      tx,
+      wallet,
+      to,
       {
-        status: to,
         chain_permissions: entry.permissions.toString(),
         allowlisted: isAllowlisted(entry.permissions),
         ...(to === 'DENIED' ? { status_reason: 'denied on the on-chain Allowlist' } : {}),
         ...(to !== wallet.status && to !== 'DENIED' ? { status_reason: null } : {}),
       },
-      tx,
+      { actor: 'chain', reason: `tx ${entry.txHash}` },
     )
-    if (to !== wallet.status) {
-      await repos.audit.record(
-        {
-          entity: 'wallet',
-          entityId: wallet.id,
-          from: wallet.status,
-          to,
-          actor: 'chain',
-          reason: `tx ${entry.txHash}`,
-        },
-        tx,
-      )
-    }
     await repos.allowlistChanges.confirmSeen(entry.address, entry.permissions, entry.txHash, tx)
     if (to === 'DENIED') await denyAccountOf(tx, wallet, entry.txHash)
   }
 }
 
 async function denyAccountOf(tx: Queryable, wallet: WalletRow, txHash: string) {
-  const repos = createRepos(tx)
-  const account = await repos.accounts.get(wallet.account_id, tx)
+  const account = await createRepos(tx).accounts.get(wallet.account_id, tx)
   if (!account) return
-  const to = accountTransition(account.status, 'deny')
-  if (to === undefined || to === account.status) return
-  await repos.accounts.setStatus(account.id, to, tx)
-  await repos.audit.record(
-    {
-      entity: 'account',
-      entityId: account.id,
-      from: account.status,
-      to,
-      actor: 'chain',
-      reason: `wallet ${wallet.address} denied in tx ${txHash}`,
-    },
-    tx,
-  )
-  for (const other of await repos.wallets.listByAccounts([account.id], tx)) {
-    if (other.id === wallet.id || !['NOT_READY', 'ALLOWLISTED', 'NOT_ALLOWLISTED'].includes(other.status))
-      continue
-    await repos.wallets.update(
-      other.id,
-      { status: 'PAUSED', paused_by: 'account', status_reason: 'account denied' },
-      tx,
-    )
-    await repos.audit.record(
-      {
-        entity: 'wallet',
-        entityId: other.id,
-        from: other.status,
-        to: 'PAUSED',
-        actor: 'chain',
-        reason: 'account_deny',
-      },
-      tx,
-    )
-    if (other.wants_allowlist) {
-      await repos.allowlistChanges.enqueue(
-        { walletId: other.id, address: other.address, permissions: 0n, reason: 'account_deny' },
-        tx,
-      )
-    }
-  }
+  // refused (a REMOVED account) or already DENIED: nothing more to do
+  await moveAccount(tx, account, 'deny', 'chain', `wallet ${wallet.address} denied in tx ${txHash}`)
 }
 
 /**
@@ -141,24 +88,13 @@ export async function recomputeWalletChainState(
     const wantsZero = last !== undefined && BigInt(last.permissions) === 0n
     if (wantsZero && allowed && (wallet.status === 'REMOVED' || wallet.status === 'NOT_ALLOWLISTED'))
       status = 'PENDING_REMOVAL'
-    await repos.wallets.update(
-      wallet.id,
-      { status, chain_permissions: permissions.toString(), allowlisted: allowed },
+    await moveWallet(
       tx,
+      wallet,
+      status,
+      { chain_permissions: permissions.toString(), allowlisted: allowed },
+      { actor: 'chain', reason: 'reorg' },
     )
-    if (status !== wallet.status) {
-      await repos.audit.record(
-        {
-          entity: 'wallet',
-          entityId: wallet.id,
-          from: wallet.status,
-          to: status,
-          actor: 'chain',
-          reason: 'reorg',
-        },
-        tx,
-      )
-    }
     if (
       last &&
       BigInt(last.permissions) !== permissions &&

@@ -1,32 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import { isAddress } from 'viem'
 import { ApiError } from '../api/errors.ts'
-import { PERMISSION } from '../chain/abi.ts'
 import type { Db, Queryable } from '../db/index.ts'
-import {
-  type AccountRow,
-  createRepos,
-  type Repos,
-  type WalletRow,
-  type WalletStatus,
-} from '../db/repos/index.ts'
-import {
-  type AccountAction,
-  accountTransition,
-  LIVE_WALLET_STATUSES,
-  type WalletAction,
-  walletTransition,
-} from './transitions.ts'
-
-/** DEPOSIT | REDEEM: what an allowlisted wallet holds on chain. */
-export const ALLOW_MASK = PERMISSION.DEPOSIT | PERMISSION.REDEEM
+import { type AccountRow, createRepos, type WalletRow, type WalletStatus } from '../db/repos/index.ts'
+import { type Actor, ALLOW_MASK, moveAccount, moveWallet } from './moves.ts'
+import { type AccountAction, type WalletAction, walletTransition } from './transitions.ts'
 
 export interface AccountView extends AccountRow {
   wallets: WalletRow[]
 }
-
-/** Who asked: a client id, 'operator' (CLI) or 'chain' (follower). */
-export type Actor = string
 
 function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505'
@@ -64,99 +46,6 @@ export function createPlatformService(db: Db) {
       tx,
     )
     return accounts.map((a) => ({ ...a, wallets: wallets.filter((w) => w.account_id === a.id) }))
-  }
-
-  /** Moves a wallet to `to`, records the audit row, and enqueues the chain permissions when they change. */
-  async function moveWallet(
-    tx: Queryable,
-    r: Repos,
-    wallet: WalletRow,
-    to: WalletStatus,
-    patch: Partial<WalletRow>,
-    change: { actor: Actor; reason: string; permissions?: bigint },
-  ): Promise<WalletRow> {
-    const updated = await r.wallets.update(wallet.id, { status: to, ...patch }, tx)
-    if (wallet.status !== to) {
-      await r.audit.record(
-        {
-          entity: 'wallet',
-          entityId: wallet.id,
-          from: wallet.status,
-          to,
-          actor: change.actor,
-          reason: change.reason,
-        },
-        tx,
-      )
-    }
-    if (change.permissions !== undefined) {
-      await r.allowlistChanges.enqueue(
-        {
-          walletId: wallet.id,
-          address: wallet.address,
-          permissions: change.permissions,
-          reason: change.reason,
-        },
-        tx,
-      )
-    }
-    return updated
-  }
-
-  /** The effect of an account transition on its wallets. */
-  async function cascade(tx: Queryable, r: Repos, account: AccountRow, action: AccountAction, actor: Actor) {
-    const wallets = await r.wallets.listByAccounts([account.id], tx)
-    const reason = `account_${action}`
-    for (const w of wallets) {
-      if (action === 'pause' || action === 'deny') {
-        if (!LIVE_WALLET_STATUSES.includes(w.status)) continue
-        await moveWallet(
-          tx,
-          r,
-          w,
-          'PAUSED',
-          { paused_by: 'account' },
-          {
-            actor,
-            reason,
-            ...(w.wants_allowlist ? { permissions: 0n } : {}),
-          },
-        )
-      } else if (action === 'reactivate') {
-        if (w.status !== 'PAUSED' || w.paused_by !== 'account') continue
-        await moveWallet(
-          tx,
-          r,
-          w,
-          w.wants_allowlist ? 'NOT_READY' : 'NOT_ALLOWLISTED',
-          { paused_by: null },
-          {
-            actor,
-            reason,
-            ...(w.wants_allowlist ? { permissions: ALLOW_MASK } : {}),
-          },
-        )
-      } else if (action === 'remove') {
-        if (w.status === 'REMOVED') continue
-        if (w.status === 'DENIED' || w.status === 'PENDING_REMOVAL') {
-          await r.wallets.update(w.id, { on_platform: false }, tx)
-          continue
-        }
-        const onChain = w.wants_allowlist || w.allowlisted
-        await moveWallet(
-          tx,
-          r,
-          w,
-          onChain ? 'PENDING_REMOVAL' : 'REMOVED',
-          { on_platform: false, paused_by: null },
-          {
-            actor,
-            reason,
-            ...(onChain ? { permissions: 0n } : {}),
-          },
-        )
-      }
-    }
   }
 
   return {
@@ -201,18 +90,10 @@ export function createPlatformService(db: Db) {
     ): Promise<AccountView> {
       return db.transaction(async (tx) => {
         const account = await accountOr404(orgId, idOrKey, tx, true)
-        const to = accountTransition(account.status, action)
-        if (to === undefined) {
+        const updated = await moveAccount(tx, account, action, actor)
+        if (updated === undefined) {
           throw new ApiError('IR3003', `cannot ${action} an account that is ${account.status}`)
         }
-        if (to === account.status) {
-          const [view] = await withWallets([account], tx)
-          return view!
-        }
-        const r = createRepos(tx)
-        const updated = await r.accounts.setStatus(account.id, to, tx)
-        await r.audit.record({ entity: 'account', entityId: account.id, from: account.status, to, actor }, tx)
-        await cascade(tx, r, account, action, actor)
         const [view] = await withWallets([updated], tx)
         return view!
       })
@@ -324,7 +205,6 @@ export function createPlatformService(db: Db) {
             if (to === wallet.status) return r.wallets.update(wallet.id, { paused_by: 'wallet' }, tx)
             return moveWallet(
               tx,
-              r,
               wallet,
               to,
               { paused_by: 'wallet' },
@@ -342,7 +222,6 @@ export function createPlatformService(db: Db) {
             }
             return moveWallet(
               tx,
-              r,
               wallet,
               to,
               { paused_by: null },
@@ -357,7 +236,6 @@ export function createPlatformService(db: Db) {
             const sendToChain = to === 'PENDING_REMOVAL' && wallet.status !== 'PENDING_REMOVAL'
             return moveWallet(
               tx,
-              r,
               wallet,
               to,
               { on_platform: false, paused_by: null },
@@ -373,7 +251,6 @@ export function createPlatformService(db: Db) {
             const sendFromPause = wallet.status === 'PAUSED' && wallet.wants_allowlist
             return moveWallet(
               tx,
-              r,
               wallet,
               to,
               { wants_allowlist: false },

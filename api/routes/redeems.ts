@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { Repos } from '../../db/repos/index.ts'
+import type { WithdrawalEventRow } from '../../db/repos/redemptions.ts'
 import {
   computeRedeemManagerInfo,
   computeRedeemRequestStates,
   formatUnits18,
   presentRedeemRequest,
   type RedeemRequestState,
+  type WithdrawalEventInput,
 } from '../../engine/index.ts'
 import { normalizeAddress } from '../../platform/service.ts'
 import { ApiError } from '../errors.ts'
@@ -69,6 +71,17 @@ function parseIds(ids: string | undefined): number[] | undefined {
   })
 }
 
+/** An indexed ReportedWithdrawal as the engine takes it. */
+function eventInput(e: WithdrawalEventRow): WithdrawalEventInput {
+  return {
+    id: Number(e.withdrawal_event_id),
+    height: BigInt(e.height),
+    amount: BigInt(e.amount),
+    eth_amount: BigInt(e.eth_amount),
+    reported_at: Math.floor(e.block_time.getTime() / 1000),
+  }
+}
+
 /** Redemption reads, v1 and v0 (public: DESIGN.md §4.1), computed by the engine from indexed events. */
 export function redeemRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   const { redemptions } = deps.repos
@@ -88,13 +101,7 @@ export function redeemRoutes(app: FastifyInstance, deps: { repos: Repos }) {
         max_redeemable_eth: BigInt(r.max_redeemable_eth),
         requested_at: Math.floor(r.block_time.getTime() / 1000),
       })),
-      events.map((e) => ({
-        id: Number(e.withdrawal_event_id),
-        height: BigInt(e.height),
-        amount: BigInt(e.amount),
-        eth_amount: BigInt(e.eth_amount),
-        reported_at: Math.floor(e.block_time.getTime() / 1000),
-      })),
+      events.map(eventInput),
       claims.map((c) => ({
         redeem_request_id: Number(c.request_id),
         lseth_amount: BigInt(c.lseth_amount),
@@ -114,12 +121,7 @@ export function redeemRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     const [last, events] = await Promise.all([redemptions.lastRequest(), redemptions.withdrawalEvents()])
     const totals = computeRedeemManagerInfo(
       last ? [{ id: Number(last.request_id), height: BigInt(last.height), amount: BigInt(last.amount) }] : [],
-      events.map((e) => ({
-        id: Number(e.withdrawal_event_id),
-        height: BigInt(e.height),
-        amount: BigInt(e.amount),
-        eth_amount: BigInt(e.eth_amount),
-      })),
+      events.map(eventInput),
     )
     return {
       total_amount_redeem_queue_lseth: formatUnits18(totals.total_amount_redeem_queue_lseth),

@@ -1,6 +1,6 @@
-import type { Address } from 'viem'
 import { createChainClient } from '../../chain/client.ts'
 import { createLogFetcher } from '../../chain/logs.ts'
+import { setupFromDevnet } from '../../cli/chain-setup.ts'
 import { createLogger } from '../../common/logger.ts'
 import type { Db } from '../../db/index.ts'
 import { EVENT_TABLES } from '../../db/repos/chain.ts'
@@ -15,12 +15,7 @@ export function devnetFollower(db: Db, devnet: DevnetHandle, rpcUrl = devnet.rpc
     client,
     fetcher: createLogFetcher({ client, baseDelayMs: 20, maxDelayMs: 200 }),
     chainId: devnet.chainId,
-    contracts: {
-      river: devnet.contracts.river as Address,
-      redeemManager: devnet.contracts.redeemManager as Address,
-      allowlist: devnet.contracts.allowlist as Address,
-      startBlock: devnet.deployBlock,
-    },
+    contracts: setupFromDevnet(devnet).contracts,
     confirmations,
     logger: createLogger({ level: 'silent' }),
   })
