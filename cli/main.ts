@@ -83,9 +83,12 @@ async function startJobs(ctx: Context, chain: ChainSetup) {
     ? createBullRunner(jobs.processors, {
         redisUrl: ctx.config.redisUrl,
         prefix: ctx.config.queuePrefix,
+        concurrency: ctx.config.workerConcurrency,
+        lockMs: ctx.config.jobLockMs,
         logger: ctx.logger,
       })
     : createInlineRunner(jobs.processors, ctx.logger)
+  jobs.useRunner(runner)
   ctx.shutdown.add('jobs', () => runner.close())
   await runner.start()
   for (const job of Object.values(JOBS)) {

@@ -34,6 +34,10 @@ export interface Config {
   bodyLimit: number
   /** Redis key prefix of the BullMQ queue (several deployments may share one Redis). */
   queuePrefix: string
+  /** Jobs a BullMQ worker runs at once (WORKER_CONCURRENCY, default 2). */
+  workerConcurrency: number
+  /** How long a worker's lock on a job lasts (JOB_LOCK_MS, default 15000): a dead worker's job is retried after it. */
+  jobLockMs: number
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -141,5 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     rateLimitWindowMs: readInt(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1_000, 86_400_000),
     bodyLimit: 1024 * 1024,
     queuePrefix: readPrefix(env),
+    workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 2, 1, 64),
+    jobLockMs: readInt(env, 'JOB_LOCK_MS', 15_000, 2_000, 600_000),
   }
 }

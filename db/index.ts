@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite'
 import { createPgConfig } from '@electric-sql/pglite/node-postgres'
 import knex, { type Knex } from 'knex'
 import pg from 'pg'
+import { markPglite } from './bulk.ts'
 import { migrationSource } from './migrations/index.ts'
 
 export type Db = Knex
@@ -53,6 +54,7 @@ export async function openDb(options: DbOptions): Promise<DbHandle> {
     connection: async () => createPgConfig(pglite) as unknown as Knex.PgConnectionConfig,
     pool: { min: 0, max: 1 },
   })
+  markPglite(db)
   return {
     db,
     backend: 'pglite',

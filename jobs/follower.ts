@@ -1,5 +1,5 @@
 import type { Abi, Address } from 'viem'
-import { allowlistAbi, redeemManagerAbi, riverAbi } from '../chain/abi.ts'
+import { allowlistAbi, operatorsRegistryAbi, redeemManagerAbi, riverAbi } from '../chain/abi.ts'
 import type { ChainContracts } from '../chain/addresses.ts'
 import type { ChainClient } from '../chain/client.ts'
 import { ChainError } from '../chain/errors.ts'
@@ -102,12 +102,50 @@ export function createFollower(deps: FollowerDeps) {
     await db.transaction(async (tx) => {
       const { allowlistAddresses } = await createRepos(tx).chain.rollbackFrom(chainId, forkPoint, tx)
       await recomputeWalletChainState(tx, chainId, allowlistAddresses)
+      // the days of the rolled-back reports, and every later day's totals, are computed again
+      await createRepos(tx).days.markStaleFrom(chainId, forkPoint, tx)
     })
     logger.warn(
       { chain_id: chainId, rolled_back_from: forkPoint.toString() },
       'reorg detected, rows rolled back',
     )
     return forkPoint
+  }
+
+  /**
+   * Funded validators of each operator at a report block (for the operator fee split); none when the
+   * registry address is not configured or its layout cannot be read (the day then leaves operator fees
+   * unallocated, and says so).
+   */
+  async function operatorsAt(blockNumber: bigint): Promise<{ operator_index: number; funded: number }[]> {
+    const registry = contracts.operatorsRegistry
+    if (!registry) return []
+    try {
+      const count = await readAtBlock(client, {
+        address: registry,
+        abi: operatorsRegistryAbi,
+        functionName: 'getOperatorCount',
+        blockNumber,
+      })
+      const operators = await Promise.all(
+        Array.from({ length: Number(count) }, (_, index) =>
+          readAtBlock(client, {
+            address: registry,
+            abi: operatorsRegistryAbi,
+            functionName: 'getOperator',
+            args: [BigInt(index)],
+            blockNumber,
+          }),
+        ),
+      )
+      return operators.map((operator, index) => ({ operator_index: index, funded: Number(operator.funded) }))
+    } catch (err) {
+      logger.warn(
+        { err, block_number: blockNumber.toString() },
+        'operators registry unreadable at the report block; operator fees stay unallocated',
+      )
+      return []
+    }
   }
 
   /** Converts a chunk of decoded logs to table rows (and the report reads at their blocks). */
@@ -185,7 +223,7 @@ export function createFollower(deps: FollowerDeps) {
           push('global_fee_changes', { ...key, fee_bps: Number(a.fee) })
           break
         case 'ProcessedConsensusLayerReport': {
-          const [u, s, fee] = await Promise.all([
+          const [u, s, fee, operators] = await Promise.all([
             readAtBlock(client, {
               address: contracts.river,
               abi: riverAbi,
@@ -204,7 +242,16 @@ export function createFollower(deps: FollowerDeps) {
               functionName: 'getGlobalFee',
               blockNumber: log.blockNumber,
             }),
+            operatorsAt(log.blockNumber),
           ])
+          for (const operator of operators) {
+            push('report_operators', {
+              chain_id: chainId,
+              block_number: log.blockNumber,
+              log_index: log.logIndex,
+              ...operator,
+            })
+          }
           const r = a.report
           const t = a.trace
           const date = utcDate(b.time)
@@ -350,6 +397,11 @@ export function createFollower(deps: FollowerDeps) {
     async syncOnce(): Promise<SyncResult> {
       const head = await getHeadBlockNumber(client)
       const target = head - BigInt(deps.confirmations)
+      const headBlock = await withRetry(() => client.getBlock({ blockNumber: head }))
+      await createRepos(db).chain.setHead(chainId, {
+        number: head,
+        time: new Date(Number(headBlock.timestamp) * 1000),
+      })
       const rolledBackFrom = await checkReorg(head)
       const inserted: Partial<Record<EventTable, number>> = {}
       const reports: string[] = []

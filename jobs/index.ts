@@ -4,8 +4,9 @@ import { createLogFetcher } from '../chain/logs.ts'
 import type { Logger } from '../common/logger.ts'
 import type { Db } from '../db/index.ts'
 import { createAllowlistWriter } from './allowlist-writer.ts'
+import { createDayJobs, DAY_JOBS } from './days/index.ts'
 import { createFollower } from './follower.ts'
-import type { Processor } from './runner.ts'
+import type { JobRunner, Processor } from './runner.ts'
 
 /** Where the chain is and what to read on it (mainnet/hoodi from chain/addresses, devnet from its deploy). */
 export interface ChainSetup {
@@ -27,11 +28,13 @@ export interface JobsDeps {
 export const JOBS = {
   sync: { name: 'sync', everyMs: 2_000 },
   allowlist: { name: 'allowlist', everyMs: 2_000 },
+  days: { name: DAY_JOBS.schedule, everyMs: 2_000 },
 } as const
 
 /**
  * The processors (plain functions: they run under BullMQ and the inline runner alike) and the pieces
- * they are made of: the chain follower and the allowlist writer.
+ * they are made of: the chain follower, the allowlist writer and the day pipeline. Call `useRunner` with
+ * the runner built from `processors` before starting it (the day jobs enqueue their own follow-ups).
  */
 export function createJobs(deps: JobsDeps) {
   const client: ChainClient = createChainClient({ rpcUrl: deps.chain.rpcUrl, chainId: deps.chain.chainId })
@@ -58,7 +61,18 @@ export function createJobs(deps: JobsDeps) {
         logger,
       })
     : undefined
+  let runner: JobRunner | undefined
   const processors: Record<string, Processor> = {
+    ...createDayJobs({
+      db: deps.db,
+      chainId: deps.chain.chainId,
+      logger,
+      burnAddresses: [deps.chain.contracts.river, deps.chain.contracts.redeemManager],
+      runner: () => {
+        if (!runner) throw new Error('createJobs: useRunner() was not called before the jobs ran')
+        return runner
+      },
+    }),
     [JOBS.sync.name]: async () => {
       const r = await follower.syncOnce()
       return { head: r.head.toString(), reports: r.reports }
@@ -70,5 +84,14 @@ export function createJobs(deps: JobsDeps) {
       return { sent: r.sent.length, failed: r.failed.length }
     }
   }
-  return { client, follower, writer, processors }
+  return {
+    client,
+    follower,
+    writer,
+    processors,
+    /** Binds the runner the day jobs enqueue their flows on. */
+    useRunner(r: JobRunner) {
+      runner = r
+    },
+  }
 }

@@ -1,4 +1,4 @@
-import { Queue, UnrecoverableError, Worker } from 'bullmq'
+import { FlowProducer, Queue, UnrecoverableError, Worker } from 'bullmq'
 import { Redis } from 'ioredis'
 import type { Logger } from '../common/logger.ts'
 
@@ -8,6 +8,8 @@ export interface JobInfo {
   name: string
   data: unknown
   attemptsMade: number
+  /** Attempts allowed in all (the job fails for good when attemptsMade + 1 reaches it). */
+  attempts: number
 }
 
 /** A processor: a plain function, so it runs under BullMQ and the inline runner alike. */
@@ -21,6 +23,18 @@ export interface EnqueueOptions {
   attempts?: number
 }
 
+/** One job of a flow: its name, payload and deterministic id. */
+export interface FlowJob {
+  name: string
+  data: unknown
+  jobId: string
+}
+
+/** A parent job that runs once every child has succeeded (and fails when a child fails for good). */
+export interface Flow extends FlowJob {
+  children: FlowJob[]
+}
+
 export interface FailedJob {
   id: string
   name: string
@@ -32,6 +46,10 @@ export interface FailedJob {
 export interface JobRunner {
   kind: 'inline' | 'bullmq'
   enqueue(name: string, data: unknown, options?: EnqueueOptions): Promise<void>
+  /** Adds a flow; a flow whose parent id is queued or running is not added twice. */
+  enqueueFlow(flow: Flow): Promise<void>
+  /** True while a job with this id is queued, waiting for children, delayed or running. */
+  has(jobId: string): Promise<boolean>
   /** Runs `name` every `intervalMs` (one scheduler per name; re-registering updates it). */
   every(name: string, intervalMs: number, data?: unknown): Promise<void>
   start(): Promise<void>
@@ -66,8 +84,12 @@ export function createInlineRunner(processors: Record<string, Processor>, logger
     attemptsMade: number
     attempts: number
     runAt: number
+    /** ids of the children that must complete first (a flow's parent) */
+    waitFor?: string[]
   }
   const queue: Pending[] = []
+  const completedChildren = new Set<string>()
+  const failedChildren = new Map<string, string>()
   const active = new Set<string>()
   const busyNames = new Set<string>()
   const failedJobs: FailedJob[] = []
@@ -83,18 +105,33 @@ export function createInlineRunner(processors: Record<string, Processor>, logger
     if (wake) clearTimeout(wake)
     const now = Date.now()
     const next = queue
-      .filter((j) => !busyNames.has(j.name))
+      .filter((j) => !busyNames.has(j.name) && childrenDone(j))
       .reduce((min, j) => Math.min(min, j.runAt), Number.POSITIVE_INFINITY)
     if (next === Number.POSITIVE_INFINITY) return
     wake = setTimeout(pump, Math.max(0, next - now))
     wake.unref()
   }
 
+  /** A parent runs when all its children completed; a child that failed for good fails the parent. */
+  const childrenDone = (job: Pending) => (job.waitFor ?? []).every((id) => completedChildren.has(id))
+  const failedChild = (job: Pending) => (job.waitFor ?? []).find((id) => failedChildren.has(id))
+
   const run = async (job: Pending) => {
     const processor = processors[job.name]
     try {
       if (!processor) throw new UnrecoverableError(`no processor for job ${job.name}`)
-      await processor({ id: job.id, name: job.name, data: job.data, attemptsMade: job.attemptsMade })
+      await processor({
+        id: job.id,
+        name: job.name,
+        data: job.data,
+        attemptsMade: job.attemptsMade,
+        attempts: job.attempts,
+      })
+      if (childIds.has(job.id)) completedChildren.add(job.id)
+      for (const id of job.waitFor ?? []) {
+        completedChildren.delete(id)
+        childIds.delete(id)
+      }
     } catch (err) {
       job.attemptsMade += 1
       const unrecoverable = err instanceof UnrecoverableError
@@ -116,6 +153,7 @@ export function createInlineRunner(processors: Record<string, Processor>, logger
           error: (err as Error).message,
           attemptsMade: job.attemptsMade,
         })
+        if (childIds.has(job.id)) failedChildren.set(job.id, (err as Error).message)
       }
     } finally {
       active.delete(job.id)
@@ -128,7 +166,24 @@ export function createInlineRunner(processors: Record<string, Processor>, logger
     const now = Date.now()
     for (let i = 0; i < queue.length; ) {
       const job = queue[i]!
-      if (job.runAt <= now && !busyNames.has(job.name)) {
+      const failed = failedChild(job)
+      if (failed !== undefined) {
+        // a child failed for good: the parent fails without running (BullMQ's failParentOnFailure)
+        queue.splice(i, 1)
+        failedJobs.push({
+          id: job.id,
+          name: job.name,
+          error: `child ${failed} failed: ${failedChildren.get(failed)}`,
+          attemptsMade: 0,
+        })
+        for (const id of job.waitFor ?? []) {
+          failedChildren.delete(id)
+          completedChildren.delete(id)
+          childIds.delete(id)
+        }
+        continue
+      }
+      if (job.runAt <= now && !busyNames.has(job.name) && childrenDone(job)) {
         queue.splice(i, 1)
         active.add(job.id)
         busyNames.add(job.name)
@@ -141,6 +196,8 @@ export function createInlineRunner(processors: Record<string, Processor>, logger
     }
     schedule()
   }
+
+  const childIds = new Set<string>()
 
   const enqueue = async (name: string, data: unknown, options: EnqueueOptions = {}) => {
     validateJobId(options.jobId)
@@ -158,9 +215,34 @@ export function createInlineRunner(processors: Record<string, Processor>, logger
     schedule()
   }
 
+  const has = (id: string) => queue.some((j) => j.id === id) || active.has(id)
+
   return {
     kind: 'inline',
     enqueue,
+    async enqueueFlow(flow) {
+      for (const job of [flow, ...flow.children]) validateJobId(job.jobId)
+      if (closing || has(flow.jobId)) return
+      for (const child of flow.children) {
+        childIds.add(child.jobId)
+        failedChildren.delete(child.jobId)
+        completedChildren.delete(child.jobId)
+        await enqueue(child.name, child.data, { jobId: child.jobId })
+      }
+      queue.push({
+        id: flow.jobId,
+        name: flow.name,
+        data: flow.data,
+        attemptsMade: 0,
+        attempts: 5,
+        runAt: Date.now(),
+        waitFor: flow.children.map((c) => c.jobId),
+      })
+      schedule()
+    },
+    async has(id) {
+      return has(id)
+    },
     async every(name, intervalMs, data) {
       const tick = () => void enqueue(name, data ?? {}, { jobId: `every-${name}` })
       const timer = setInterval(tick, intervalMs)
@@ -197,25 +279,59 @@ export function createInlineRunner(processors: Record<string, Processor>, logger
  */
 export function createBullRunner(
   processors: Record<string, Processor>,
-  options: { redisUrl: string; prefix?: string; concurrency?: number; logger: Logger },
+  options: {
+    redisUrl: string
+    prefix?: string
+    concurrency?: number
+    /** How long a worker's lock on a job lasts; a job of a dead worker is picked up after it (default 15 s). */
+    lockMs?: number
+    logger: Logger
+  },
 ): JobRunner {
   const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null })
   const prefix = options.prefix ?? 'lsreport'
   const queue = new Queue('lsreport', { connection, prefix })
+  const flows = new FlowProducer({ connection, prefix })
+  const lockMs = options.lockMs ?? 15_000
+  const jobOptions = (jobId: string | undefined, attempts = 5) => ({
+    ...(jobId ? { jobId } : {}),
+    attempts,
+    backoff: { type: 'exponential' as const, delay: BACKOFF_BASE_MS },
+    removeOnComplete: true,
+    removeOnFail: 1000,
+  })
+  const LIVE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']
+  const has = async (id: string) => LIVE_STATES.includes(await queue.getJobState(id))
   let worker: Worker | undefined
   return {
     kind: 'bullmq',
     async enqueue(name, data, opts = {}) {
       validateJobId(opts.jobId)
       await queue.add(name, data, {
-        ...(opts.jobId ? { jobId: opts.jobId } : {}),
+        ...jobOptions(opts.jobId, opts.attempts),
         ...(opts.delayMs ? { delay: opts.delayMs } : {}),
-        attempts: opts.attempts ?? 5,
-        backoff: { type: 'exponential', delay: BACKOFF_BASE_MS },
-        removeOnComplete: true,
-        removeOnFail: 1000,
       })
     },
+    async enqueueFlow(flow) {
+      for (const job of [flow, ...flow.children]) validateJobId(job.jobId)
+      if (await has(flow.jobId)) return
+      // a finished parent with this id (kept in the failed set) would make BullMQ ignore the new flow
+      const previous = await queue.getJob(flow.jobId)
+      if (previous) await previous.remove({ removeChildren: true })
+      await flows.add({
+        name: flow.name,
+        queueName: 'lsreport',
+        data: flow.data,
+        opts: jobOptions(flow.jobId),
+        children: flow.children.map((child) => ({
+          name: child.name,
+          queueName: 'lsreport',
+          data: child.data,
+          opts: { ...jobOptions(child.jobId), failParentOnFailure: true },
+        })),
+      })
+    },
+    has,
     async every(name, intervalMs, data) {
       await queue.upsertJobScheduler(
         `every-${name}`,
@@ -238,9 +354,18 @@ export function createBullRunner(
             name: job.name,
             data: job.data,
             attemptsMade: job.attemptsMade,
+            attempts: job.opts.attempts ?? 1,
           })
         },
-        { connection: connection.duplicate(), prefix, concurrency: options.concurrency ?? 1 },
+        {
+          connection: connection.duplicate(),
+          prefix,
+          concurrency: options.concurrency ?? 1,
+          lockDuration: lockMs,
+          stalledInterval: Math.max(1_000, Math.floor(lockMs / 3)),
+          // a job whose worker died is retried; a day shard may meet several crashes in a row
+          maxStalledCount: 10,
+        },
       )
       worker.on('failed', (job, err) => {
         options.logger.error(
@@ -271,6 +396,7 @@ export function createBullRunner(
     },
     async close() {
       await worker?.close()
+      await flows.close()
       await queue.close()
       await connection.quit()
     },

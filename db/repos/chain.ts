@@ -12,6 +12,7 @@ export const EVENT_TABLES = [
   'redeem_satisfactions',
   'redeem_claims',
   'allowlist_permissions',
+  'report_operators',
 ] as const
 export type EventTable = (typeof EVENT_TABLES)[number]
 
@@ -53,7 +54,9 @@ export function createChainRepo(db: Queryable) {
       const key =
         table === 'allowlist_permissions'
           ? ['chain_id', 'block_number', 'log_index', 'position']
-          : ['chain_id', 'block_number', 'log_index']
+          : table === 'report_operators'
+            ? ['chain_id', 'block_number', 'log_index', 'operator_index']
+            : ['chain_id', 'block_number', 'log_index']
       for (let i = 0; i < rows.length; i += 1000) {
         await tx(table)
           .insert(rows.slice(i, i + 1000).map(toDbRow))
@@ -87,6 +90,14 @@ export function createChainRepo(db: Queryable) {
           block_hash: c.blockHash,
           updated_at: tx.fn.now(),
         })
+    },
+
+    /** Records the head block the follower saw: the chain's clock (see `chainClock`). */
+    async setHead(chainId: number, head: { number: bigint; time: Date }, tx: Queryable = db): Promise<void> {
+      await tx('chain_heads')
+        .insert({ chain_id: chainId, block_number: head.number.toString(), time: head.time })
+        .onConflict('chain_id')
+        .merge({ block_number: head.number.toString(), time: head.time, updated_at: tx.fn.now() })
     },
 
     async saveBlocks(

@@ -1,4 +1,5 @@
 import type { Queryable } from '../index.ts'
+import { chainClock } from './clock.ts'
 
 export interface DiscountRateRow {
   id: string
@@ -6,6 +7,8 @@ export interface DiscountRateRow {
   target_fee_rate: string
   created_by: string
   created_at: Date
+  /** Chain time from which the rate is in force (see chainClock). */
+  effective_from: Date
 }
 
 /** Per-account target fee rates; each POST adds a row (history kept). */
@@ -20,21 +23,23 @@ export function createDiscountsRepo(db: Queryable) {
           account_id: input.accountId,
           target_fee_rate: input.targetFeeRate,
           created_by: input.createdBy,
+          effective_from: chainClock(tx),
         })
         .returning('*')
       return row!
     },
-    /** The rate in force at `at`: the latest created before it. */
+    /** The rate in force at chain time `at`: the latest effective before it. */
     async inForce(accountId: string, at: Date, tx: Queryable = db): Promise<DiscountRateRow | undefined> {
       return tx<DiscountRateRow>('discount_rates')
         .where({ account_id: accountId })
-        .where('created_at', '<', at)
+        .where('effective_from', '<', at)
         .orderBy([
-          { column: 'created_at', order: 'desc' },
+          { column: 'effective_from', order: 'desc' },
           { column: 'id', order: 'desc' },
         ])
         .first()
     },
+    /** Every rate of the account, oldest first. */
     async history(accountId: string, tx: Queryable = db): Promise<DiscountRateRow[]> {
       return tx<DiscountRateRow>('discount_rates').where({ account_id: accountId }).orderBy('id')
     },

@@ -4,8 +4,10 @@ import { createAllowlistChangesRepo } from './allowlist-changes.ts'
 import { createAuditRepo } from './audit.ts'
 import { createChainRepo } from './chain.ts'
 import { createClientsRepo } from './clients.ts'
+import { createDaysRepo } from './days.ts'
 import { createDiscountsRepo } from './discounts.ts'
 import { createOrgsRepo } from './orgs.ts'
+import { createRecordsRepo } from './records.ts'
 import { createRedemptionsRepo } from './redemptions.ts'
 import { createSolAllowlistRepo } from './sol-allowlist.ts'
 import { createWalletsRepo } from './wallets.ts'
@@ -23,6 +25,8 @@ export function createRepos(db: Queryable) {
     solAllowlist: createSolAllowlistRepo(db),
     chain: createChainRepo(db),
     redemptions: createRedemptionsRepo(db),
+    days: createDaysRepo(db),
+    records: createRecordsRepo(db),
   }
 }
 export type Repos = ReturnType<typeof createRepos>

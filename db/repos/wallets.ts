@@ -1,5 +1,6 @@
 import type { Queryable } from '../index.ts'
 import { isUuid } from './accounts.ts'
+import { chainClock } from './clock.ts'
 
 export type WalletStatus =
   | 'NOT_READY'
@@ -26,6 +27,10 @@ export interface WalletRow {
   status_reason: string | null
   created_at: Date
   updated_at: Date
+  /** Chain time from which the wallet counts for its account and org (see chainClock). */
+  attributed_from?: Date
+  /** Chain time at which it left the On-Platform list (null while on it). */
+  off_platform_from?: Date | null
 }
 
 export interface WalletFilter {
@@ -52,11 +57,20 @@ export function createWalletsRepo(db: Queryable) {
     async insert(
       input: Omit<
         WalletRow,
-        'created_at' | 'updated_at' | 'allowlisted' | 'chain_permissions' | 'paused_by' | 'status_reason'
+        | 'created_at'
+        | 'updated_at'
+        | 'allowlisted'
+        | 'chain_permissions'
+        | 'paused_by'
+        | 'status_reason'
+        | 'attributed_from'
+        | 'off_platform_from'
       >,
       tx: Queryable = db,
     ): Promise<WalletRow> {
-      const [row] = await tx<WalletRow>('wallets').insert(input).returning('*')
+      const [row] = await tx<WalletRow>('wallets')
+        .insert({ ...input, attributed_from: chainClock(tx) as unknown as Date })
+        .returning('*')
       return row!
     },
     /** The wallet holding this address in any org (addresses are unique across orgs). */
@@ -104,7 +118,13 @@ export function createWalletsRepo(db: Queryable) {
     async update(id: string, patch: WalletPatch, tx: Queryable = db): Promise<WalletRow> {
       const [row] = await tx<WalletRow>('wallets')
         .where({ id })
-        .update({ ...patch, updated_at: tx.fn.now() as unknown as Date })
+        .update({
+          ...patch,
+          ...(patch.on_platform === false
+            ? { off_platform_from: tx.raw('coalesce(off_platform_from, ?)', [chainClock(tx)]) }
+            : {}),
+          updated_at: tx.fn.now() as unknown as Date,
+        } as unknown as Partial<WalletRow>)
         .returning('*')
       return row!
     },

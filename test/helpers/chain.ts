@@ -27,7 +27,15 @@ export async function dumpEvents(db: Db): Promise<Record<string, unknown[]>> {
   for (const table of EVENT_TABLES) {
     out[table] = await db(table)
       .select('*')
-      .orderBy(['block_number', 'log_index'].concat(table === 'allowlist_permissions' ? ['position'] : []))
+      .orderBy(
+        ['block_number', 'log_index'].concat(
+          table === 'allowlist_permissions'
+            ? ['position']
+            : table === 'report_operators'
+              ? ['operator_index']
+              : [],
+        ),
+      )
   }
   return out
 }

@@ -1,0 +1,273 @@
+import type { Queryable } from '../index.ts'
+
+/** Status of a day: its records are visible (`computed`), being written, waiting, or failed. */
+export type DayStatus = 'pending' | 'computing' | 'computed' | 'failed'
+
+/** A day: one final oracle report and the state of its computed records. */
+export interface DayRow {
+  chain_id: number
+  report_epoch: string
+  /** UTC date of the report's block, YYYY-MM-DD. */
+  date: string
+  block_number: string
+  tx_index: number
+  log_index: number
+  block_hash: string
+  block_time: Date
+  previous_epoch: string | null
+  status: DayStatus
+  reason: string | null
+  visible_version: number | null
+  computing_version: number | null
+  last_version: number
+  shards: number | null
+  wallets: number | null
+  engine_version: string | null
+  content_hash: string | null
+  based_on_hash: string | null
+  error: string | null
+  requested_at: Date
+  started_at: Date | null
+  computed_at: Date | null
+  duration_ms: number | null
+}
+
+/** The next day to work on, with what its predecessor holds now. */
+export interface NextDay extends DayRow {
+  predecessor_status: DayStatus | null
+  predecessor_hash: string | null
+  predecessor_version: number | null
+}
+
+/** Selects every column of `days`, the date as YYYY-MM-DD text (never a local-time Date). */
+const DAY_COLUMNS = (tx: Queryable, alias = 'days') => [
+  `${alias}.*`,
+  tx.raw(`to_char(${alias}.date, 'YYYY-MM-DD') as date`),
+]
+
+/** Tables holding a day's computed records (all keyed by chain_id, report_epoch, version). */
+export const RECORD_TABLES = [
+  'wallet_records',
+  'account_records',
+  'protocol_records',
+  'fee_records',
+  'operator_fee_records',
+  'day_shards',
+] as const
+
+/** The days table: which reports have records, which version readers see, what is left to compute. */
+export function createDaysRepo(db: Queryable) {
+  return {
+    /**
+     * Adds a pending day for every oracle report at or below `upToBlock` that has none, and sends back to
+     * pending every day whose report moved (a reorg re-mined it or changed its predecessor). Days whose
+     * report is gone (rolled back) are deleted with their records. Returns how many days were added, re-opened
+     * and deleted.
+     */
+    async syncWithReports(
+      chainId: number,
+      upToBlock: bigint,
+      tx: Queryable = db,
+    ): Promise<{ added: number; reopened: number; deleted: number }> {
+      const reports = `select r.chain_id, r.epoch::bigint as report_epoch, r.report_date as date, r.block_number,
+          r.tx_index, r.log_index, r.block_hash, r.block_time,
+          lag(r.epoch::bigint) over (order by r.block_number, r.log_index) as previous_epoch
+        from oracle_reports r where r.chain_id = ? and r.block_number <= ?`
+      const bindings = [chainId, upToBlock.toString()]
+      const orphans: { report_epoch: string }[] = await tx('days')
+        .select('report_epoch')
+        .where({ chain_id: chainId })
+        .whereNotExists((q) =>
+          q
+            .select(tx.raw('1'))
+            .from('oracle_reports as r')
+            .whereRaw('r.chain_id = days.chain_id and r.epoch::bigint = days.report_epoch'),
+        )
+      for (const { report_epoch: epoch } of orphans) {
+        for (const table of RECORD_TABLES) {
+          await tx(table).where({ chain_id: chainId, report_epoch: epoch }).delete()
+        }
+        await tx('days').where({ chain_id: chainId, report_epoch: epoch }).delete()
+      }
+      const reopened = await tx.raw(
+        `update days d set status = 'pending', reason = 'report moved (reorg)', block_number = x.block_number,
+           tx_index = x.tx_index, log_index = x.log_index, block_hash = x.block_hash, block_time = x.block_time,
+           date = x.date, previous_epoch = x.previous_epoch, requested_at = now()
+         from (${reports}) x
+         where d.chain_id = x.chain_id and d.report_epoch = x.report_epoch
+           and (d.block_hash <> x.block_hash or d.previous_epoch is distinct from x.previous_epoch)`,
+        bindings,
+      )
+      const added = await tx.raw(
+        `insert into days (chain_id, report_epoch, date, block_number, tx_index, log_index, block_hash,
+           block_time, previous_epoch, status)
+         select x.chain_id, x.report_epoch, x.date, x.block_number, x.tx_index, x.log_index, x.block_hash,
+           x.block_time, x.previous_epoch, 'pending' from (${reports}) x
+         on conflict (chain_id, report_epoch) do nothing`,
+        bindings,
+      )
+      return { added: added.rowCount ?? 0, reopened: reopened.rowCount ?? 0, deleted: orphans.length }
+    },
+
+    /**
+     * The earliest day (chain order) whose visible records are not current: not computed yet, failed, being
+     * computed, or computed on a version of its predecessor that has since changed. Days are computed in
+     * chain order, so every day before it is current.
+     */
+    async next(chainId: number, tx: Queryable = db): Promise<NextDay | undefined> {
+      const row = await tx('days as d')
+        .leftJoin('days as p', function () {
+          this.on('p.chain_id', 'd.chain_id').andOn('p.report_epoch', 'd.previous_epoch')
+        })
+        .select(
+          ...DAY_COLUMNS(tx, 'd'),
+          'p.status as predecessor_status',
+          'p.content_hash as predecessor_hash',
+          'p.visible_version as predecessor_version',
+        )
+        .where('d.chain_id', chainId)
+        .where((q) =>
+          q.whereNot('d.status', 'computed').orWhereRaw('d.based_on_hash is distinct from p.content_hash'),
+        )
+        .orderBy([{ column: 'd.block_number' }, { column: 'd.log_index' }])
+        .first()
+      return row as NextDay | undefined
+    },
+
+    async get(chainId: number, epoch: string | bigint, tx: Queryable = db): Promise<DayRow | undefined> {
+      const row = await tx('days')
+        .select(DAY_COLUMNS(tx))
+        .where({ chain_id: chainId, report_epoch: epoch.toString() })
+        .first()
+      return row as DayRow | undefined
+    },
+
+    /** Opens a new run (version) of a day: status computing. Returns the version. */
+    async startRun(chainId: number, epoch: string, shards: number, tx: Queryable = db): Promise<number> {
+      const [row] = await tx('days')
+        .where({ chain_id: chainId, report_epoch: epoch })
+        .update({
+          status: 'computing',
+          computing_version: tx.raw('last_version + 1'),
+          last_version: tx.raw('last_version + 1'),
+          shards,
+          error: null,
+          started_at: tx.fn.now(),
+        })
+        .returning('computing_version')
+      if (!row) throw new Error(`day ${chainId}/${epoch} does not exist`)
+      return row.computing_version as number
+    },
+
+    /** Locks a day's row for the rest of the transaction and returns it. */
+    async lock(chainId: number, epoch: string, tx: Queryable): Promise<DayRow | undefined> {
+      const row = await tx('days')
+        .select(DAY_COLUMNS(tx))
+        .where({ chain_id: chainId, report_epoch: epoch })
+        .forUpdate()
+        .first()
+      return row as DayRow | undefined
+    },
+
+    /** Marks the run `version` failed with its error (ignored when a newer run replaced it). */
+    async failRun(
+      chainId: number,
+      epoch: string,
+      version: number,
+      error: string,
+      tx: Queryable = db,
+    ): Promise<void> {
+      await tx('days')
+        .where({ chain_id: chainId, report_epoch: epoch, computing_version: version })
+        .update({ status: 'failed', error: error.slice(0, 2000), computing_version: null })
+    },
+
+    /** Makes `version` the visible one: status computed, with its figures. Call inside the finalizing tx. */
+    async finishRun(
+      chainId: number,
+      epoch: string,
+      done: {
+        version: number
+        wallets: number
+        engineVersion: string
+        contentHash: string
+        basedOnHash: string | null
+        durationMs: number
+      },
+      tx: Queryable,
+    ): Promise<void> {
+      await tx('days').where({ chain_id: chainId, report_epoch: epoch }).update({
+        status: 'computed',
+        reason: null,
+        error: null,
+        visible_version: done.version,
+        computing_version: null,
+        wallets: done.wallets,
+        engine_version: done.engineVersion,
+        content_hash: done.contentHash,
+        based_on_hash: done.basedOnHash,
+        computed_at: tx.fn.now(),
+        duration_ms: done.durationMs,
+      })
+    },
+
+    /** Deletes the records of every version of a day but the visible one (after a run, or abandoned runs). */
+    async deleteHiddenVersions(chainId: number, epoch: string, tx: Queryable = db): Promise<void> {
+      const day = await tx<DayRow>('days').where({ chain_id: chainId, report_epoch: epoch }).first()
+      if (!day) return
+      for (const table of RECORD_TABLES) {
+        await tx(table)
+          .where({ chain_id: chainId, report_epoch: epoch })
+          .modify((q) => {
+            if (day.visible_version !== null) q.whereNot('version', day.visible_version)
+            if (day.computing_version !== null) q.whereNot('version', day.computing_version)
+          })
+          .delete()
+      }
+    },
+
+    /** Sends the days of a date range back to pending (an explicit recompute). Returns how many. */
+    async requestRecompute(
+      chainId: number,
+      range: { from: string; to: string },
+      tx: Queryable = db,
+    ): Promise<number> {
+      return tx('days')
+        .where({ chain_id: chainId })
+        .whereBetween('date', [range.from, range.to])
+        .whereNot('status', 'computing')
+        .update({ status: 'pending', reason: 'recompute requested', requested_at: tx.fn.now() })
+    },
+
+    /** Sends every day whose report is at or after `fromBlock` back to pending (a reorg rolled them back). */
+    async markStaleFrom(chainId: number, fromBlock: bigint, tx: Queryable = db): Promise<number> {
+      return tx('days')
+        .where({ chain_id: chainId })
+        .where('block_number', '>=', fromBlock.toString())
+        .update({ status: 'pending', reason: 'reorg', requested_at: tx.fn.now() })
+    },
+
+    /** Days in chain order, optionally within a date range. */
+    async list(
+      chainId: number,
+      range: { from?: string; to?: string } = {},
+      tx: Queryable = db,
+    ): Promise<DayRow[]> {
+      return tx('days')
+        .select(DAY_COLUMNS(tx))
+        .where({ chain_id: chainId })
+        .modify((q) => {
+          if (range.from) q.where('date', '>=', range.from)
+          if (range.to) q.where('date', '<=', range.to)
+        })
+        .orderBy([{ column: 'block_number' }, { column: 'log_index' }])
+    },
+
+    /** The chain ids that have days (the operator views list every chain the service follows). */
+    async chainIds(tx: Queryable = db): Promise<number[]> {
+      const rows: { chain_id: number }[] = await tx('days').distinct('chain_id').orderBy('chain_id')
+      return rows.map((r) => r.chain_id)
+    },
+  }
+}
+export type DaysRepo = ReturnType<typeof createDaysRepo>

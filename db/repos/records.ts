@@ -1,0 +1,397 @@
+import { type BulkValue, bulkWrite } from '../bulk.ts'
+import type { Db, Queryable } from '../index.ts'
+import {
+  FEE_AMOUNT_COLUMNS,
+  FEE_RATE_COLUMNS,
+  WALLET_AMOUNT_COLUMNS,
+  WALLET_RECORD_COLUMNS,
+  WALLET_TOTAL_COLUMNS,
+} from '../records/columns.ts'
+
+/** One version of one day's records. */
+export interface DayKey {
+  chainId: number
+  epoch: string
+  version: number
+}
+
+/** A range of lower-case addresses: lo <= address < hi (hi null: no upper bound). */
+export interface AddressRange {
+  lo: string
+  hi: string | null
+}
+
+/** A position in the chain: transfers before a report are those at a lower (block, tx index). */
+export interface ChainPosition {
+  block: string
+  txIndex: number
+}
+
+/** An ingested oracle report with its position (numeric columns as decimal strings). */
+export interface StoredReport {
+  chain_id: number
+  block_number: string
+  log_index: number
+  tx_index: number
+  block_hash: string
+  block_time: Date
+  epoch: string
+  validators_count: number
+  stopped_validator_count_per_operator: number[]
+  trace_rewards: string
+  total_underlying_supply: string
+  total_supply: string
+  fee_shares: string
+  global_fee_bps: number
+}
+
+/** The previous day's record of a wallet: its balance and cumulative totals (decimal strings). */
+export type PreviousWalletRow = { address: string } & Record<
+  'balance_lseth' | (typeof WALLET_TOTAL_COLUMNS)[number],
+  string
+>
+
+/** A wallet's LsETH movements over a day's period (decimal strings of shares). */
+export interface PeriodFlowRow {
+  address: string
+  delta: string
+  mints: string
+  burns: string
+}
+
+/** Who a wallet belonged to at a report's block time. */
+export interface AttributionRow {
+  address: string
+  account_id: string
+  org_id: string
+  originator_org_id: string
+  on_platform: boolean
+}
+
+/** What a shard of a run wrote. */
+export interface ShardResult {
+  shard: number
+  wallets: number
+  content_hash: string
+  fee_summary: unknown
+  duration_ms: number
+}
+
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000'
+
+function inRange(column: string, range: AddressRange): { sql: string; bindings: string[] } {
+  return range.hi === null
+    ? { sql: `${column} >= ?`, bindings: [range.lo] }
+    : { sql: `${column} >= ? and ${column} < ?`, bindings: [range.lo, range.hi] }
+}
+
+/** '0.080000000000000000' -> '0.08' (numeric columns come back padded to their scale). */
+function trimDecimal(value: string): string {
+  if (!value.includes('.')) return value
+  const trimmed = value.replace(/0+$/, '').replace(/\.$/, '')
+  return trimmed === '' || trimmed === '-0' ? '0' : trimmed
+}
+
+/**
+ * Computed daily records: the inputs a day reads (reports, the previous day's totals, the period's
+ * transfers, attribution as of the report) and the bulk writes of a run's records.
+ */
+export function createRecordsRepo(db: Queryable) {
+  return {
+    /** The ingested report of an epoch. */
+    async report(chainId: number, epoch: string, tx: Queryable = db): Promise<StoredReport | undefined> {
+      return tx('oracle_reports').where({ chain_id: chainId }).whereRaw('epoch::bigint = ?', [epoch]).first()
+    },
+
+    /** Up to `limit` reports before a position, newest first. */
+    async reportsBefore(
+      chainId: number,
+      position: { block: string; logIndex: number },
+      limit: number,
+      tx: Queryable = db,
+    ): Promise<StoredReport[]> {
+      return tx('oracle_reports')
+        .where({ chain_id: chainId })
+        .whereRaw('(block_number, log_index) < (?, ?)', [position.block, position.logIndex])
+        .orderBy([
+          { column: 'block_number', order: 'desc' },
+          { column: 'log_index', order: 'desc' },
+        ])
+        .limit(limit)
+    },
+
+    /** Funded validators per operator at a report, by operator index. */
+    async reportOperators(
+      chainId: number,
+      position: { block: string; logIndex: number },
+      tx: Queryable = db,
+    ): Promise<{ operator_index: number; funded: number }[]> {
+      return tx('report_operators')
+        .select('operator_index', 'funded')
+        .where({ chain_id: chainId, block_number: position.block, log_index: position.logIndex })
+        .orderBy('operator_index')
+    },
+
+    /** Every fee schedule row (validated by the engine). */
+    async feeSchedules(tx: Queryable = db): Promise<unknown[]> {
+      const rows: {
+        id: string
+        model: string
+        effective_from: Date
+        shares: unknown
+        note: string | null
+      }[] = await tx('fee_schedules').orderBy('effective_from')
+      return rows.map((r) => ({
+        id: r.id,
+        model: r.model,
+        effective_from: r.effective_from.toISOString().replace('.000Z', 'Z'),
+        shares: r.shares,
+        ...(r.note ? { note: r.note } : {}),
+      }))
+    },
+
+    /** Balances and totals of a version of a day, for an address range, ordered by address. */
+    async walletTotals(key: DayKey, range: AddressRange, tx: Queryable = db): Promise<PreviousWalletRow[]> {
+      const where = inRange('address', range)
+      return tx('wallet_records')
+        .select('address', 'balance_lseth', ...WALLET_TOTAL_COLUMNS)
+        .where({ chain_id: key.chainId, report_epoch: key.epoch, version: key.version })
+        .whereRaw(where.sql, where.bindings)
+        .orderBy('address')
+    },
+
+    /**
+     * Net LsETH movement, mints (from 0x0) and burns (to 0x0 or to a redeem address) of each address in
+     * `range` over transfers at positions [from, to) (from null: since the beginning).
+     */
+    async periodFlows(
+      chainId: number,
+      window: { from: ChainPosition | null; to: ChainPosition },
+      range: AddressRange,
+      burnAddresses: readonly string[],
+      tx: Queryable = db,
+    ): Promise<PeriodFlowRow[]> {
+      const position = (alias: string) => {
+        const fromSql = window.from
+          ? `and ${alias}.block_number >= ? and (${alias}.block_number, ${alias}.tx_index) >= (?, ?)`
+          : ''
+        const fromBindings = window.from ? [window.from.block, window.from.block, window.from.txIndex] : []
+        return {
+          sql: `${alias}.chain_id = ? ${fromSql} and ${alias}.block_number <= ? and (${alias}.block_number, ${alias}.tx_index) < (?, ?)`,
+          bindings: [chainId, ...fromBindings, window.to.block, window.to.block, window.to.txIndex],
+        }
+      }
+      const incoming = position('t')
+      const outgoing = position('t')
+      const to = inRange('t.to_address', range)
+      const from = inRange('t.from_address', range)
+      const burns = [ZERO_ADDRESS, ...burnAddresses.map((a) => a.toLowerCase())]
+      const result = await tx.raw(
+        `select address, sum(delta)::text as delta, sum(mints)::text as mints, sum(burns)::text as burns from (
+           select t.to_address as address, t.value as delta,
+             case when t.from_address = ? then t.value else 0 end as mints, 0 as burns
+           from lseth_transfers t where ${incoming.sql} and ${to.sql}
+           union all
+           select t.from_address as address, -t.value as delta, 0 as mints,
+             case when t.to_address = any(?) then t.value else 0 end as burns
+           from lseth_transfers t where ${outgoing.sql} and ${from.sql}
+         ) m where address <> ? group by address order by address`,
+        [
+          ZERO_ADDRESS,
+          ...incoming.bindings,
+          ...to.bindings,
+          burns,
+          ...outgoing.bindings,
+          ...from.bindings,
+          ZERO_ADDRESS,
+        ],
+      )
+      return result.rows
+    },
+
+    /** LsETH minted (from 0x0) and burned (to 0x0) by the whole protocol over positions (from, to]. */
+    async protocolFlows(
+      chainId: number,
+      window: { after: ChainPosition | null; upTo: ChainPosition },
+      tx: Queryable = db,
+    ): Promise<{ mints: string; burns: string }> {
+      const fromSql = window.after ? 'and block_number >= ? and (block_number, tx_index) > (?, ?)' : ''
+      const fromBindings = window.after ? [window.after.block, window.after.block, window.after.txIndex] : []
+      const result = await tx.raw(
+        `select coalesce(sum(case when from_address = ? then value else 0 end), 0)::text as mints,
+                coalesce(sum(case when to_address = ? then value else 0 end), 0)::text as burns
+         from lseth_transfers where chain_id = ? ${fromSql}
+           and block_number <= ? and (block_number, tx_index) <= (?, ?)
+           and (from_address = ? or to_address = ?)`,
+        [
+          ZERO_ADDRESS,
+          ZERO_ADDRESS,
+          chainId,
+          ...fromBindings,
+          window.upTo.block,
+          window.upTo.block,
+          window.upTo.txIndex,
+          ZERO_ADDRESS,
+          ZERO_ADDRESS,
+        ],
+      )
+      return result.rows[0]
+    },
+
+    /** Registered wallets of `range` as they stood at chain time `at` (registered before it). */
+    async attributions(at: Date, range: AddressRange, tx: Queryable = db): Promise<AttributionRow[]> {
+      const where = inRange('address', range)
+      return tx('wallets')
+        .select(
+          'address',
+          'account_id',
+          'org_id',
+          'originator_org_id',
+          tx.raw('(off_platform_from is null or off_platform_from >= ?) as on_platform', [at]),
+        )
+        .where('attributed_from', '<', at)
+        .whereRaw(where.sql, where.bindings)
+    },
+
+    /** The target fee rate in force at chain time `at` for each of `accountIds` that has one. */
+    async targetsAt(
+      at: Date,
+      accountIds: readonly string[],
+      tx: Queryable = db,
+    ): Promise<Map<string, string>> {
+      const out = new Map<string, string>()
+      if (accountIds.length === 0) return out
+      const rows: { account_id: string; target_fee_rate: string }[] = await tx('discount_rates')
+        .distinctOn('account_id')
+        .select('account_id', tx.raw('target_fee_rate::text as target_fee_rate'))
+        .where('effective_from', '<', at)
+        .whereIn('account_id', accountIds)
+        .orderBy([
+          { column: 'account_id' },
+          { column: 'effective_from', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+      for (const r of rows) out.set(r.account_id, trimDecimal(r.target_fee_rate))
+      return out
+    },
+
+    /**
+     * Writes a shard's wallet records (values in `WALLET_RECORD_COLUMNS` order), replacing what an earlier
+     * attempt of the same shard wrote, in one transaction. Returns the rows written.
+     */
+    async writeWalletShard(
+      key: DayKey,
+      range: AddressRange,
+      rows: AsyncIterable<BulkValue[]> | Iterable<BulkValue[]>,
+    ): Promise<number> {
+      const where = inRange('address', range)
+      return bulkWrite(db as Db, 'wallet_records', WALLET_RECORD_COLUMNS, rows, {
+        sql: `delete from wallet_records where chain_id = ? and report_epoch = ? and version = ? and ${where.sql}`,
+        bindings: [key.chainId, key.epoch, key.version, ...where.bindings],
+      })
+    },
+
+    /** Records what a shard wrote (replacing an earlier attempt's row). */
+    async saveShard(key: DayKey, result: ShardResult, tx: Queryable = db): Promise<void> {
+      await tx('day_shards')
+        .insert({
+          chain_id: key.chainId,
+          report_epoch: key.epoch,
+          version: key.version,
+          shard: result.shard,
+          wallets: result.wallets,
+          content_hash: result.content_hash,
+          fee_summary: JSON.stringify(result.fee_summary),
+          duration_ms: result.duration_ms,
+        })
+        .onConflict(['chain_id', 'report_epoch', 'version', 'shard'])
+        .merge()
+    },
+
+    /** The shards a run has written so far, by shard number. */
+    async shards(key: DayKey, tx: Queryable = db): Promise<ShardResult[]> {
+      return tx('day_shards')
+        .select('shard', 'wallets', 'content_hash', 'fee_summary', 'duration_ms')
+        .where({ chain_id: key.chainId, report_epoch: key.epoch, version: key.version })
+        .orderBy('shard')
+    },
+
+    /** Deletes a run's day-level records (account, protocol, fee, operator) before writing them again. */
+    async clearDayLevel(key: DayKey, tx: Queryable): Promise<void> {
+      for (const table of ['account_records', 'protocol_records', 'fee_records', 'operator_fee_records']) {
+        await tx(table)
+          .where({ chain_id: key.chainId, report_epoch: key.epoch, version: key.version })
+          .delete()
+      }
+    },
+
+    /** Account records of a run: exact sums of its wallets' amounts, grouped by the account of each. */
+    async insertAccountRecords(key: DayKey, engineVersion: string, tx: Queryable): Promise<number> {
+      const sums = WALLET_AMOUNT_COLUMNS.map((c) => `sum(${c})`).join(', ')
+      const result = await tx.raw(
+        `insert into account_records (chain_id, report_epoch, version, account_id, date, org_id, wallets,
+           ${WALLET_AMOUNT_COLUMNS.join(', ')}, engine_version)
+         select chain_id, report_epoch, version, account_id, min(date), min(org_id), count(*), ${sums}, ?
+         from wallet_records where chain_id = ? and report_epoch = ? and version = ? and account_id is not null
+         group by chain_id, report_epoch, version, account_id`,
+        [engineVersion, key.chainId, key.epoch, key.version],
+      )
+      return result.rowCount ?? 0
+    },
+
+    /** Inserts the run's protocol record (amounts as bigint or decimal strings). */
+    async insertProtocolRecord(key: DayKey, row: Record<string, unknown>, tx: Queryable): Promise<void> {
+      await tx('protocol_records').insert({
+        ...stringify(row),
+        chain_id: key.chainId,
+        report_epoch: key.epoch,
+        version: key.version,
+      })
+    },
+
+    /** Inserts the run's platform / originator / all fee records. */
+    async insertFeeRecords(key: DayKey, rows: Record<string, unknown>[], tx: Queryable): Promise<void> {
+      if (rows.length === 0) return
+      const columns = [
+        'kind',
+        'org_id',
+        'date',
+        'fee_model',
+        'wallets',
+        ...FEE_AMOUNT_COLUMNS,
+        ...FEE_RATE_COLUMNS,
+      ]
+      const batch = rows.map((row) => {
+        const out: Record<string, unknown> = {
+          chain_id: key.chainId,
+          report_epoch: key.epoch,
+          version: key.version,
+          engine_version: row.engine_version,
+        }
+        for (const c of columns) out[c] = typeof row[c] === 'bigint' ? String(row[c]) : row[c]
+        return out
+      })
+      for (let i = 0; i < batch.length; i += 500) await tx('fee_records').insert(batch.slice(i, i + 500))
+    },
+
+    /** Inserts the run's operator fee records. */
+    async insertOperatorRecords(key: DayKey, rows: Record<string, unknown>[], tx: Queryable): Promise<void> {
+      if (rows.length === 0) return
+      await tx('operator_fee_records').insert(
+        rows.map((row) => ({
+          ...stringify(row),
+          chain_id: key.chainId,
+          report_epoch: key.epoch,
+          version: key.version,
+        })),
+      )
+    },
+  }
+}
+export type RecordsRepo = ReturnType<typeof createRecordsRepo>
+
+function stringify(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(row)) out[k] = typeof v === 'bigint' ? v.toString() : v
+  return out
+}

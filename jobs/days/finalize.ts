@@ -1,0 +1,197 @@
+import { createHash } from 'node:crypto'
+import type { Db } from '../../db/index.ts'
+import { createRepos } from '../../db/repos/index.ts'
+import type { DayKey, ShardResult } from '../../db/repos/records.ts'
+import {
+  activeValidatorsPerOperator,
+  computeProtocolRecord,
+  decodeFeeSummary,
+  ENGINE_VERSION,
+  type EncodedFeeSummary,
+  EngineError,
+  type FeeTotals,
+  feeTotalsRows,
+  mergeFeeSummaries,
+  operatorFeeRows,
+} from '../../engine/index.ts'
+import { DayDataError, DayNotReadyError } from './errors.ts'
+import { type DayInputs, describeReport } from './inputs.ts'
+
+/** The finalization job's payload. */
+export interface FinalizeJob {
+  chainId: number
+  epoch: string
+  version: number
+  shards: number
+}
+
+/** How a finalization ended. */
+export type FinalizeOutcome =
+  | { status: 'computed'; wallets: number; content_hash: string }
+  | { status: 'superseded' }
+
+/** The hash of a day's content: the shards' hashes in address order. */
+export function dayContentHash(shards: readonly Pick<ShardResult, 'content_hash'>[]): string {
+  const hash = createHash('sha256')
+  for (const shard of shards) hash.update(`${shard.content_hash}\n`)
+  return hash.digest('hex')
+}
+
+function engineStep<T>(inputs: DayInputs, step: () => T): T {
+  try {
+    return step()
+  } catch (err) {
+    if (err instanceof EngineError) {
+      throw new DayDataError(`${describeReport(inputs.day)}: ${err.message}`, { cause: err })
+    }
+    throw err
+  }
+}
+
+/**
+ * After every shard of a run succeeded: writes the account records (sums of their wallets), the protocol
+ * record, the platform / originator / operator fee records, and makes the run's version visible, all in one
+ * transaction; then deletes the day's hidden versions. A run that a newer one replaced does nothing.
+ */
+export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): Promise<FinalizeOutcome> {
+  const repos = createRepos(db)
+  const key: DayKey = { chainId: job.chainId, epoch: job.epoch, version: job.version }
+  const shards = await repos.records.shards(key)
+  if (shards.length !== job.shards) {
+    throw new DayNotReadyError(
+      `${describeReport(inputs.day)}: ${shards.length} of ${job.shards} shards written; retried`,
+    )
+  }
+  const { report, ctx } = inputs
+  const summary = mergeFeeSummaries(
+    ...shards.map((s) => decodeFeeSummary(s.fee_summary as EncodedFeeSummary)),
+  )
+  const position = { block: String(report.block_number), logIndex: report.log_index }
+  const [history, flows, funded] = await Promise.all([
+    repos.records.reportsBefore(job.chainId, position, 8),
+    repos.records.protocolFlows(job.chainId, {
+      after: inputs.previous
+        ? { block: String(inputs.previous.block_number), txIndex: inputs.previous.tx_index }
+        : null,
+      upTo: { block: String(report.block_number), txIndex: report.tx_index },
+    }),
+    repos.records.reportOperators(job.chainId, position),
+  ])
+  const protocol = engineStep(inputs, () =>
+    computeProtocolRecord({
+      oracle_report: String(report.epoch),
+      timestamp: ctx.timestamp,
+      rewards: BigInt(report.trace_rewards),
+      global_fee_bps: report.global_fee_bps,
+      fee_shares_minted: BigInt(report.fee_shares),
+      underlying: ctx.underlying,
+      supply: ctx.supply,
+      mints_lseth: BigInt(flows.mints),
+      burns_lseth: BigInt(flows.burns),
+      validators_count: report.validators_count,
+      stopped_validator_count_per_operator: report.stopped_validator_count_per_operator,
+      previous_reports: history.reverse().map((r) => ({
+        timestamp: Math.floor(r.block_time.getTime() / 1000),
+        underlying: BigInt(r.total_underlying_supply),
+        supply: BigInt(r.total_supply),
+      })),
+    }),
+  )
+  const operators = engineStep(inputs, () =>
+    operatorFeeRows(
+      summary.all,
+      activeValidatorsPerOperator(
+        funded.map((o) => ({ operator_id: String(o.operator_index), funded_validators: o.funded })),
+        report.stopped_validator_count_per_operator,
+      ),
+    ),
+  )
+  const feeRows = (kind: string, groups: Record<string, FeeTotals>) =>
+    feeTotalsRows(groups).map((row) => ({
+      ...row,
+      kind,
+      date: inputs.day.date,
+      fee_model: ctx.fee_model,
+      engine_version: ENGINE_VERSION,
+    }))
+  const contentHash = dayContentHash(shards)
+  const wallets = shards.reduce((n, s) => n + s.wallets, 0)
+  const outcome = await db.transaction(async (tx): Promise<FinalizeOutcome> => {
+    const r = createRepos(tx)
+    const day = await r.days.lock(job.chainId, job.epoch, tx)
+    if (!day || day.computing_version !== job.version) return { status: 'superseded' }
+    await r.records.clearDayLevel(key, tx)
+    await r.records.insertAccountRecords(key, ENGINE_VERSION, tx)
+    await r.records.insertProtocolRecord(
+      key,
+      {
+        date: inputs.day.date,
+        block_time: report.block_time,
+        block_number: String(report.block_number),
+        total_protocol_mints_lseth: protocol.total_protocol_mints_lseth,
+        total_protocol_burns_lseth: protocol.total_protocol_burns_lseth,
+        total_protocol_active_keys_count: protocol.total_protocol_active_keys_count,
+        rewards_eth: protocol.rewards_eth,
+        gross_fee_rate: protocol.gross_fee_rate,
+        gross_fee_lseth: protocol.gross_fee_lseth,
+        conversion_rate: protocol.conversion_rate,
+        total_lseth_supply: protocol.total_lseth_supply,
+        total_underlying_eth: ctx.underlying,
+        a_srr_7d: protocol.a_srr_7d,
+        engine_version: ENGINE_VERSION,
+      },
+      tx,
+    )
+    await r.records.insertFeeRecords(
+      key,
+      [
+        ...feeRows('all', { '': summary.all }),
+        ...feeRows('platform', summary.platforms),
+        ...feeRows('originator', summary.originators),
+      ],
+      tx,
+    )
+    await r.records.insertOperatorRecords(
+      key,
+      [
+        ...operators.operators.map((o) => ({
+          operator_id: o.operator_id,
+          date: inputs.day.date,
+          active_validators: o.active_validators,
+          operator_fees_eth: o.operator_fees_eth,
+          operator_fees_rate: o.operator_fees_rate,
+          engine_version: ENGINE_VERSION,
+        })),
+        ...(operators.unallocated_eth > 0n
+          ? [
+              {
+                operator_id: 'unallocated',
+                date: inputs.day.date,
+                active_validators: 0n,
+                operator_fees_eth: operators.unallocated_eth,
+                operator_fees_rate: '0',
+                engine_version: ENGINE_VERSION,
+              },
+            ]
+          : []),
+      ],
+      tx,
+    )
+    await r.days.finishRun(
+      job.chainId,
+      job.epoch,
+      {
+        version: job.version,
+        wallets,
+        engineVersion: ENGINE_VERSION,
+        contentHash,
+        basedOnHash: inputs.previousHash,
+        durationMs: day.started_at ? Date.now() - day.started_at.getTime() : 0,
+      },
+      tx,
+    )
+    return { status: 'computed', wallets, content_hash: contentHash }
+  })
+  if (outcome.status === 'computed') await repos.days.deleteHiddenVersions(job.chainId, job.epoch)
+  return outcome
+}

@@ -1,0 +1,113 @@
+import type { Logger } from '../../common/logger.ts'
+import type { Db } from '../../db/index.ts'
+import { createRepos } from '../../db/repos/index.ts'
+import { type JobInfo, type JobRunner, type Processor, UnrecoverableError } from '../runner.ts'
+import { DayDataError } from './errors.ts'
+import { type FinalizeJob, finalizeDay } from './finalize.ts'
+import { loadDayInputs } from './inputs.ts'
+import { DAY_JOBS, scheduleDays } from './scheduler.ts'
+import { computeShard, type ShardJob } from './shard.ts'
+
+export { DAY_JOBS, dayJobId, scheduleDays } from './scheduler.ts'
+
+export interface DayJobsDeps {
+  db: Db
+  chainId: number
+  logger: Logger
+  /** Addresses whose incoming transfers count as burns (redeems): River and the RedeemManager. */
+  burnAddresses: readonly string[]
+  /** The runner the processors enqueue on (late-bound: the runner is built from the processors). */
+  runner: () => JobRunner
+}
+
+function isPayload(
+  data: unknown,
+): data is { chainId: number; epoch: string; version: number; shards: number } {
+  const d = data as Record<string, unknown> | null
+  return (
+    typeof d === 'object' &&
+    d !== null &&
+    Number.isInteger(d.chainId) &&
+    typeof d.epoch === 'string' &&
+    /^\d+$/.test(d.epoch) &&
+    Number.isInteger(d.version) &&
+    Number.isInteger(d.shards)
+  )
+}
+
+/**
+ * The day pipeline's processors: `days` (schedule), `day-shard` (wallet records of one address range) and
+ * `day` (finalize). A day whose data is inconsistent fails for good (UnrecoverableError), and so does one
+ * that ran out of attempts; the failure and its error are kept on the day.
+ */
+export function createDayJobs(deps: DayJobsDeps): Record<string, Processor> {
+  const { db, chainId, logger } = deps
+  const log = logger.child({ component: 'days' })
+
+  /** Runs a step of a run; a stale run is skipped; a final failure is recorded on the day. */
+  async function step<T>(job: JobInfo, fn: (payload: ShardJob | FinalizeJob) => Promise<T>) {
+    if (!isPayload(job.data)) throw new UnrecoverableError(`malformed ${job.name} payload`)
+    const payload = job.data as ShardJob | FinalizeJob
+    const day = await createRepos(db).days.get(payload.chainId, payload.epoch)
+    if (!day || day.computing_version !== payload.version) return { skipped: 'run replaced' }
+    try {
+      return await fn(payload)
+    } catch (err) {
+      const final = err instanceof DayDataError || job.attemptsMade + 1 >= job.attempts
+      if (final) {
+        await createRepos(db).days.failRun(
+          payload.chainId,
+          payload.epoch,
+          payload.version,
+          (err as Error).message,
+        )
+        log.error(
+          { err, report_epoch: payload.epoch, version: payload.version, job_id: job.id },
+          'day failed',
+        )
+      }
+      if (err instanceof DayDataError) throw new UnrecoverableError(err.message)
+      throw err
+    }
+  }
+
+  return {
+    [DAY_JOBS.schedule]: async () => {
+      const runner = deps.runner()
+      const result = await scheduleDays({
+        db,
+        chainId,
+        logger: log,
+        enqueueFlow: (flow) => runner.enqueueFlow(flow),
+        inFlight: (id) => runner.has(id),
+      })
+      return result
+    },
+    [DAY_JOBS.shard]: (job) =>
+      step(job, async (payload) => {
+        const inputs = await loadDayInputs(db, payload.chainId, payload.epoch)
+        const result = await computeShard(db, inputs, payload as ShardJob, deps.burnAddresses)
+        return { wallets: result.wallets, duration_ms: result.duration_ms }
+      }),
+    [DAY_JOBS.finalize]: (job) =>
+      step(job, async (payload) => {
+        const inputs = await loadDayInputs(db, payload.chainId, payload.epoch)
+        const outcome = await finalizeDay(db, inputs, payload as FinalizeJob)
+        if (outcome.status === 'computed') {
+          log.info(
+            { report_epoch: payload.epoch, date: inputs.day.date, wallets: outcome.wallets },
+            'day computed',
+          )
+          // start the next day at once rather than at the next periodic pass
+          await deps
+            .runner()
+            .enqueue(
+              DAY_JOBS.schedule,
+              {},
+              { jobId: `days-after-${payload.epoch}-v${payload.version}`, attempts: 1 },
+            )
+        }
+        return outcome
+      }),
+  }
+}

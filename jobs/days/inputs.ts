@@ -1,0 +1,106 @@
+import type { Queryable } from '../../db/index.ts'
+import type { DayRow } from '../../db/repos/days.ts'
+import { createRepos } from '../../db/repos/index.ts'
+import type { ChainPosition, DayKey, StoredReport } from '../../db/repos/records.ts'
+import {
+  EngineError,
+  parseFeeSchedules,
+  prepareReport,
+  type ReportContext,
+  selectFeeSchedule,
+} from '../../engine/index.ts'
+import { DayDataError, DayNotReadyError } from './errors.ts'
+
+/** What every step of a day reads first: the report, its predecessor and the engine's report constants. */
+export interface DayInputs {
+  day: DayRow
+  report: StoredReport
+  /** The report before it (undefined for the chain's first report). */
+  previous: StoredReport | undefined
+  /** The predecessor day's visible records (null for the first report). */
+  previousKey: DayKey | null
+  /** The predecessor day's content hash (what this day is based on). */
+  previousHash: string | null
+  ctx: ReportContext
+  blockTime: Date
+  /** Wallet balances at this report: the predecessor's plus transfers at positions [from, to). */
+  window: { from: ChainPosition | null; to: ChainPosition }
+}
+
+const positionOf = (r: StoredReport): ChainPosition => ({
+  block: String(r.block_number),
+  txIndex: r.tx_index,
+})
+
+/** Names the report in an error message. */
+export function describeReport(day: Pick<DayRow, 'report_epoch' | 'block_number'>): string {
+  return `report epoch ${day.report_epoch} (block ${day.block_number})`
+}
+
+/**
+ * Loads and checks a day's inputs. Throws `DayNotReadyError` (retry later) when the report moved or the
+ * predecessor day is not computed, `DayDataError` (fails the day) when the stored data is inconsistent.
+ */
+export async function loadDayInputs(db: Queryable, chainId: number, epoch: string): Promise<DayInputs> {
+  const repos = createRepos(db)
+  const day = await repos.days.get(chainId, epoch)
+  if (!day) throw new DayNotReadyError(`day of report epoch ${epoch} does not exist (rolled back?)`)
+  const report = await repos.records.report(chainId, epoch)
+  if (!report || report.block_hash !== day.block_hash) {
+    throw new DayNotReadyError(`${describeReport(day)} moved or was rolled back; the day will be re-read`)
+  }
+  const [previous] = await repos.records.reportsBefore(
+    chainId,
+    { block: String(report.block_number), logIndex: report.log_index },
+    1,
+  )
+  let previousKey: DayKey | null = null
+  let previousHash: string | null = null
+  if (previous) {
+    const before = await repos.days.get(chainId, previous.epoch)
+    if (!before || before.status !== 'computed' || before.visible_version === null) {
+      throw new DayNotReadyError(
+        `${describeReport(day)} waits for its predecessor (report epoch ${previous.epoch}) to be computed`,
+      )
+    }
+    previousKey = { chainId, epoch: String(previous.epoch), version: before.visible_version }
+    previousHash = before.content_hash
+  }
+  const supply = BigInt(report.total_supply)
+  const feeShares = BigInt(report.fee_shares)
+  const supplyPreFee = supply - feeShares
+  const timestamp = Math.floor(report.block_time.getTime() / 1000)
+  try {
+    const schedules = parseFeeSchedules(await repos.records.feeSchedules())
+    const ctx = prepareReport({
+      oracle_report: String(report.epoch),
+      timestamp,
+      underlying: BigInt(report.total_underlying_supply),
+      supply_pre_fee: supplyPreFee,
+      supply,
+      // the first report: the pool before it was 1:1 (deposits mint 1:1 until the first rewards)
+      previous_underlying: previous ? BigInt(previous.total_underlying_supply) : supplyPreFee,
+      previous_supply: previous ? BigInt(previous.total_supply) : supplyPreFee,
+      global_fee_bps: report.global_fee_bps,
+      fee_schedule: selectFeeSchedule(schedules, timestamp),
+    })
+    return {
+      day,
+      report,
+      previous,
+      previousKey,
+      previousHash,
+      ctx,
+      blockTime: report.block_time,
+      window: { from: previous ? positionOf(previous) : null, to: positionOf(report) },
+    }
+  } catch (err) {
+    if (err instanceof EngineError) {
+      throw new DayDataError(`${describeReport(day)}: ${err.message}`, {
+        details: { ...err.details, code: err.code },
+        cause: err,
+      })
+    }
+    throw err
+  }
+}

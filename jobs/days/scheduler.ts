@@ -1,0 +1,100 @@
+import type { Logger } from '../../common/logger.ts'
+import type { Db, Queryable } from '../../db/index.ts'
+import { createRepos } from '../../db/repos/index.ts'
+import type { Flow } from '../runner.ts'
+import { shardCount } from './shards.ts'
+
+/** Job names of the day pipeline. */
+export const DAY_JOBS = {
+  /** periodic: adds days for new final reports and starts the next run */
+  schedule: 'days',
+  /** child: one shard of a day's wallet records */
+  shard: 'day-shard',
+  /** parent: account, protocol and fee records, then the day becomes visible */
+  finalize: 'day',
+} as const
+
+/** The deterministic id of a day's flow (its parent job). */
+export function dayJobId(chainId: number, epoch: string): string {
+  return `day-${chainId}-${epoch}`
+}
+
+/** What a scheduling pass did. */
+export interface ScheduleResult {
+  added: number
+  reopened: number
+  deleted: number
+  /** the day whose run was started, if any */
+  started?: { epoch: string; date: string; version: number; shards: number }
+  /** why nothing was started */
+  waiting?: string
+}
+
+export interface SchedulerDeps {
+  db: Db
+  chainId: number
+  logger: Logger
+  /** Adds the flow and tells whether a job id is in flight (the runner, late-bound). */
+  enqueueFlow(flow: Flow): Promise<void>
+  inFlight(jobId: string): Promise<boolean>
+}
+
+// one scheduler at a time across every worker (transaction-scoped advisory lock)
+const LOCK_KEY = 0x6c737264 // 'lsrd'
+
+async function estimateWallets(tx: Queryable, chainId: number, day: { previous_epoch: string | null }) {
+  if (day.previous_epoch === null) return 0
+  const previous = await createRepos(tx).days.get(chainId, day.previous_epoch, tx)
+  return previous?.wallets ?? 0
+}
+
+/**
+ * One scheduling pass: creates a pending day for every report the follower has ingested (River cursor),
+ * re-opens days a reorg moved, and starts the earliest day that is not current once no other run is in
+ * flight. Days run one at a time in chain order (each needs its predecessor's totals); a day's shards run
+ * in parallel on every worker. A run whose job vanished (a crashed process) is started again.
+ */
+export async function scheduleDays(deps: SchedulerDeps): Promise<ScheduleResult> {
+  const { db, chainId } = deps
+  return db.transaction(async (tx) => {
+    const [lock] = (await tx.raw('select pg_try_advisory_xact_lock(?, ?) as ok', [LOCK_KEY, chainId])).rows
+    if (!lock?.ok) return { added: 0, reopened: 0, deleted: 0, waiting: 'another scheduler is running' }
+    const repos = createRepos(tx)
+    const cursor = await repos.chain.cursor(chainId, 'river', tx)
+    if (!cursor) return { added: 0, reopened: 0, deleted: 0, waiting: 'nothing ingested yet' }
+    const synced = await repos.days.syncWithReports(chainId, BigInt(cursor.block_number), tx)
+    const next = await repos.days.next(chainId, tx)
+    if (!next) return { ...synced, waiting: 'every day is computed' }
+    const computing = (await repos.days.list(chainId, {}, tx)).filter((d) => d.status === 'computing')
+    for (const day of computing) {
+      if (await deps.inFlight(dayJobId(chainId, day.report_epoch))) {
+        return { ...synced, waiting: `report epoch ${day.report_epoch} is being computed` }
+      }
+    }
+    if (next.status === 'failed') {
+      return {
+        ...synced,
+        waiting: `report epoch ${next.report_epoch} (${next.date}) failed: ${next.error ?? 'unknown error'}`,
+      }
+    }
+    const shards = shardCount(await estimateWallets(tx, chainId, next))
+    const version = await repos.days.startRun(chainId, next.report_epoch, shards, tx)
+    const payload = { chainId, epoch: next.report_epoch, version, shards }
+    const parentId = dayJobId(chainId, next.report_epoch)
+    await deps.enqueueFlow({
+      name: DAY_JOBS.finalize,
+      jobId: parentId,
+      data: payload,
+      children: Array.from({ length: shards }, (_, shard) => ({
+        name: DAY_JOBS.shard,
+        jobId: `${parentId}-v${version}-s${shard}`,
+        data: { ...payload, shard },
+      })),
+    })
+    deps.logger.info(
+      { chain_id: chainId, report_epoch: next.report_epoch, date: next.date, version, shards },
+      'day run started',
+    )
+    return { ...synced, started: { epoch: next.report_epoch, date: next.date, version, shards } }
+  })
+}
