@@ -2,6 +2,7 @@ import type { Knex } from 'knex'
 import * as m001 from './001_platform.ts'
 import * as m002 from './002_chain.ts'
 import * as m003 from './003_records.ts'
+import * as m004 from './004_reporting.ts'
 
 interface Migration {
   up(db: Knex): Promise<void>
@@ -13,6 +14,7 @@ const migrations: [string, Migration][] = [
   ['001_platform', m001],
   ['002_chain', m002],
   ['003_records', m003],
+  ['004_reporting', m004],
 ]
 
 /** knex migration source over the in-code list (works the same under tsx, vitest and any bundler). */

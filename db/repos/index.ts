@@ -9,6 +9,7 @@ import { createDiscountsRepo } from './discounts.ts'
 import { createOrgsRepo } from './orgs.ts'
 import { createRecordsRepo } from './records.ts'
 import { createRedemptionsRepo } from './redemptions.ts'
+import { createReportsRepo } from './reports.ts'
 import { createSolAllowlistRepo } from './sol-allowlist.ts'
 import { createWalletsRepo } from './wallets.ts'
 
@@ -27,6 +28,7 @@ export function createRepos(db: Queryable) {
     redemptions: createRedemptionsRepo(db),
     days: createDaysRepo(db),
     records: createRecordsRepo(db),
+    reports: createReportsRepo(db),
   }
 }
 export type Repos = ReturnType<typeof createRepos>

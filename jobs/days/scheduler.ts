@@ -42,6 +42,12 @@ export interface SchedulerDeps {
 // one scheduler at a time across every worker (transaction-scoped advisory lock)
 const LOCK_KEY = 0x6c737264 // 'lsrd'
 
+/**
+ * A run is added to the queue just after its transaction commits; a computing day whose job is not (yet)
+ * in the queue is taken for abandoned (its process died) only once its run is this old.
+ */
+export const ABANDONED_RUN_MS = 10_000
+
 async function estimateWallets(tx: Queryable, chainId: number, day: { previous_epoch: string | null }) {
   if (day.previous_epoch === null) return 0
   const previous = await createRepos(tx).days.get(chainId, day.previous_epoch, tx)
@@ -56,7 +62,9 @@ async function estimateWallets(tx: Queryable, chainId: number, day: { previous_e
  */
 export async function scheduleDays(deps: SchedulerDeps): Promise<ScheduleResult> {
   const { db, chainId } = deps
-  return db.transaction(async (tx) => {
+  // the flow is added after the run's transaction commits, so its jobs always see the run
+  let flow: Flow | undefined
+  const result = await db.transaction(async (tx): Promise<ScheduleResult> => {
     const [lock] = (await tx.raw('select pg_try_advisory_xact_lock(?, ?) as ok', [LOCK_KEY, chainId])).rows
     if (!lock?.ok) return { added: 0, reopened: 0, deleted: 0, waiting: 'another scheduler is running' }
     const repos = createRepos(tx)
@@ -67,7 +75,8 @@ export async function scheduleDays(deps: SchedulerDeps): Promise<ScheduleResult>
     if (!next) return { ...synced, waiting: 'every day is computed' }
     const computing = (await repos.days.list(chainId, {}, tx)).filter((d) => d.status === 'computing')
     for (const day of computing) {
-      if (await deps.inFlight(dayJobId(chainId, day.report_epoch))) {
+      const recent = day.started_at !== null && Date.now() - day.started_at.getTime() < ABANDONED_RUN_MS
+      if (recent || (await deps.inFlight(dayJobId(chainId, day.report_epoch)))) {
         return { ...synced, waiting: `report epoch ${day.report_epoch} is being computed` }
       }
     }
@@ -81,7 +90,7 @@ export async function scheduleDays(deps: SchedulerDeps): Promise<ScheduleResult>
     const version = await repos.days.startRun(chainId, next.report_epoch, shards, tx)
     const payload = { chainId, epoch: next.report_epoch, version, shards }
     const parentId = dayJobId(chainId, next.report_epoch)
-    await deps.enqueueFlow({
+    flow = {
       name: DAY_JOBS.finalize,
       jobId: parentId,
       data: payload,
@@ -90,11 +99,13 @@ export async function scheduleDays(deps: SchedulerDeps): Promise<ScheduleResult>
         jobId: `${parentId}-v${version}-s${shard}`,
         data: { ...payload, shard },
       })),
-    })
+    }
     deps.logger.info(
       { chain_id: chainId, report_epoch: next.report_epoch, date: next.date, version, shards },
       'day run started',
     )
     return { ...synced, started: { epoch: next.report_epoch, date: next.date, version, shards } }
   })
+  if (flow) await deps.enqueueFlow(flow)
+  return result
 }

@@ -1,0 +1,359 @@
+import type { Queryable } from '../index.ts'
+import type {
+  FEE_AMOUNT_COLUMNS,
+  FEE_RATE_COLUMNS,
+  WALLET_AMOUNT_COLUMNS,
+  WALLET_RATE_COLUMNS,
+} from '../records/columns.ts'
+import { isUuid } from './accounts.ts'
+
+/**
+ * The report that answers for a date: the latest report of that UTC date whose records are visible, with
+ * the state of the pool after it (from its protocol record). Every reporting read starts here.
+ */
+export interface ReportDay {
+  chain_id: number
+  report_epoch: string
+  /** UTC date of the report's block, YYYY-MM-DD. */
+  date: string
+  block_number: string
+  block_time: Date
+  /** The day's status: a day being recomputed still serves its visible version. */
+  status: 'pending' | 'computing' | 'computed' | 'failed'
+  visible_version: number
+  content_hash: string | null
+  /** U after the report (wei), S after the report (shares) and rate_k: from the protocol record. */
+  total_underlying_eth: string
+  total_lseth_supply: string
+  conversion_rate: string
+}
+
+type AmountColumn = (typeof WALLET_AMOUNT_COLUMNS)[number]
+type WalletRateColumn = (typeof WALLET_RATE_COLUMNS)[number]
+
+/** A stored wallet record: amounts as decimal strings of wei (share units), rates as decimal strings. */
+export type WalletRecordRow = {
+  report_epoch: string
+  address: string
+  date: string
+  account_id: string | null
+  org_id: string | null
+  originator_org_id: string | null
+  on_platform: boolean
+  target_fee_rate: string | null
+  fee_model: 'v0' | 'v3'
+  fee_schedule_id: string
+  conversion_rate: string
+  previous_conversion_rate: string
+  gross_protocol_fee_rate: string
+  discount_rate: string
+  engine_version: string
+} & Record<AmountColumn, string> &
+  Record<WalletRateColumn, string>
+
+/** A stored account record: the sums of its wallets' amounts. */
+export type AccountRecordRow = {
+  report_epoch: string
+  account_id: string
+  date: string
+  org_id: string | null
+  wallets: number
+} & Record<AmountColumn, string>
+
+/** A stored protocol record. */
+export interface ProtocolRecordRow {
+  report_epoch: string
+  date: string
+  block_time: Date
+  block_number: string
+  total_protocol_mints_lseth: string
+  total_protocol_burns_lseth: string
+  total_protocol_active_keys_count: number
+  rewards_eth: string
+  gross_fee_rate: string
+  gross_fee_lseth: string
+  conversion_rate: string
+  total_lseth_supply: string
+  total_underlying_eth: string
+  a_srr_7d: string | null
+}
+
+/** Fee record kinds: by the org owning the account, by the wallet's originator, or the whole day. */
+export type FeeKind = 'platform' | 'originator' | 'all'
+
+/** A stored platform / originator / whole-day fee record. */
+export type FeeRecordRow = {
+  report_epoch: string
+  kind: FeeKind
+  org_id: string
+  date: string
+  fee_model: 'v0' | 'v3'
+  wallets: number
+} & Record<(typeof FEE_AMOUNT_COLUMNS)[number], string> &
+  Record<(typeof FEE_RATE_COLUMNS)[number], string>
+
+/** A stored operator fee record. */
+export interface OperatorFeeRecordRow {
+  report_epoch: string
+  operator_id: string
+  date: string
+  active_validators: string
+  operator_fees_eth: string
+  operator_fees_rate: string
+}
+
+/** A rate observation for lots: one per date, the post-fee rate of that date's report. */
+export interface DateRateRow {
+  date: string
+  report_epoch: string
+  conversion_rate: string
+}
+
+/** A target fee rate set on an account. */
+export interface DiscountHistoryRow {
+  account_id: string
+  target_fee_rate: string
+  created_at: Date
+  effective_from: Date
+}
+
+const DATE = (alias: string) => `to_char(${alias}.date, 'YYYY-MM-DD') as date`
+
+/**
+ * Read-only queries of the reporting endpoints over the computed daily records. The read rule: a record is
+ * visible only when its version is its day's `visible_version`; every query joins on it. A date is answered
+ * by its latest report with visible records (two reports on one UTC date: the later one).
+ *
+ * The database serves one chain (as the redemption reads do); `chainId` narrows it when given.
+ */
+export function createReportsRepo(db: Queryable, options: { chainId?: number } = {}) {
+  /** days with visible records, one per date (the latest of the date), with the pool state after it. */
+  const visibleDays = (tx: Queryable) =>
+    tx('days as d')
+      .join('protocol_records as p', function () {
+        this.on('p.chain_id', 'd.chain_id')
+          .andOn('p.report_epoch', 'd.report_epoch')
+          .andOn('p.version', 'd.visible_version')
+      })
+      .distinctOn('d.date')
+      .select(
+        'd.chain_id',
+        'd.report_epoch',
+        tx.raw(DATE('d')),
+        'd.block_number',
+        'd.log_index',
+        'd.block_time',
+        'd.status',
+        'd.visible_version',
+        'd.content_hash',
+        'p.total_underlying_eth',
+        'p.total_lseth_supply',
+        'p.conversion_rate',
+      )
+      .whereNotNull('d.visible_version')
+      .modify((q) => {
+        if (options.chainId !== undefined) q.where('d.chain_id', options.chainId)
+      })
+      .orderBy([
+        { column: 'd.date' },
+        { column: 'd.block_number', order: 'desc' },
+        { column: 'd.log_index', order: 'desc' },
+      ])
+
+  const strip = (row: ReportDay & { log_index?: number }): ReportDay => {
+    const { log_index: _logIndex, ...day } = row
+    return day
+  }
+
+  /** Restricts a record query to one visible day. */
+  const onDay = (alias: string, day: ReportDay) => ({
+    [`${alias}.chain_id`]: day.chain_id,
+    [`${alias}.report_epoch`]: day.report_epoch,
+    [`${alias}.version`]: day.visible_version,
+  })
+
+  /** Restricts a record query to several visible days. */
+  const onDays = (alias: string, days: readonly ReportDay[]) =>
+    [
+      `(${alias}.chain_id, ${alias}.report_epoch, ${alias}.version) in (${days.map(() => '(?, ?, ?)').join(', ')})`,
+      days.flatMap((d) => [d.chain_id, d.report_epoch, d.visible_version]),
+    ] as const
+
+  return {
+    /** The report answering for `date` (YYYY-MM-DD), or undefined when the date has no visible records. */
+    async day(date: string, tx: Queryable = db): Promise<ReportDay | undefined> {
+      const row = await visibleDays(tx).where('d.date', date).first()
+      return row ? strip(row) : undefined
+    },
+
+    /** The reports answering for every date of [from, to] that has visible records, by date. */
+    async daysBetween(from: string, to: string, tx: Queryable = db): Promise<ReportDay[]> {
+      const rows = await visibleDays(tx).where('d.date', '>=', from).where('d.date', '<=', to)
+      return rows.map(strip)
+    },
+
+    /** The first and the latest dates with visible records (undefined when nothing is computed yet). */
+    async bounds(tx: Queryable = db): Promise<{ first: ReportDay; latest: ReportDay } | undefined> {
+      const [first, latest] = await Promise.all([
+        visibleDays(tx).first(),
+        tx
+          .from(visibleDays(tx).as('v'))
+          .select('*')
+          .orderBy([{ column: 'date', order: 'desc' }])
+          .first(),
+      ])
+      return first && latest ? { first: strip(first), latest: strip(latest) } : undefined
+    },
+
+    /** Post-fee conversion rates, one per date with visible records, ascending (lots). */
+    async conversionRates(tx: Queryable = db): Promise<DateRateRow[]> {
+      const rows: ReportDay[] = await visibleDays(tx)
+      return rows.map((r) => ({
+        date: r.date,
+        report_epoch: r.report_epoch,
+        conversion_rate: r.conversion_rate,
+      }))
+    },
+
+    /** Wallet records of one day for the given (lower-case) addresses, by address. */
+    async walletRecords(day: ReportDay, addresses: string[], tx: Queryable = db): Promise<WalletRecordRow[]> {
+      if (addresses.length === 0) return []
+      return tx('wallet_records as w')
+        .select('w.*', tx.raw(DATE('w')))
+        .where(onDay('w', day))
+        .whereIn('w.address', addresses)
+        .orderBy('w.address')
+    },
+
+    /** Account records of one day for the given account ids, by account id. */
+    async accountRecords(
+      day: ReportDay,
+      accountIds: string[],
+      tx: Queryable = db,
+    ): Promise<AccountRecordRow[]> {
+      if (accountIds.length === 0) return []
+      return tx('account_records as a')
+        .select('a.*', tx.raw(DATE('a')))
+        .where(onDay('a', day))
+        .whereIn('a.account_id', accountIds)
+        .orderBy('a.account_id')
+    },
+
+    /** The wallet records attributed to the given accounts on one day, by account and address. */
+    async accountWalletRecords(
+      day: ReportDay,
+      accountIds: string[],
+      tx: Queryable = db,
+    ): Promise<WalletRecordRow[]> {
+      if (accountIds.length === 0) return []
+      return tx('wallet_records as w')
+        .select('w.*', tx.raw(DATE('w')))
+        .where(onDay('w', day))
+        .whereIn('w.account_id', accountIds)
+        .orderBy(['w.account_id', 'w.address'])
+    },
+
+    /** One wallet's records over several days, by date. */
+    async walletSeries(
+      days: readonly ReportDay[],
+      address: string,
+      tx: Queryable = db,
+    ): Promise<WalletRecordRow[]> {
+      if (days.length === 0) return []
+      const [sql, bindings] = onDays('w', days)
+      return tx('wallet_records as w')
+        .select('w.*', tx.raw(DATE('w')))
+        .where('w.address', address)
+        .whereRaw(sql, bindings)
+        .orderBy(['w.date', 'w.report_epoch'])
+    },
+
+    /** One account's records and its wallets' records over several days, by date. */
+    async accountSeries(
+      days: readonly ReportDay[],
+      accountId: string,
+      tx: Queryable = db,
+    ): Promise<{ accounts: AccountRecordRow[]; wallets: WalletRecordRow[] }> {
+      if (days.length === 0) return { accounts: [], wallets: [] }
+      const [sql, bindings] = onDays('r', days)
+      const [accounts, wallets] = await Promise.all([
+        tx('account_records as r')
+          .select('r.*', tx.raw(DATE('r')))
+          .where('r.account_id', accountId)
+          .whereRaw(sql, bindings)
+          .orderBy(['r.date', 'r.report_epoch']),
+        tx('wallet_records as r')
+          .select('r.*', tx.raw(DATE('r')))
+          .where('r.account_id', accountId)
+          .whereRaw(sql, bindings)
+          .orderBy(['r.date', 'r.report_epoch', 'r.address']),
+      ])
+      return { accounts, wallets }
+    },
+
+    /** The protocol record of one day. */
+    async protocolRecord(day: ReportDay, tx: Queryable = db): Promise<ProtocolRecordRow | undefined> {
+      return tx('protocol_records as p')
+        .select('p.*', tx.raw(DATE('p')))
+        .where(onDay('p', day))
+        .first()
+    },
+
+    /** Fee records of one day of a kind (platform / originator: of one org; all: the day's total). */
+    async feeRecord(
+      day: ReportDay,
+      kind: FeeKind,
+      orgId: string,
+      tx: Queryable = db,
+    ): Promise<FeeRecordRow | undefined> {
+      return tx('fee_records as f')
+        .select('f.*', tx.raw(DATE('f')))
+        .where(onDay('f', day))
+        .where({ 'f.kind': kind, 'f.org_id': kind === 'all' ? '' : orgId })
+        .first()
+    },
+
+    /** Operator fee records of one day, by operator id (numerically when they are indexes). */
+    async operatorFeeRecords(day: ReportDay, tx: Queryable = db): Promise<OperatorFeeRecordRow[]> {
+      return tx('operator_fee_records as o')
+        .select(
+          'o.report_epoch',
+          'o.operator_id',
+          tx.raw(DATE('o')),
+          'o.active_validators',
+          'o.operator_fees_eth',
+          'o.operator_fees_rate',
+        )
+        .where(onDay('o', day))
+        .orderByRaw(
+          "case when o.operator_id ~ '^[0-9]+$' then lpad(o.operator_id, 20, '0') else o.operator_id end",
+        )
+    },
+
+    /** The org's accounts among `values` (each an account id or a key). */
+    async accountsByIdsOrKeys(
+      orgId: string,
+      values: string[],
+      tx: Queryable = db,
+    ): Promise<{ id: string; key: string }[]> {
+      if (values.length === 0) return []
+      const ids = values.filter(isUuid).map((v) => v.toLowerCase())
+      return tx('accounts')
+        .select('id', 'key')
+        .where({ org_id: orgId })
+        .where((q) => {
+          q.whereIn('key', values)
+          if (ids.length > 0) q.orWhereIn('id', ids)
+        })
+    },
+
+    /** Every target fee rate set on an account, oldest first. */
+    async discountHistory(accountId: string, tx: Queryable = db): Promise<DiscountHistoryRow[]> {
+      return tx('discount_rates')
+        .select('account_id', 'target_fee_rate', 'created_at', 'effective_from')
+        .where({ account_id: accountId })
+        .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    },
+  }
+}
+export type ReportsRepo = ReturnType<typeof createReportsRepo>

@@ -1,0 +1,186 @@
+import { ValidationError } from '../../common/errors.ts'
+import type { Db } from '../../db/index.ts'
+import type { DayRow } from '../../db/repos/days.ts'
+import { createRepos } from '../../db/repos/index.ts'
+import type { Processor } from '../runner.ts'
+
+/** A closed range of UTC dates, YYYY-MM-DD. */
+export interface DateRange {
+  from: string
+  to: string
+}
+
+// the scheduler's advisory lock (jobs/days/scheduler.ts): a backfill's setup and a scheduling pass never interleave
+const SCHEDULER_LOCK_KEY = 0x6c737264 // 'lsrd'
+
+/**
+ * Checks a YYYY-MM-DD calendar date (2026-02-30 is refused). Returns it unchanged; `name` goes in the message.
+ *
+ * @example
+ * parseDate('2026-04-01', '--from') // '2026-04-01'
+ */
+export function parseDate(value: string, name: string): string {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value)
+  const date = match ? new Date(`${value}T00:00:00Z`) : undefined
+  if (!date || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
+    throw new ValidationError(`${name} must be a date YYYY-MM-DD (got ${JSON.stringify(value)})`)
+  }
+  return value
+}
+
+/**
+ * Checks both dates and that `from` is on or before `to`.
+ *
+ * @example
+ * validateRange({ from: '2026-04-01', to: '2026-04-30' }) // the same range
+ */
+export function validateRange(range: DateRange, names = { from: '--from', to: '--to' }): DateRange {
+  const from = parseDate(range.from, names.from)
+  const to = parseDate(range.to, names.to)
+  if (from > to) throw new ValidationError(`${names.from} ${from} is after ${names.to} ${to}`)
+  return { from, to }
+}
+
+/** What `startBackfill` found and changed. */
+export interface BackfillStart extends DateRange {
+  /** days (oracle reports) in the range */
+  days: number
+  /** failed days sent back to pending (in the range or before it: the range needs them) */
+  retried: number
+  /** days of the range sent back to pending by `recompute` */
+  recomputed: number
+  /** the ingested reports, first and last date */
+  ingested: DateRange
+}
+
+/**
+ * Prepares a backfill of a date range: adds a day for every report the follower has ingested (up to the
+ * River cursor, as the scheduler does), checks the range against them, sends failed days up to `to` back to
+ * pending (a rerun retries them; a failed day before the range blocks it) and, with `recompute`, every day of
+ * the range. Days that are computed and current stay as they are: running a range twice changes nothing.
+ * The day jobs then compute the pending days in chain order.
+ *
+ * @example
+ * await startBackfill(db, 1, { from: '2026-04-01', to: '2026-04-30', recompute: false })
+ */
+export async function startBackfill(
+  db: Db,
+  chainId: number,
+  options: DateRange & { recompute: boolean },
+): Promise<BackfillStart> {
+  const range = validateRange(options)
+  return db.transaction(async (tx) => {
+    await tx.raw('select pg_advisory_xact_lock(?, ?)', [SCHEDULER_LOCK_KEY, chainId])
+    const repos = createRepos(tx)
+    const cursor = await repos.chain.cursor(chainId, 'river', tx)
+    if (cursor) await repos.days.syncWithReports(chainId, BigInt(cursor.block_number), tx)
+    const all = await repos.days.list(chainId, {}, tx)
+    const first = all[0]
+    const last = all.at(-1)
+    if (!first || !last) {
+      throw new ValidationError(
+        `no oracle report has been ingested for chain ${chainId}: run \`lsreport sync\` first`,
+      )
+    }
+    const ingested = { from: first.date, to: last.date }
+    if (range.to > last.date) {
+      throw new ValidationError(
+        `--to ${range.to} is after the latest ingested report: reports are ingested up to ${last.date}; ` +
+          'run `lsreport sync` to ingest newer ones, or pick an earlier --to',
+      )
+    }
+    const inRange = all.filter((d) => d.date >= range.from && d.date <= range.to)
+    if (inRange.length === 0) {
+      throw new ValidationError(
+        `no oracle report between ${range.from} and ${range.to} (reports are ingested from ${ingested.from} to ${ingested.to})`,
+      )
+    }
+    let retried = 0
+    const failedDates = new Set(
+      all.filter((d) => d.status === 'failed' && d.date <= range.to).map((d) => d.date),
+    )
+    for (const date of failedDates) {
+      retried += await repos.days.requestRecompute(chainId, { from: date, to: date }, tx)
+    }
+    const recomputed = options.recompute ? await repos.days.requestRecompute(chainId, range, tx) : 0
+    return { ...range, days: inRange.length, retried, recomputed, ingested }
+  })
+}
+
+/** A failed day, as progress reports it. */
+export interface FailedDay {
+  date: string
+  report_epoch: string
+  error: string
+}
+
+/** Where a backfill stands. `computed + pending + computing + failed.length === total`. */
+export interface BackfillProgress {
+  total: number
+  /** computed and current (its predecessor has not changed since) */
+  computed: number
+  /** waiting: not computed yet, sent back by a recompute, or computed on a predecessor that is not current */
+  pending: number
+  computing: number
+  failed: FailedDay[]
+  /** a failed day before the range: the range waits for it (days run in chain order) */
+  blockedBy?: FailedDay
+}
+
+const position = (d: Pick<DayRow, 'block_number' | 'log_index'>) =>
+  [BigInt(d.block_number), d.log_index] as const
+
+/** Chain order: negative when `a` comes before `b`. */
+function compareDays(
+  a: Pick<DayRow, 'block_number' | 'log_index'>,
+  b: Pick<DayRow, 'block_number' | 'log_index'>,
+): number {
+  const [ab, al] = position(a)
+  const [bb, bl] = position(b)
+  if (ab !== bb) return ab < bb ? -1 : 1
+  return al - bl
+}
+
+const failedDay = (d: DayRow): FailedDay => ({
+  date: d.date,
+  report_epoch: d.report_epoch,
+  error: d.error ?? 'unknown error',
+})
+
+/**
+ * Counts the days of a range by state. A day is done when it is computed and current: every day before the
+ * earliest non-current day (`days.next`) is, since days are computed in chain order.
+ *
+ * @example
+ * const p = await backfillProgress(db, 1, { from: '2026-04-01', to: '2026-04-30' })
+ * if (p.computed === p.total) console.log('done')
+ */
+export async function backfillProgress(db: Db, chainId: number, range: DateRange): Promise<BackfillProgress> {
+  const repos = createRepos(db)
+  const days = await repos.days.list(chainId, range)
+  const next = await repos.days.next(chainId)
+  const progress: BackfillProgress = { total: days.length, computed: 0, pending: 0, computing: 0, failed: [] }
+  for (const day of days) {
+    if (day.status === 'failed') progress.failed.push(failedDay(day))
+    else if (day.status === 'computing') progress.computing += 1
+    else if (day.status === 'computed' && (!next || compareDays(day, next) < 0)) progress.computed += 1
+    else progress.pending += 1
+  }
+  const firstDay = days[0]
+  if (next?.status === 'failed' && firstDay && compareDays(next, firstDay) < 0) {
+    progress.blockedBy = failedDay(next)
+  }
+  return progress
+}
+
+/**
+ * Wraps the scheduling processor (`days`) so that it starts no day after `to`: a backfill computes its range
+ * and the days before it that the range needs, and leaves later days to the workers.
+ */
+export function boundedScheduler(schedule: Processor, db: Db, chainId: number, to: string): Processor {
+  return async (job) => {
+    const next = await createRepos(db).days.next(chainId)
+    if (next && next.date > to) return { waiting: `the next day (${next.date}) is after the backfill range` }
+    return schedule(job)
+  }
+}

@@ -1,0 +1,271 @@
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { setupFromDevnet } from '../cli/chain-setup.ts'
+import { createLogger } from '../common/logger.ts'
+import { type DbHandle, migrate, openDb } from '../db/index.ts'
+import { createRepos } from '../db/repos/index.ts'
+import { type DevnetHandle, startDevnet } from '../devnet/index.ts'
+import { createJobs } from '../jobs/index.ts'
+import { createBullRunner, createInlineRunner, type JobRunner } from '../jobs/runner.ts'
+import { createPlatformService } from '../platform/service.ts'
+import {
+  computeInline,
+  copyPlatformData,
+  dayStatuses,
+  recordsHash,
+  verifyRecordsAgainstChain,
+  waitAllComputed,
+} from './helpers/records.ts'
+import { migratedTestDatabase, postgresAvailable, REDIS_URL, redisAvailable } from './helpers/services.ts'
+
+const servicesOk = (await postgresAvailable()) && (await redisAvailable())
+const FIRST_DAYS = 30
+const LIVE_DAYS = 30
+const TOTAL_DAYS = FIRST_DAYS + LIVE_DAYS
+const silent = createLogger({ level: 'silent' })
+
+/**
+ * Issue 7's end-to-end check: a 60-day devnet history crossing the V3 cutover (2026-05-01), with a loss day,
+ * a fee change and a discount set mid-history, computed live by two BullMQ workers on Postgres; then the same
+ * history computed from empty tables (a backfill) on Postgres and on PGlite with the inline runner.
+ */
+describe.runIf(servicesOk)('daily records end to end (Postgres, Redis, anvil)', () => {
+  let devnet: DevnetHandle
+  let dataDir: string
+  let live: DbHandle & { url: string }
+  const runners: JobRunner[] = []
+  const closers: (() => Promise<void>)[] = []
+  let holders: string[] = []
+  let liveHash: string
+
+  beforeAll(async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-days-'))
+    devnet = await startDevnet({
+      dataDir,
+      days: FIRST_DAYS,
+      walletCount: 40,
+      startDate: '2026-04-10', // loss day 2026-04-22, fee change 2026-04-30, V3 from 2026-05-01
+      dayIntervalMs: 0,
+      blockIntervalMs: 100,
+    })
+    const roles = devnet.simulator.deployment.roles
+    holders = [
+      ...devnet.simulator.state().wallets.map((w) => w.address),
+      devnet.contracts.river,
+      devnet.contracts.redeemManager,
+      roles.collector,
+    ]
+    live = await migratedTestDatabase()
+    closers.push(() => live.close())
+  }, 300_000)
+
+  afterAll(async () => {
+    for (const runner of runners) await runner.close().catch(() => undefined)
+    for (const close of closers.reverse()) await close().catch(() => undefined)
+    await devnet?.stop()
+    await fs.rm(dataDir, { recursive: true, force: true })
+  })
+
+  test('behavior: two BullMQ workers compute every day live; records equal the chain to the wei', async () => {
+    const chain = setupFromDevnet(devnet)
+    const prefix = `t-days-${Date.now()}`
+    for (let i = 0; i < 2; i++) {
+      const jobs = createJobs({ db: live.db, logger: silent, chain, confirmations: 0 })
+      const runner = createBullRunner(jobs.processors, {
+        redisUrl: REDIS_URL,
+        prefix,
+        concurrency: 2,
+        lockMs: 15_000,
+        logger: silent,
+      })
+      jobs.useRunner(runner)
+      await runner.start()
+      runners.push(runner)
+      if (i === 0) {
+        await runner.every('sync', 300)
+        await runner.every('days', 300)
+      }
+    }
+    await waitAllComputed(live.db, FIRST_DAYS)
+
+    // a platform registers wallets (some holders) and a discount at day 30: they count from day 31 on
+    const { db } = live
+    const repos = createRepos(db)
+    const org = await repos.orgs.create({ name: 'platform', canAllowlist: true })
+    const other = await repos.orgs.create({ name: 'other', canAllowlist: true })
+    const platform = createPlatformService(db)
+    const segregated = await platform.createAccount(org.id, 'segregated-1', 'test')
+    const omnibus = await platform.createAccount(org.id, 'omnibus', 'test')
+    const elsewhere = await platform.createAccount(other.id, 'other-1', 'test')
+    const simulated = devnet.simulator.state().wallets.filter((w) => w.shares > 0n)
+    expect(simulated.length).toBeGreaterThanOrEqual(8)
+    const attach = async (orgRow: typeof org, account: string, address: string) =>
+      platform.createWallet(orgRow, account, { address, type: 'ETH', allowlisted: false }, 'test')
+    await attach(org, segregated.id, simulated[0]!.address)
+    for (const w of simulated.slice(1, 4)) await attach(org, omnibus.id, w.address)
+    await attach(other, elsewhere.id, simulated[4]!.address)
+    await platform.addDiscountRate(org.id, omnibus.id, '0.05', 'test')
+
+    // 30 more days, one at a time, while the workers follow
+    for (let day = 0; day < LIVE_DAYS; day++) {
+      await devnet.simulator.runDays(1)
+      if (day === 10) {
+        // an on-platform wallet leaves the platform mid-history
+        await platform.transitionWallet(org.id, omnibus.id, simulated[3]!.address, 'remove', 'test')
+      }
+      await new Promise((r) => setTimeout(r, 150))
+    }
+    await waitAllComputed(live.db, TOTAL_DAYS, 180_000)
+
+    const checked = await verifyRecordsAgainstChain(live.db, {
+      rpcUrl: devnet.rpcUrl,
+      river: devnet.contracts.river,
+      holders,
+    })
+    expect(checked.days).toBe(TOTAL_DAYS)
+    expect(checked.walletDays).toBeGreaterThan(TOTAL_DAYS * 8)
+
+    // the history has what the issue asks for: the cutover, a loss day, a fee change
+    const protocol = await db('protocol_records').select('*').orderBy('block_number')
+    expect(protocol).toHaveLength(TOTAL_DAYS)
+    const models = await db('wallet_records').distinct('fee_model').pluck('fee_model')
+    expect(models.sort()).toEqual(['v0', 'v3'])
+    expect(protocol.some((p) => p.gross_fee_lseth === '0')).toBe(true)
+    expect(new Set(protocol.map((p) => p.gross_fee_rate)).size).toBeGreaterThan(1)
+    expect(protocol.at(-1)?.a_srr_7d).toMatch(/^\d+\.\d+$/)
+
+    // attribution: from the first report after registration; the discount gives rebates; removal stops fees
+    const registeredAt = (await db('wallets').min('attributed_from as t').first())?.t as Date
+    const omnibusRecords = await db('wallet_records as w')
+      .join('days as d', function () {
+        this.on('d.report_epoch', 'w.report_epoch').andOn('d.visible_version', 'w.version')
+      })
+      .where('w.address', simulated[1]!.address.toLowerCase())
+      .select('w.*', 'd.block_time')
+      .orderBy('d.block_number')
+    for (const r of omnibusRecords) {
+      const attributed = (r.block_time as Date) > registeredAt
+      expect(r.account_id, `attribution at ${r.date}`).toBe(attributed ? omnibus.id : null)
+      if (attributed && BigInt(r.gross_rewards_eth) > 0n) {
+        expect(BigInt(r.platform_fees_eth)).toBeGreaterThan(0n)
+        expect(r.target_fee_rate).toBe('0.05')
+        expect(BigInt(r.rebate_eth)).toBeGreaterThan(0n)
+      }
+      if (!attributed) expect(r.platform_fees_eth).toBe('0')
+    }
+    const removed = await db('wallet_records as w')
+      .join('days as d', function () {
+        this.on('d.report_epoch', 'w.report_epoch').andOn('d.visible_version', 'w.version')
+      })
+      .where('w.address', simulated[3]!.address.toLowerCase())
+      .select('w.on_platform')
+      .orderBy('d.block_number')
+    expect(removed.some((r) => r.on_platform === true)).toBe(true)
+    expect(removed.at(-1)?.on_platform).toBe(false)
+
+    // platform fee records are the sums of the org's on-platform wallets
+    const platformFees = await db.raw(
+      `select w.report_epoch, sum(w.platform_fees_eth)::text as fees from wallet_records w
+       join days d on d.report_epoch = w.report_epoch and d.visible_version = w.version
+       where w.on_platform and w.org_id = ? group by 1 order by 1`,
+      [org.id],
+    )
+    const stored = await db('fee_records as f')
+      .join('days as d', function () {
+        this.on('d.report_epoch', 'f.report_epoch').andOn('d.visible_version', 'f.version')
+      })
+      .where({ 'f.kind': 'platform', 'f.org_id': org.id })
+      .select('f.report_epoch', db.raw('f.platform_fees_eth::text as fees'))
+      .orderBy('f.report_epoch')
+    expect(stored).toEqual(platformFees.rows)
+    liveHash = await recordsHash(db)
+  }, 600_000)
+
+  test('behavior: the same history computed from empty tables gives byte-identical records (Postgres)', async () => {
+    const backfill = await migratedTestDatabase()
+    closers.push(() => backfill.close())
+    await copyPlatformData(live.db, backfill.db)
+    const jobs = createJobs({
+      db: backfill.db,
+      logger: silent,
+      chain: setupFromDevnet(devnet),
+      confirmations: 0,
+    })
+    await jobs.follower.syncOnce()
+    const runner = createInlineRunner(jobs.processors, silent)
+    jobs.useRunner(runner)
+    runners.push(runner)
+    await runner.start()
+    await computeInline(backfill.db, runner, TOTAL_DAYS)
+    expect(await recordsHash(backfill.db)).toBe(liveHash)
+    const hashes = async (db: typeof live.db) => db('days').orderBy('block_number').pluck('content_hash')
+    expect(await hashes(backfill.db)).toEqual(await hashes(live.db))
+  }, 300_000)
+
+  test('behavior: on PGlite with the inline runner (npm start mode) the records are the same and check out', async () => {
+    const pglite = await openDb({})
+    closers.push(() => pglite.close())
+    await migrate(pglite.db)
+    await copyPlatformData(live.db, pglite.db)
+    const jobs = createJobs({
+      db: pglite.db,
+      logger: silent,
+      chain: setupFromDevnet(devnet),
+      confirmations: 0,
+    })
+    await jobs.follower.syncOnce()
+    const runner = createInlineRunner(jobs.processors, silent)
+    jobs.useRunner(runner)
+    runners.push(runner)
+    await runner.start()
+    await computeInline(pglite.db, runner, TOTAL_DAYS)
+    expect(await recordsHash(pglite.db)).toBe(liveHash)
+    const checked = await verifyRecordsAgainstChain(pglite.db, {
+      rpcUrl: devnet.rpcUrl,
+      river: devnet.contracts.river,
+      holders,
+    })
+    expect(checked.days).toBe(TOTAL_DAYS)
+  }, 300_000)
+
+  test('behavior: a recompute of a computed day with unchanged inputs changes nothing; a changed discount flows into later days', async () => {
+    const { db } = live
+    const before = await recordsHash(db)
+    const days = await dayStatuses(db)
+    const middle = days[40]!
+    await createRepos(db).days.requestRecompute(devnet.chainId, { from: middle.date, to: middle.date })
+    await waitAllComputed(db, TOTAL_DAYS)
+    expect(await recordsHash(db)).toBe(before)
+    const day = await createRepos(db).days.get(devnet.chainId, middle.report_epoch)
+    expect(day?.visible_version).toBeGreaterThan(1)
+    // older versions are gone
+    const versions = await db('wallet_records')
+      .where({ report_epoch: middle.report_epoch })
+      .distinct('version')
+    expect(versions).toHaveLength(1)
+
+    // a discount rate row moved back to day 45: recomputing from day 45 changes day 45 and every later day
+    const account = await db('accounts').where({ key: 'omnibus' }).first()
+    const at = days[45]!
+    const blockTime = (await db('days').where({ report_epoch: at.report_epoch }).first()).block_time as Date
+    await db('discount_rates')
+      .where({ account_id: account.id })
+      .update({ target_fee_rate: '0.02', effective_from: new Date(blockTime.getTime() - 1000) })
+    const firstDaysBefore = await db('days').orderBy('block_number').limit(45).pluck('content_hash')
+    await createRepos(db).days.requestRecompute(devnet.chainId, { from: at.date, to: at.date })
+    await waitAllComputed(db, TOTAL_DAYS)
+    const after = await db('days').orderBy('block_number').pluck('content_hash')
+    expect(after.slice(0, 45)).toEqual(firstDaysBefore)
+    const changed = await db('wallet_records as w')
+      .join('days as d', function () {
+        this.on('d.report_epoch', 'w.report_epoch').andOn('d.visible_version', 'w.version')
+      })
+      .where({ 'w.account_id': account.id, 'w.report_epoch': days[50]!.report_epoch })
+      .select('w.target_fee_rate', 'w.discount_rate', 'w.on_platform')
+    expect(changed.filter((r) => r.on_platform).length).toBeGreaterThan(0)
+    for (const r of changed) expect(r.target_fee_rate).toBe(r.on_platform ? '0.02' : null)
+    await verifyRecordsAgainstChain(db, { rpcUrl: devnet.rpcUrl, river: devnet.contracts.river, holders })
+  }, 300_000)
+})

@@ -1,0 +1,218 @@
+import { createHash } from 'node:crypto'
+import { type Address, createPublicClient, http } from 'viem'
+import { expect } from 'vitest'
+import { riverAbi } from '../../chain/abi.ts'
+import type { Db } from '../../db/index.ts'
+import { WALLET_AMOUNT_COLUMNS, WALLET_RECORD_COLUMNS } from '../../db/records/columns.ts'
+import { createRepos } from '../../db/repos/index.ts'
+import type { JobRunner } from '../../jobs/runner.ts'
+
+/** Tables of computed records and their natural keys (after chain_id, report_epoch). */
+const RECORD_TABLES: Record<string, string[]> = {
+  wallet_records: ['address'],
+  account_records: ['account_id'],
+  protocol_records: [],
+  fee_records: ['kind', 'org_id'],
+  operator_fee_records: ['operator_id'],
+}
+
+/**
+ * The visible records of every day, every table, sorted by natural key, without the run-specific version
+ * column: equal dumps mean byte-identical stored records.
+ */
+export async function dumpVisibleRecords(db: Db): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {}
+  for (const [table, keys] of Object.entries(RECORD_TABLES)) {
+    const rows: Record<string, unknown>[] = await db(`${table} as r`)
+      .join('days as d', function () {
+        this.on('d.chain_id', 'r.chain_id')
+          .andOn('d.report_epoch', 'r.report_epoch')
+          .andOn('d.visible_version', 'r.version')
+      })
+      .select('r.*')
+      .orderBy(['r.chain_id', 'r.report_epoch', ...keys.map((k) => `r.${k}`)])
+    out[table] = rows.map((row) => {
+      const { version: _version, ...rest } = row
+      return JSON.stringify(rest, (_k, v) => (v instanceof Date ? v.toISOString() : v))
+    })
+  }
+  return out
+}
+
+/** sha-256 of `dumpVisibleRecords`. */
+export async function recordsHash(db: Db): Promise<string> {
+  return createHash('sha256')
+    .update(JSON.stringify(await dumpVisibleRecords(db)))
+    .digest('hex')
+}
+
+/** Days and their status, in chain order. */
+export async function dayStatuses(db: Db) {
+  return db('days')
+    .select('report_epoch', db.raw("to_char(date, 'YYYY-MM-DD') as date"), 'status', 'error', 'wallets')
+    .orderBy('block_number')
+}
+
+/** Waits until every ingested report has a computed day (throws on a failed day or after `timeoutMs`). */
+export async function waitAllComputed(db: Db, expectedDays: number, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const days = await dayStatuses(db)
+    const failed = days.find((d) => d.status === 'failed')
+    if (failed) throw new Error(`day ${failed.date} failed: ${failed.error}`)
+    if (days.length >= expectedDays && days.every((d) => d.status === 'computed')) {
+      // and no day stale against its predecessor
+      const next = await createRepos(db).days.next((await db('days').first('chain_id')).chain_id)
+      if (!next) return
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `days not computed in time: ${JSON.stringify(days.filter((d) => d.status !== 'computed'))}`,
+      )
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+/** Runs scheduling passes on an inline runner until every ingested report's day is computed. */
+export async function computeInline(db: Db, runner: JobRunner, expectedDays: number): Promise<void> {
+  for (let i = 0; i < expectedDays * 3 + 10; i++) {
+    await runner.enqueue('days', {}, { jobId: `test-days-${i}` })
+    await runner.idle(120_000)
+    const failed = await runner.failed()
+    if (failed.length > 0) throw new Error(`jobs failed: ${JSON.stringify(failed)}`)
+    const days = await dayStatuses(db)
+    if (days.length >= expectedDays && days.every((d) => d.status === 'computed')) {
+      const chainId = (await db('days').first('chain_id')).chain_id
+      if (!(await createRepos(db).days.next(chainId))) return
+    }
+  }
+  throw new Error(`days not computed: ${JSON.stringify(await dayStatuses(db))}`)
+}
+
+/** Copies the platform tables (orgs, accounts, wallets, discount rates) from one database to another. */
+export async function copyPlatformData(from: Db, to: Db): Promise<void> {
+  for (const table of ['orgs', 'accounts', 'wallets', 'discount_rates']) {
+    const rows = await from(table).select('*')
+    if (rows.length > 0) await to(table).insert(rows)
+  }
+}
+
+const V0_PARTS = [
+  'dao_fees_eth',
+  'provider_fees_eth',
+  'slashing_fees_eth',
+  'operator_fees_eth',
+  'platform_fees_eth',
+]
+const V3_PARTS = ['lc_fees_eth', 'tech_provider_fees_eth', 'operator_fees_eth', 'platform_fees_eth']
+
+/**
+ * Checks the stored records of every day against the chain and against their own laws:
+ * - every LsETH holder at each report has a record whose balance is `balanceOf` at the block before the
+ *   report (the report is alone in its block on the devnet) and whose net reward is
+ *   floor(shares x (U_k S_{k-1} - U_{k-1} S_k) / (S_k S_{k-1})) with U and S read on chain;
+ * - gross - net = fees and the fee parts of the day's model sum to the fees;
+ * - every total_X is the running sum of X over the wallet's records;
+ * - every account record is the sum of its wallets.
+ * Returns what was checked.
+ */
+export async function verifyRecordsAgainstChain(
+  db: Db,
+  chain: { rpcUrl: string; river: string; holders: readonly string[] },
+): Promise<{ days: number; walletDays: number }> {
+  const client = createPublicClient({ transport: http(chain.rpcUrl) })
+  const river = chain.river as Address
+  const days: { report_epoch: string; block_number: string; visible_version: number }[] = await db('days')
+    .select('report_epoch', 'block_number', 'visible_version')
+    .orderBy('block_number')
+  const read = (functionName: 'totalUnderlyingSupply' | 'totalSupply', blockNumber: bigint) =>
+    client.readContract({ address: river, abi: riverAbi, functionName, blockNumber })
+  const running = new Map<string, Record<string, bigint>>()
+  let walletDays = 0
+  let previousBlock: bigint | undefined
+  for (const day of days) {
+    const block = BigInt(day.block_number)
+    const before = previousBlock ?? block - 1n
+    const [U, S, Up, Sp] = await Promise.all([
+      read('totalUnderlyingSupply', block),
+      read('totalSupply', block),
+      read('totalUnderlyingSupply', before),
+      read('totalSupply', before),
+    ])
+    previousBlock = block
+    const records: Record<string, string | null>[] = await db('wallet_records')
+      .where({ report_epoch: day.report_epoch, version: day.visible_version })
+      .orderBy('address')
+    const byAddress = new Map(records.map((r) => [r.address as string, r]))
+    const addresses = [...new Set([...chain.holders.map((h) => h.toLowerCase()), ...byAddress.keys()])]
+    const balances = await Promise.all(
+      addresses.map((address) =>
+        client.readContract({
+          address: river,
+          abi: riverAbi,
+          functionName: 'balanceOf',
+          args: [address as Address],
+          blockNumber: block - 1n,
+        }),
+      ),
+    )
+    addresses.forEach((address, i) => {
+      const balance = balances[i] as bigint
+      const record = byAddress.get(address)
+      if (!record) {
+        expect(balance, `holder ${address} has no record at report ${day.report_epoch}`).toBe(0n)
+        return
+      }
+      walletDays += 1
+      const where = `${address} at report ${day.report_epoch}`
+      expect(BigInt(record.balance_lseth as string), `balance of ${where}`).toBe(balance)
+      const num = balance * (U * Sp - Up * S)
+      const den = S * Sp
+      const floor = num >= 0n ? num / den : -((-num + den - 1n) / den)
+      expect(BigInt(record.rewards_eth as string), `net rewards of ${where}`).toBe(floor)
+      const amount = (field: string) => BigInt(record[field] as string)
+      expect(amount('gross_rewards_eth') - amount('rewards_eth'), `fees of ${where}`).toBe(amount('fees_eth'))
+      const parts = record.fee_model === 'v3' ? V3_PARTS : V0_PARTS
+      expect(
+        parts.reduce((sum, p) => sum + amount(p), 0n),
+        `fee parts of ${where}`,
+      ).toBe(amount('fees_eth'))
+      const totals = running.get(address) ?? {}
+      for (const column of WALLET_AMOUNT_COLUMNS) {
+        if (column.startsWith('total_') || column === 'balance_lseth') continue
+        const totalColumn = totalColumnOf(column)
+        const sum = (totals[totalColumn] ?? 0n) + amount(column)
+        expect(amount(totalColumn), `${totalColumn} of ${where}`).toBe(sum)
+        totals[totalColumn] = sum
+      }
+      running.set(address, totals)
+    })
+  }
+  // account records = sums of their wallets, for every day
+  const sums = WALLET_AMOUNT_COLUMNS.map((c) => `sum(w.${c})::text as ${c}`).join(', ')
+  const expected = await db.raw(
+    `select w.report_epoch, w.account_id, count(*)::int as wallets, ${sums}
+     from wallet_records w join days d on d.chain_id = w.chain_id and d.report_epoch = w.report_epoch
+       and d.visible_version = w.version
+     where w.account_id is not null group by w.report_epoch, w.account_id order by 1, 2`,
+  )
+  const stored: Record<string, unknown>[] = await db('account_records as a')
+    .join('days as d', function () {
+      this.on('d.chain_id', 'a.chain_id')
+        .andOn('d.report_epoch', 'a.report_epoch')
+        .andOn('d.visible_version', 'a.version')
+    })
+    .select('a.report_epoch', 'a.account_id', 'a.wallets', ...WALLET_AMOUNT_COLUMNS.map((c) => `a.${c}`))
+    .orderBy(['a.report_epoch', 'a.account_id'])
+  expect(stored).toEqual(expected.rows)
+  return { days: days.length, walletDays }
+}
+
+/** `rewards_eth` -> `total_rewards_eth`, `period_lc_fees_lseth` -> `total_lc_fees_lseth`. */
+function totalColumnOf(column: string): string {
+  return `total_${column.replace(/^period_/, '')}`
+}
+
+/** Every column of a stored wallet record (for tests that build expectations by column). */
+export const STORED_WALLET_COLUMNS = WALLET_RECORD_COLUMNS
