@@ -38,6 +38,8 @@ export interface Config {
   workerConcurrency: number
   /** How long a worker's lock on a job lasts (JOB_LOCK_MS, default 15000): a dead worker's job is retried after it. */
   jobLockMs: number
+  /** Wallets per shard of a day's computation (DAY_SHARD_WALLETS, default 5000). */
+  dayShardWallets: number
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -147,5 +149,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     queuePrefix: readPrefix(env),
     workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 2, 1, 64),
     jobLockMs: readInt(env, 'JOB_LOCK_MS', 15_000, 2_000, 600_000),
+    dayShardWallets: readInt(env, 'DAY_SHARD_WALLETS', 5_000, 1, 1_000_000),
   }
 }

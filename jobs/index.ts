@@ -22,6 +22,8 @@ export interface JobsDeps {
   logger: Logger
   chain: ChainSetup
   confirmations: number
+  /** Wallets per day shard (default 5,000). */
+  shardWallets?: number
 }
 
 /** Job names and how often the periodic ones run. */
@@ -68,6 +70,7 @@ export function createJobs(deps: JobsDeps) {
       chainId: deps.chain.chainId,
       logger,
       burnAddresses: [deps.chain.contracts.river, deps.chain.contracts.redeemManager],
+      ...(deps.shardWallets ? { shardWallets: deps.shardWallets } : {}),
       runner: () => {
         if (!runner) throw new Error('createJobs: useRunner() was not called before the jobs ran')
         return runner

@@ -301,6 +301,26 @@ export function createBullRunner(
     removeOnFail: 1000,
   })
   const LIVE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']
+  // periodic jobs live in Redis: after a Redis restart without persistence they are registered again
+  const schedulers = new Map<string, { intervalMs: number; data: unknown }>()
+  const upsertScheduler = (name: string, intervalMs: number, data: unknown) =>
+    queue.upsertJobScheduler(
+      `every-${name}`,
+      { every: intervalMs },
+      { name, data: data ?? {}, opts: { attempts: 1, removeOnComplete: true, removeOnFail: 100 } },
+    )
+  let readyOnce = false
+  connection.on('ready', () => {
+    if (!readyOnce) {
+      readyOnce = true
+      return
+    }
+    for (const [name, s] of schedulers) {
+      upsertScheduler(name, s.intervalMs, s.data).catch((err) =>
+        options.logger.warn({ err, job_name: name }, 'periodic job not registered again after reconnect'),
+      )
+    }
+  })
   const has = async (id: string) => LIVE_STATES.includes(await queue.getJobState(id))
   let worker: Worker | undefined
   return {
@@ -333,15 +353,8 @@ export function createBullRunner(
     },
     has,
     async every(name, intervalMs, data) {
-      await queue.upsertJobScheduler(
-        `every-${name}`,
-        { every: intervalMs },
-        {
-          name,
-          data: data ?? {},
-          opts: { attempts: 1, removeOnComplete: true, removeOnFail: 100 },
-        },
-      )
+      schedulers.set(name, { intervalMs, data })
+      await upsertScheduler(name, intervalMs, data)
     },
     async start() {
       worker = new Worker(

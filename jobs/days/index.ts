@@ -18,6 +18,8 @@ export interface DayJobsDeps {
   burnAddresses: readonly string[]
   /** The runner the processors enqueue on (late-bound: the runner is built from the processors). */
   runner: () => JobRunner
+  /** Wallets per shard (DAY_SHARD_WALLETS; default 5,000). */
+  shardWallets?: number
 }
 
 function isPayload(
@@ -80,6 +82,7 @@ export function createDayJobs(deps: DayJobsDeps): Record<string, Processor> {
         logger: log,
         enqueueFlow: (flow) => runner.enqueueFlow(flow),
         inFlight: (id) => runner.has(id),
+        ...(deps.shardWallets ? { shardWallets: deps.shardWallets } : {}),
       })
       return result
     },

@@ -37,6 +37,8 @@ export interface SchedulerDeps {
   /** Adds the flow and tells whether a job id is in flight (the runner, late-bound). */
   enqueueFlow(flow: Flow): Promise<void>
   inFlight(jobId: string): Promise<boolean>
+  /** Wallets per shard (default SHARD_WALLETS). */
+  shardWallets?: number
 }
 
 // one scheduler at a time across every worker (transaction-scoped advisory lock)
@@ -86,7 +88,7 @@ export async function scheduleDays(deps: SchedulerDeps): Promise<ScheduleResult>
         waiting: `report epoch ${next.report_epoch} (${next.date}) failed: ${next.error ?? 'unknown error'}`,
       }
     }
-    const shards = shardCount(await estimateWallets(tx, chainId, next))
+    const shards = shardCount(await estimateWallets(tx, chainId, next), deps.shardWallets)
     const version = await repos.days.startRun(chainId, next.report_epoch, shards, tx)
     const payload = { chainId, epoch: next.report_epoch, version, shards }
     const parentId = dayJobId(chainId, next.report_epoch)

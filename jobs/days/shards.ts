@@ -12,9 +12,9 @@ export const MAX_SHARDS = 4_096
  * @example
  * shardCount(12_000) // 4
  */
-export function shardCount(wallets: number): number {
+export function shardCount(wallets: number, perShard = SHARD_WALLETS): number {
   let shards = 1
-  while (shards < MAX_SHARDS && shards * SHARD_WALLETS < wallets) shards *= 2
+  while (shards < MAX_SHARDS && shards * perShard < wallets) shards *= 2
   return shards
 }
 

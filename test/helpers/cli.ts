@@ -29,6 +29,7 @@ const SERVICE_VARS = [
   'QUEUE_PREFIX',
   'WORKER_CONCURRENCY',
   'JOB_LOCK_MS',
+  'DAY_SHARD_WALLETS',
   'MODE',
   'DEV',
   'PROD',
@@ -83,7 +84,8 @@ export async function spawnCli(
   })
   const stop = () =>
     new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve()
+      // a child killed by a signal has a signalCode and no exitCode
+      if (child.exitCode !== null || child.signalCode !== null) return resolve()
       child.once('exit', () => resolve())
       child.kill('SIGTERM')
     })
