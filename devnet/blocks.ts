@@ -91,6 +91,8 @@ export interface BlockBuilder {
   mine(txs: TxRequest[], timestamp: bigint): Promise<MinedBlock[]>
   /** Number of pending transactions in anvil's pool. */
   pendingCount(): Promise<number>
+  /** Forgets cached nonces and re-reads the latest block (after an anvil revert rewound the chain). */
+  resync(): Promise<void>
 }
 
 /** Public and test clients over one batched HTTP transport. */
@@ -291,6 +293,13 @@ export async function createBlockBuilder(deps: {
     async pendingCount() {
       const status = (await rpc({ method: 'txpool_status' })) as { pending: Hex }
       return Number(hexToBigInt(status.pending))
+    },
+    async resync() {
+      nonces.clear()
+      const block = await publicClient.getBlock({ blockTag: 'latest' })
+      lastNumber = block.number
+      // timestamps only move forward: a re-mined branch starts after the lost one's latest block
+      if (block.timestamp > lastTimestamp) lastTimestamp = block.timestamp
     },
   }
 }

@@ -42,6 +42,8 @@ export interface TestChain {
   fund(address: Address, value: bigint): Promise<void>
   /** A River call from `from` (anvil impersonation). */
   riverTx(from: Address, data: Hex, value?: bigint, label?: string): TxRequest
+  /** Reverts anvil to a snapshot (a reorg) and resynchronizes the block builder with it. */
+  revert(snapshot: Hex): Promise<void>
   /** Credits the Withdraw and EL fee contracts, then mines the oracle report. */
   report(report: ReportInput, credits?: { withdraw?: bigint; elFees?: bigint }): Promise<MinedBlock>
   stop(): Promise<void>
@@ -97,6 +99,10 @@ export async function startTestChain(options: { startDate?: string } = {}): Prom
             label: 'allow',
           },
         ]),
+      async revert(snapshot) {
+        await testClient.revert({ id: snapshot })
+        await builder.resync()
+      },
       riverTx: (from, data, value, label = 'river call') => ({
         from,
         to: contracts.river,

@@ -105,7 +105,7 @@ export function createInlineRunner(processors: Record<string, Processor>, logger
     if (wake) clearTimeout(wake)
     const now = Date.now()
     const next = queue
-      .filter((j) => !busyNames.has(j.name) && childrenDone(j))
+      .filter((j) => !busyNames.has(j.name) && (childrenDone(j) || failedChild(j) !== undefined))
       .reduce((min, j) => Math.min(min, j.runAt), Number.POSITIVE_INFINITY)
     if (next === Number.POSITIVE_INFINITY) return
     wake = setTimeout(pump, Math.max(0, next - now))

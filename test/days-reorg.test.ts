@@ -1,0 +1,199 @@
+import { type Address, parseEther } from 'viem'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createChainClient } from '../chain/client.ts'
+import { createLogFetcher } from '../chain/logs.ts'
+import { createLogger } from '../common/logger.ts'
+import type { Db, DbHandle } from '../db/index.ts'
+import { createRepos } from '../db/repos/index.ts'
+import { type ReportInput, riverCall, startTestChain, type TestChain } from '../devnet/testing.ts'
+import { createFollower } from '../jobs/follower.ts'
+import { createJobs } from '../jobs/index.ts'
+import { createInlineRunner, type JobRunner } from '../jobs/runner.ts'
+import { computeInline, dayStatuses, recordsHash, verifyRecordsAgainstChain } from './helpers/records.ts'
+import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
+
+const pgOk = await postgresAvailable()
+const ETH = 10n ** 18n
+const silent = createLogger({ level: 'silent' })
+
+/**
+ * Days by hand on a bare devnet chain: three reports, then reorgs that re-mine the last report on another
+ * branch and that remove reports; and a day whose stored data is inconsistent.
+ */
+describe.runIf(pgOk)('daily records across reorgs and bad data (Postgres, anvil)', () => {
+  let chain: TestChain
+  const handles: DbHandle[] = []
+  const runners: JobRunner[] = []
+  const alice: Address = '0x00000000000000000000000000000000000a11ce'
+  const bob: Address = '0x0000000000000000000000000000000000000b0b'
+  const carol: Address = '0x000000000000000000000000000000000000ca01'
+  // an epoch well before the chain's time (a report may not come from the future)
+  let epoch = 400_000n
+  const report = (validatorsBalance: bigint, sameEpoch = false) => {
+    if (!sameEpoch) epoch += 225n
+    const input: ReportInput = {
+      epoch,
+      validatorsBalance,
+      validatorsSkimmedBalance: 0n,
+      validatorsExitedBalance: 0n,
+      validatorsExitingBalance: 0n,
+      validatorsCount: 4,
+      stoppedValidatorCountPerOperator: [0, 0, 0, 0, 0, 0],
+      rebalanceDepositToRedeemMode: false,
+      slashingContainmentMode: false,
+    }
+    return chain.report(input)
+  }
+  const transfer = (from: Address, to: Address, value: bigint) =>
+    chain.mine([chain.riverTx(from, riverCall.transfer(to, value))])
+
+  /** A database following the chain, with the day jobs on an inline runner. */
+  async function service(): Promise<{ db: Db; sync: () => Promise<unknown>; compute: () => Promise<void> }> {
+    const dbh = await migratedTestDatabase()
+    handles.push(dbh)
+    const contracts = { ...chain.deployment.contracts, startBlock: chain.deployment.deployBlock }
+    const setup = {
+      chainId: chain.anvil.chainId,
+      rpcUrl: chain.anvil.rpcUrl,
+      contracts,
+      allowerPrivateKey: undefined,
+    }
+    const jobs = createJobs({ db: dbh.db, logger: silent, chain: setup, confirmations: 0 })
+    const client = createChainClient({ rpcUrl: chain.anvil.rpcUrl, chainId: chain.anvil.chainId })
+    const follower = createFollower({
+      db: dbh.db,
+      client,
+      fetcher: createLogFetcher({ client, baseDelayMs: 20, maxDelayMs: 200 }),
+      chainId: chain.anvil.chainId,
+      contracts,
+      confirmations: 0,
+      logger: silent,
+    })
+    const runner = createInlineRunner(jobs.processors, silent)
+    jobs.useRunner(runner)
+    await runner.start()
+    runners.push(runner)
+    return {
+      db: dbh.db,
+      sync: () => follower.syncOnce(),
+      compute: () => computeInline(dbh.db, runner, 1),
+    }
+  }
+  const holders = () => [alice, bob, carol, chain.deployment.roles.collector]
+  const verify = (db: Db) =>
+    verifyRecordsAgainstChain(db, {
+      rpcUrl: chain.anvil.rpcUrl,
+      river: chain.deployment.contracts.river,
+      holders: holders(),
+    })
+
+  beforeAll(async () => {
+    chain = await startTestChain({ startDate: '2026-04-20' })
+    for (const account of [alice, bob, carol]) await chain.fund(account, 1_000n * ETH)
+    await chain.allow([alice, bob, carol])
+    await chain.mine([
+      chain.riverTx(alice, riverCall.deposit(), 100n * ETH),
+      chain.riverTx(bob, riverCall.deposit(), 60n * ETH),
+    ])
+    await chain.mine([
+      {
+        from: chain.deployment.roles.keeper,
+        to: chain.deployment.contracts.river,
+        data: riverCall.depositToConsensusLayer(4n),
+        gas: 500_000n,
+        label: 'keeper deposit',
+      },
+    ])
+    await report(128n * ETH + parseEther('0.1'))
+    await transfer(alice, carol, 10n * ETH)
+  }, 120_000)
+  afterAll(async () => {
+    for (const r of runners) await r.close()
+    for (const h of handles) await h.close()
+    await chain?.stop()
+  })
+
+  test('behavior: a reorg that re-mines a report or removes reports recomputes the affected days', async () => {
+    const beforeReport2 = await chain.testClient.snapshot()
+    await report(128n * ETH + parseEther('0.2'))
+    const beforeReport3 = await chain.testClient.snapshot()
+    // branch A
+    await transfer(bob, carol, 5n * ETH)
+    await report(128n * ETH + parseEther('0.3'))
+    await chain.mine([])
+    const live = await service()
+    await live.sync()
+    await live.compute()
+    expect((await dayStatuses(live.db)).map((d) => d.status)).toEqual(['computed', 'computed', 'computed'])
+    const [, , dayA] = await createRepos(live.db).days.list(chain.anvil.chainId)
+    const hashA = dayA?.content_hash
+
+    // branch B: the third report (same epoch) re-mined after another transfer, with other rewards
+    await chain.revert(beforeReport3)
+    await transfer(carol, alice, 1n * ETH)
+    await report(128n * ETH + parseEther('0.25'), true)
+    await chain.mine([])
+    await chain.mine([])
+    const synced = (await live.sync()) as { rolledBackFrom?: bigint }
+    expect(synced.rolledBackFrom).toBeDefined()
+    await live.compute()
+    const days = await createRepos(live.db).days.list(chain.anvil.chainId)
+    expect(days.map((d) => d.status)).toEqual(['computed', 'computed', 'computed'])
+    expect(days[2]?.content_hash).not.toBe(hashA)
+    expect(days[2]?.visible_version).toBe(2)
+    await verify(live.db)
+    const fresh = await service()
+    await fresh.sync()
+    await fresh.compute()
+    expect(await recordsHash(live.db)).toBe(await recordsHash(fresh.db))
+
+    // branch C: back before the second report; the chain moves on without reports
+    await chain.revert(beforeReport2)
+    for (let i = 0; i < 4; i++) await chain.mine([])
+    await live.sync()
+    await live.compute()
+    expect(await dayStatuses(live.db)).toHaveLength(1)
+    expect(await live.db('wallet_records').countDistinct({ n: 'report_epoch' }).first()).toEqual({ n: '1' })
+    await verify(live.db)
+  }, 180_000)
+
+  test('behavior: a day whose stored data is inconsistent fails naming its report; nothing of it is visible; later days wait', async () => {
+    await report(128n * ETH + parseEther('0.2'))
+    await transfer(bob, carol, 5n * ETH)
+    await report(128n * ETH + parseEther('0.3'))
+    const s = await service()
+    await s.sync()
+    // corrupt the period of the second report: alice's transfer becomes larger than her balance
+    const reports = await s.db('oracle_reports').orderBy('block_number').select('block_number', 'epoch')
+    expect(reports.length).toBe(3)
+    const moved = await s
+      .db('lseth_transfers')
+      .where({ from_address: alice.toLowerCase() })
+      .where('block_number', '<', reports[1].block_number)
+      .update({ value: (1_000n * ETH).toString() })
+    expect(moved).toBe(1)
+    await expect(s.compute()).rejects.toThrow()
+    const days = await dayStatuses(s.db)
+    // the transfer is in the second report's period
+    expect(days.map((d) => d.status)).toEqual(['computed', 'failed', 'pending'])
+    expect(days[1]?.error).toContain(`report epoch ${reports[1].epoch} (block ${reports[1].block_number})`)
+    expect(days[1]?.error).toContain('negative')
+    expect(await s.db('wallet_records').distinct('report_epoch').pluck('report_epoch')).toEqual([
+      reports[0].epoch,
+    ])
+    // more scheduling passes change nothing: later days wait for the failed one
+    const runner = runners.at(-1) as JobRunner
+    for (let i = 0; i < 3; i++) await runner.enqueue('days', {}, { jobId: `wait-${i}` })
+    await runner.idle()
+    expect((await dayStatuses(s.db)).map((d) => d.status)).toEqual(['computed', 'failed', 'pending'])
+    // repaired data and a retry (what `lsreport backfill` does for failed days) complete every day
+    await s
+      .db('lseth_transfers')
+      .where({ from_address: alice.toLowerCase() })
+      .where('block_number', '<', reports[1].block_number)
+      .update({ value: (10n * ETH).toString() })
+    await s.db('days').where({ status: 'failed' }).update({ status: 'pending' })
+    await s.compute()
+    await verify(s.db)
+  }, 120_000)
+})
