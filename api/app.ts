@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto'
+import path from 'node:path'
 import formbody from '@fastify/formbody'
 import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
+import { type ConsensusSource, createConsensusSource, DEVNET_CONSENSUS_FILE } from '../chain/beacon.ts'
 import type { Config } from '../common/config.ts'
 import type { Logger } from '../common/logger.ts'
 import type { Db } from '../db/index.ts'
@@ -13,10 +15,15 @@ import { createPlatformService } from '../platform/service.ts'
 import type { SigningKey } from './auth/keys.ts'
 import { authPlugin } from './auth/plugin.ts'
 import { ApiError, type ErrorBody, type ErrorCode } from './errors.ts'
+import { adminRoutes } from './routes/admin.ts'
+import { discountRoutes } from './routes/discounts.ts'
+import { feeRoutes } from './routes/fees.ts'
 import { healthRoutes } from './routes/health.ts'
 import { oauthRoutes } from './routes/oauth.ts'
 import { platformRoutes } from './routes/platform.ts'
+import { projectionRoutes } from './routes/projections.ts'
 import { redeemRoutes } from './routes/redeems.ts'
+import { rewardRoutes } from './routes/rewards.ts'
 import { solRoutes } from './routes/sol.ts'
 import { ErrorBodySchema } from './schemas.ts'
 
@@ -28,6 +35,8 @@ export interface ApiContext {
   signingKey: SigningKey
   /** Redis for the shared rate-limit store; absent: in-memory store. */
   redis?: Redis | undefined
+  /** Consensus-layer figures for the exit queue; absent: BEACON_URL, else `$DATA_DIR/devnet-consensus.json`. */
+  consensus?: ConsensusSource | undefined
 }
 
 function errorBody(code: ErrorCode, message: string): ErrorBody {
@@ -164,6 +173,19 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
   })
   solRoutes(app, { repos })
   redeemRoutes(app, { repos })
+  rewardRoutes(app, { repos })
+  feeRoutes(app, { repos })
+  discountRoutes(app, { repos })
+  projectionRoutes(app, {
+    repos,
+    consensus:
+      ctx.consensus ??
+      createConsensusSource({
+        beaconUrl: ctx.config.beaconUrl,
+        devnetFile: path.join(ctx.config.dataDir, DEVNET_CONSENSUS_FILE),
+      }),
+  })
+  adminRoutes(app, { repos })
 
   return app
 }

@@ -36,8 +36,11 @@ export const ERROR_CATALOG = {
   IR3200: { http: 400, meaning: 'target_fee_rate must be between 0 and the gross protocol fee rate.' },
   IR3300: { http: 400, meaning: 'Invalid Solana address (base58 of 32 bytes).' },
   IR3400: { http: 404, meaning: 'Redeem request not found.' },
+  IR4000: { http: 404, meaning: 'No computed report for this date (none yet, or before the first report).' },
+  IR4001: { http: 400, meaning: 'Invalid date range: from after to, outside the reports, or too long.' },
   IR5000: { http: 500, meaning: 'Internal error (details are logged with the request id, never returned).' },
   IR5030: { http: 503, meaning: 'Service not ready (database unreachable or migrations pending).' },
+  IR5031: { http: 503, meaning: 'Consensus-layer data unavailable (Beacon API or devnet facts).' },
 } as const satisfies Record<string, { http: number; meaning: string }>
 
 export type ErrorCode = keyof typeof ERROR_CATALOG

@@ -89,3 +89,8 @@ function positionDetails(position: LogPosition): Record<string, unknown> {
     log_index: position.logIndex,
   }
 }
+
+/** The consensus-layer source (Beacon API or the devnet's facts file) is unreachable or answered nonsense. */
+export class ConsensusUnavailableError extends ChainError {
+  override name = 'ConsensusUnavailableError'
+}

@@ -10,6 +10,7 @@ import { createLogger } from '../common/logger.ts'
 import { createShutdown } from '../common/shutdown.ts'
 import { migrate } from '../db/index.ts'
 import { startDevnet } from '../devnet/index.ts'
+import { validateRange } from '../jobs/days/backfill.ts'
 import { type ChainSetup, createJobs, JOBS } from '../jobs/index.ts'
 import { createBullRunner, createInlineRunner } from '../jobs/runner.ts'
 import {
@@ -22,6 +23,7 @@ import {
 } from './admin.ts'
 import { setupFromConfig, setupFromDevnet } from './chain-setup.ts'
 import { type Context, createContext } from './context.ts'
+import { backfillCommand, daysCommand } from './days.ts'
 
 const program = new Command()
 program
@@ -77,6 +79,7 @@ async function startJobs(ctx: Context, chain: ChainSetup) {
     logger: ctx.logger,
     chain,
     confirmations: ctx.config.confirmations,
+    shardWallets: ctx.config.dayShardWallets,
   })
   await assertChainId(jobs.client, chain.chainId)
   const runner = ctx.config.redisUrl
@@ -176,6 +179,35 @@ program
         await new Promise((resolve) => setTimeout(resolve, opts.interval))
       }
     }),
+  )
+
+program
+  .command('backfill')
+  .description(
+    'Compute the days (oracle reports) of a date range with the day jobs, in this process (with REDIS_URL: ' +
+      'alongside any running workers); progress on stderr; interrupt and run again to resume',
+  )
+  .requiredOption('--from <date>', 'first date (YYYY-MM-DD)')
+  .requiredOption('--to <date>', 'last date (YYYY-MM-DD)')
+  .option('--recompute', 'recompute the days of the range that are already computed')
+  .action(async (opts: { from: string; to: string; recompute?: boolean }) => {
+    validateRange(opts) // before opening the database
+    process.exit(await withContext((ctx) => backfillCommand(ctx, opts)))
+  })
+
+program
+  .command('days')
+  .description(
+    'The days (one per oracle report): computed, pending or failed, with engine version and timings',
+  )
+  .option(
+    '--json',
+    'print a JSON array of {date, report_epoch, status, wallets, engine_version, computed_at}',
+  )
+  .option('--from <date>', 'first date (YYYY-MM-DD)')
+  .option('--to <date>', 'last date (YYYY-MM-DD)')
+  .action((opts: { json?: boolean; from?: string; to?: string }) =>
+    withContext((ctx) => daysCommand(ctx, opts)),
   )
 
 program

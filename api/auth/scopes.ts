@@ -7,6 +7,7 @@ export const SCOPES = [
   'read:sol-allowlist',
   'write:sol-allowlist',
   'impersonate:org',
+  'admin',
 ] as const
 
 export type Scope = (typeof SCOPES)[number]

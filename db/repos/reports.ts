@@ -109,6 +109,15 @@ export interface DateRateRow {
   conversion_rate: string
 }
 
+/** The pool state an oracle report left (the projections' inputs). */
+export interface ReportState {
+  block_time: Date
+  total_underlying_supply: string
+  total_supply: string
+  validators_skimmed_balance: string
+  trace_pulled_el_fees: string
+}
+
 /** A target fee rate set on an account. */
 export interface DiscountHistoryRow {
   account_id: string
@@ -345,6 +354,33 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
           q.whereIn('key', values)
           if (ids.length > 0) q.orWhereIn('id', ids)
         })
+    },
+
+    /**
+     * What redemption projections start from: the chain's "now" (the head the follower last saw) and the
+     * two latest ingested oracle reports, newest first (ingested, not necessarily computed).
+     */
+    async projectionState(tx: Queryable = db): Promise<{ now: Date; reports: ReportState[] }> {
+      const [clock, reports] = await Promise.all([
+        tx.raw('select coalesce((select max(time) from chain_heads), now()) as now'),
+        tx('oracle_reports')
+          .select(
+            'block_time',
+            'total_underlying_supply',
+            'total_supply',
+            'validators_skimmed_balance',
+            'trace_pulled_el_fees',
+          )
+          .modify((q) => {
+            if (options.chainId !== undefined) q.where('chain_id', options.chainId)
+          })
+          .orderBy([
+            { column: 'block_number', order: 'desc' },
+            { column: 'log_index', order: 'desc' },
+          ])
+          .limit(2),
+      ])
+      return { now: new Date(clock.rows[0].now), reports }
     },
 
     /** Every target fee rate set on an account, oldest first. */

@@ -3,15 +3,13 @@ import type { Db } from '../../db/index.ts'
 import type { DayRow } from '../../db/repos/days.ts'
 import { createRepos } from '../../db/repos/index.ts'
 import type { Processor } from '../runner.ts'
+import { SCHEDULER_LOCK_KEY } from './scheduler.ts'
 
 /** A closed range of UTC dates, YYYY-MM-DD. */
 export interface DateRange {
   from: string
   to: string
 }
-
-// the scheduler's advisory lock (jobs/days/scheduler.ts): a backfill's setup and a scheduling pass never interleave
-const SCHEDULER_LOCK_KEY = 0x6c737264 // 'lsrd'
 
 /**
  * Checks a YYYY-MM-DD calendar date (2026-02-30 is refused). Returns it unchanged; `name` goes in the message.
@@ -70,6 +68,7 @@ export async function startBackfill(
 ): Promise<BackfillStart> {
   const range = validateRange(options)
   return db.transaction(async (tx) => {
+    // a backfill's setup and a scheduling pass never interleave
     await tx.raw('select pg_advisory_xact_lock(?, ?)', [SCHEDULER_LOCK_KEY, chainId])
     const repos = createRepos(tx)
     const cursor = await repos.chain.cursor(chainId, 'river', tx)

@@ -58,7 +58,7 @@ export async function loadDayInputs(db: Queryable, chainId: number, epoch: strin
   let previousHash: string | null = null
   if (previous) {
     const before = await repos.days.get(chainId, previous.epoch)
-    if (!before || before.status !== 'computed' || before.visible_version === null) {
+    if (before?.status !== 'computed' || before.visible_version === null) {
       throw new DayNotReadyError(
         `${describeReport(day)} waits for its predecessor (report epoch ${previous.epoch}) to be computed`,
       )

@@ -41,8 +41,8 @@ export interface SchedulerDeps {
   shardWallets?: number
 }
 
-// one scheduler at a time across every worker (transaction-scoped advisory lock)
-const LOCK_KEY = 0x6c737264 // 'lsrd'
+/** One scheduler at a time across every worker: the key of its transaction-scoped advisory lock ('lsrd'). */
+export const SCHEDULER_LOCK_KEY = 0x6c737264
 
 /**
  * A run is added to the queue just after its transaction commits; a computing day whose job is not (yet)
@@ -67,7 +67,9 @@ export async function scheduleDays(deps: SchedulerDeps): Promise<ScheduleResult>
   // the flow is added after the run's transaction commits, so its jobs always see the run
   let flow: Flow | undefined
   const result = await db.transaction(async (tx): Promise<ScheduleResult> => {
-    const [lock] = (await tx.raw('select pg_try_advisory_xact_lock(?, ?) as ok', [LOCK_KEY, chainId])).rows
+    const [lock] = (
+      await tx.raw('select pg_try_advisory_xact_lock(?, ?) as ok', [SCHEDULER_LOCK_KEY, chainId])
+    ).rows
     if (!lock?.ok) return { added: 0, reopened: 0, deleted: 0, waiting: 'another scheduler is running' }
     const repos = createRepos(tx)
     const cursor = await repos.chain.cursor(chainId, 'river', tx)

@@ -1,0 +1,311 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import type { Repos } from '../../db/repos/index.ts'
+import type { FeeKind, FeeRecordRow, OperatorFeeRecordRow, ReportDay } from '../../db/repos/reports.ts'
+import { feeModelAt, formatUnits18, presentProtocolRecord, V3_CUTOVER_ISO } from '../../engine/index.ts'
+import {
+  notModified,
+  parseDate,
+  readingOrg,
+  rejectUnit,
+  reportOr404,
+  setReportHeaders,
+} from '../reporting.ts'
+import { errorResponses } from '../schemas.ts'
+
+/**
+ * Fee records (platform: by the org owning the account; originator: by the org that added the wallet;
+ * operators: the day's operator fees split by active validators) and the public protocol record.
+ * Platform and originator records are the reading organization's own: other organizations' fees are
+ * never shown.
+ */
+
+const FEE_AMOUNTS_V1 = [
+  'balance_lseth',
+  'gross_rewards_eth',
+  'rewards_eth',
+  'fees_eth',
+  'lc_fees_eth',
+  'period_lc_fees_lseth',
+  'tech_provider_fees_eth',
+  'period_tech_provider_fees_lseth',
+  'operator_fees_eth',
+  'platform_fees_eth',
+  'rebate_eth',
+  'rebate_lseth',
+  'platform_fees_at_discount_rate_eth',
+] as const
+const FEE_RATES_V1 = [
+  'lc_fees_rate',
+  'tech_provider_fees_rate',
+  'operator_fees_rate',
+  'platform_fees_rate',
+  'rebate_rate',
+  'platform_fees_at_discount_rate_rate',
+] as const
+const FEE_AMOUNTS_V0 = [
+  'balance_lseth',
+  'gross_rewards_eth',
+  'rewards_eth',
+  'fees_eth',
+  'dao_fees_eth',
+  'provider_fees_eth',
+  'slashing_fees_eth',
+  'operator_fees_eth',
+  'platform_fees_eth',
+  'rebate_eth',
+  'rebate_lseth',
+  'platform_fees_at_discount_rate_eth',
+] as const
+const FEE_RATES_V0 = [
+  'operator_fees_rate',
+  'platform_fees_rate',
+  'rebate_rate',
+  'platform_fees_at_discount_rate_rate',
+] as const
+/** v0 fields still populated after the V3 cutover (the fee and rate fields are null from then on). */
+const V0_KEPT_AFTER_CUTOVER = new Set(['balance_lseth', 'gross_rewards_eth', 'rewards_eth'])
+
+const Str = Type.String()
+const NullableStr = Type.Union([Type.String(), Type.Null()])
+
+function feeRecordSchema(version: 'v0' | 'v1') {
+  const amounts = version === 'v1' ? FEE_AMOUNTS_V1 : FEE_AMOUNTS_V0
+  const rates = version === 'v1' ? FEE_RATES_V1 : FEE_RATES_V0
+  const field = version === 'v1' ? Str : NullableStr
+  return Type.Object({
+    oracle_report: Str,
+    date: Str,
+    org_id: Str,
+    fee_model: Type.Union([Type.Literal('v0'), Type.Literal('v3')]),
+    wallets: Type.Integer(),
+    ...Object.fromEntries(amounts.map((f) => [f, field])),
+    ...Object.fromEntries(rates.map((f) => [f, field])),
+  })
+}
+
+function operatorRecordSchema(version: 'v0' | 'v1') {
+  const field = version === 'v1' ? Str : NullableStr
+  return Type.Object({
+    oracle_report: Str,
+    date: Str,
+    operator_id: Str,
+    active_validators: Type.Integer(),
+    operator_fees_eth: field,
+    operator_fees_rate: field,
+  })
+}
+
+const ProtocolRecordSchema = Type.Object({
+  oracle_report: Str,
+  date: Str,
+  total_protocol_mints_lseth: Str,
+  total_protocol_burns_lseth: Str,
+  total_protocol_active_keys_count: Type.Integer(),
+  rewards_eth: Str,
+  gross_fee_rate: Str,
+  gross_fee_lseth: Str,
+  conversion_rate: Str,
+  total_lseth_supply: Str,
+  a_srr_7d: Str,
+})
+
+/** Whether the day's report is under the V3 fee model (at or after 2026-05-01T00:00:00Z). */
+function isV3(day: ReportDay): boolean {
+  return feeModelAt(Math.floor(day.block_time.getTime() / 1000)) === 'v3'
+}
+
+function presentFeeRecord(
+  row: FeeRecordRow | undefined,
+  day: ReportDay,
+  orgId: string,
+  version: 'v0' | 'v1',
+): Record<string, string | number | null> {
+  const amounts = version === 'v1' ? FEE_AMOUNTS_V1 : FEE_AMOUNTS_V0
+  const rates = version === 'v1' ? FEE_RATES_V1 : FEE_RATES_V0
+  const blank = version === 'v0' && isV3(day)
+  const out: Record<string, string | number | null> = {
+    oracle_report: day.report_epoch,
+    date: day.date,
+    org_id: orgId,
+    fee_model: row?.fee_model ?? (isV3(day) ? 'v3' : 'v0'),
+    wallets: row?.wallets ?? 0,
+  }
+  for (const f of amounts) {
+    out[f] = blank && !V0_KEPT_AFTER_CUTOVER.has(f) ? null : formatUnits18(BigInt(row?.[f] ?? 0))
+  }
+  for (const f of rates) out[f] = blank ? null : (row?.[f] ?? '0')
+  return out
+}
+
+function presentOperator(
+  row: OperatorFeeRecordRow,
+  day: ReportDay,
+  version: 'v0' | 'v1',
+): Record<string, string | number | null> {
+  const blank = version === 'v0' && isV3(day)
+  return {
+    oracle_report: row.report_epoch,
+    date: row.date,
+    operator_id: row.operator_id,
+    active_validators: Number(row.active_validators),
+    operator_fees_eth: blank ? null : formatUnits18(BigInt(row.operator_fees_eth)),
+    operator_fees_rate: blank ? null : row.operator_fees_rate,
+  }
+}
+
+/** Platform, originator and operator fees (v1 and v0) and the public protocol record. */
+export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
+  const { repos } = deps
+  const rewards = { onRequest: app.requireScope('read:eth-rewards') }
+  const tags = ['fees']
+  const DateParams = Type.Object({ date: Type.String({ description: 'YYYY-MM-DD' }) })
+  const ImpersonateHeaders = Type.Object({ 'impersonate-org': Type.Optional(Type.String()) })
+
+  async function orgFees(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    kind: Exclude<FeeKind, 'all'>,
+    version: 'v0' | 'v1',
+  ) {
+    if (version === 'v1') rejectUnit(request)
+    const { date } = request.params as { date: string }
+    parseDate(date, 'date')
+    const orgId = await readingOrg(request, repos)
+    const day = await reportOr404(repos, date)
+    setReportHeaders(reply, day)
+    if (version === 'v0' && isV3(day)) {
+      reply.header('link', `</eth/v1/${kind}s/${date}>; rel="successor-version"`)
+    }
+    if (notModified(request, reply, [day], { orgId })) return reply
+    const row = await repos.reports.feeRecord(day, kind, orgId)
+    return presentFeeRecord(row, day, orgId, version)
+  }
+
+  async function operators(request: FastifyRequest, reply: FastifyReply, version: 'v0' | 'v1') {
+    if (version === 'v1') rejectUnit(request)
+    const { date } = request.params as { date: string }
+    parseDate(date, 'date')
+    const day = await reportOr404(repos, date)
+    setReportHeaders(reply, day)
+    if (version === 'v0' && isV3(day)) {
+      reply.header('link', `</eth/v1/operators/${date}>; rel="successor-version"`)
+    }
+    if (notModified(request, reply, [day], {})) return reply
+    return (await repos.reports.operatorFeeRecords(day)).map((row) => presentOperator(row, day, version))
+  }
+
+  const feeDescription = (who: string) =>
+    `The reading organization's ${who} fee record for the report of the date (zeros when it had no wallets). ` +
+    'Amounts: sums over its wallets; *_rate: part / gross_rewards_eth of those wallets.'
+  const v0Note = ` Fee and rate fields are null for reports from ${V3_CUTOVER_ISO} (use the v1 endpoint).`
+
+  app.get(
+    '/eth/v1/platforms/:date',
+    {
+      ...rewards,
+      schema: {
+        tags,
+        summary: 'Platform fees and rates of a date (V3 fields), for the org owning the accounts',
+        description: feeDescription('platform'),
+        params: DateParams,
+        headers: ImpersonateHeaders,
+        response: { 200: feeRecordSchema('v1'), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => orgFees(request, reply, 'platform', 'v1'),
+  )
+  app.get(
+    '/eth/v1/originators/:date',
+    {
+      ...rewards,
+      schema: {
+        tags,
+        summary: 'Originator fees and rates of a date (V3 fields), for the org that added the wallets',
+        description: feeDescription('originator'),
+        params: DateParams,
+        headers: ImpersonateHeaders,
+        response: { 200: feeRecordSchema('v1'), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => orgFees(request, reply, 'originator', 'v1'),
+  )
+  app.get(
+    '/eth/v1/operators/:date',
+    {
+      ...rewards,
+      schema: {
+        tags,
+        summary: 'Node operator fees of a date: the operator share split by active validators',
+        params: DateParams,
+        response: { 200: Type.Array(operatorRecordSchema('v1')), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => operators(request, reply, 'v1'),
+  )
+  app.get(
+    '/eth/v0/platforms/:date',
+    {
+      ...rewards,
+      schema: {
+        tags,
+        summary: 'Platform fees and rates of a date (v0 fields; history through 2026-04-30)',
+        description: feeDescription('platform') + v0Note,
+        params: DateParams,
+        headers: ImpersonateHeaders,
+        response: { 200: feeRecordSchema('v0'), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => orgFees(request, reply, 'platform', 'v0'),
+  )
+  app.get(
+    '/eth/v0/operators/:date',
+    {
+      ...rewards,
+      schema: {
+        tags,
+        summary: 'Node operator fees of a date (v0; history through 2026-04-30)',
+        description: `Operators and their active validators.${v0Note}`,
+        params: DateParams,
+        response: { 200: Type.Array(operatorRecordSchema('v0')), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => operators(request, reply, 'v0'),
+  )
+
+  app.get(
+    '/eth/v0/protocol/:date',
+    {
+      schema: {
+        tags: ['protocol'],
+        summary: 'Protocol record of a date (public): rewards, fee, rate, supply, a_srr_7d',
+        params: DateParams,
+        response: { 200: Type.Array(ProtocolRecordSchema), ...errorResponses(400, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { date } = request.params as { date: string }
+      parseDate(date, 'date')
+      const day = await reportOr404(repos, date)
+      setReportHeaders(reply, day)
+      if (notModified(request, reply, [day], {})) return reply
+      const row = await repos.reports.protocolRecord(day)
+      if (!row) return []
+      return [
+        presentProtocolRecord({
+          oracle_report: row.report_epoch,
+          date: row.block_time.toISOString().replace('.000Z', 'Z'),
+          total_protocol_mints_lseth: BigInt(row.total_protocol_mints_lseth),
+          total_protocol_burns_lseth: BigInt(row.total_protocol_burns_lseth),
+          total_protocol_active_keys_count: row.total_protocol_active_keys_count,
+          rewards_eth: BigInt(row.rewards_eth),
+          gross_fee_rate: row.gross_fee_rate,
+          gross_fee_lseth: BigInt(row.gross_fee_lseth),
+          conversion_rate: row.conversion_rate,
+          total_lseth_supply: BigInt(row.total_lseth_supply),
+          a_srr_7d: row.a_srr_7d,
+        }),
+      ]
+    },
+  )
+}

@@ -1,0 +1,195 @@
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { Type } from 'typebox'
+import type { ConsensusSnapshot, ConsensusSource } from '../../chain/beacon.ts'
+import type { Repos } from '../../db/repos/index.ts'
+import type { WithdrawalEventRow } from '../../db/repos/redemptions.ts'
+import {
+  computeExitQueue,
+  type ExitQueueInfo,
+  type ProjectionContext,
+  projectRedeemManager,
+  projectRedeemRequest,
+  type WithdrawalEventInput,
+} from '../../engine/index.ts'
+import { ApiError } from '../errors.ts'
+import { errorResponses } from '../schemas.ts'
+
+/**
+ * Redemption projections (estimates) and the validator exit queue. Inputs: indexed RedeemManager events and
+ * oracle reports (database), and the consensus layer's exit queue (Beacon API at BEACON_URL, else the
+ * devnet's simulated facts). The estimate is the engine's (engine/README.md §9):
+ * - a position already covered by the withdrawal stack: the block time of the report whose withdrawal
+ *   event covers it (in the past);
+ * - else, with shortfall = position - stack total (in ETH at the latest rate): the next report when the
+ *   expected skims of a day cover it, otherwise the first report after now + exit wait + withdrawability
+ *   delay + half a sweep. "now" is the chain's (the head the follower last saw).
+ * The basis of each estimate is in the `X-Projection-Basis` header.
+ */
+
+const Idx = Type.Object({ idx: Type.Integer({ minimum: 0, maximum: 4_294_967_295 }) })
+const ExitQueue = Type.Object({
+  exit_time_hours: Type.String(),
+  mandatory_exit_delay_hours: Type.String(),
+  sweep_time_hours: Type.String(),
+})
+
+function eventInput(e: WithdrawalEventRow): WithdrawalEventInput {
+  return {
+    id: Number(e.withdrawal_event_id),
+    height: BigInt(e.height),
+    amount: BigInt(e.amount),
+    eth_amount: BigInt(e.eth_amount),
+    reported_at: Math.floor(e.block_time.getTime() / 1000),
+  }
+}
+
+const seconds = (d: Date) => Math.floor(d.getTime() / 1000)
+
+/** The exit queue estimate from a consensus snapshot. */
+export function exitQueueOf(snapshot: ConsensusSnapshot): ExitQueueInfo {
+  return computeExitQueue({
+    epoch: snapshot.epoch,
+    active_validators: snapshot.active_validators,
+    total_active_balance_gwei: snapshot.total_active_balance_gwei,
+    queued_exit_balance_gwei: snapshot.queued_exit_balance_gwei,
+    sweep_eligible_validators: snapshot.sweep_eligible_validators,
+  })
+}
+
+/** Projections of redeem requests and of the redeem queue, and the validator exit queue. */
+export function projectionRoutes(app: FastifyInstance, deps: { repos: Repos; consensus: ConsensusSource }) {
+  const { repos, consensus } = deps
+  const redeems = { onRequest: app.requireScope('read:eth-redeems') }
+  const tags = ['redemptions']
+
+  async function exitQueue(): Promise<ExitQueueInfo> {
+    let snapshot: ConsensusSnapshot
+    try {
+      snapshot = await consensus.snapshot()
+    } catch (err) {
+      throw new ApiError('IR5031', 'consensus-layer data is unavailable: retry later', { cause: err })
+    }
+    return exitQueueOf(snapshot)
+  }
+
+  /** The projection context; the exit queue is read only when the position is not covered yet. */
+  async function context(end: bigint, events: WithdrawalEventInput[]): Promise<ProjectionContext> {
+    const state = await repos.reports.projectionState()
+    const [latest, previous] = state.reports
+    if (!latest)
+      throw new ApiError('IR4000', 'no oracle report has been ingested yet: nothing to project from')
+    const last = events[events.length - 1]
+    const covered = last !== undefined && last.height + last.amount >= end
+    const skimmed =
+      BigInt(latest.validators_skimmed_balance) -
+      BigInt(previous?.validators_skimmed_balance ?? latest.validators_skimmed_balance)
+    return {
+      now: seconds(state.now),
+      last_report_at: seconds(latest.block_time),
+      underlying: BigInt(latest.total_underlying_supply),
+      supply: BigInt(latest.total_supply),
+      // after a report the redeem buffer has been paid into the withdrawal event (or returned to deposits)
+      redeem_buffer_eth: 0n,
+      // what a day brings without exits: the latest report's skimmed increase and execution-layer fees
+      expected_daily_skims_eth: (skimmed > 0n ? skimmed : 0n) + BigInt(latest.trace_pulled_el_fees),
+      exit_queue:
+        covered || end <= 0n
+          ? { exit_seconds: 0, mandatory_exit_delay_seconds: 0, sweep_seconds: 0 }
+          : await exitQueue(),
+    }
+  }
+
+  async function requestProjection(idx: number, reply: FastifyReply) {
+    const [[request], events] = await Promise.all([
+      repos.redemptions.requests({ ids: [idx] }),
+      repos.redemptions.withdrawalEvents(),
+    ])
+    if (!request) throw new ApiError('IR3400', `redeem request ${idx} not found`)
+    const inputs = events.map(eventInput)
+    const position = { height: BigInt(request.height), amount: BigInt(request.amount) }
+    const projection = projectRedeemRequest(
+      position,
+      inputs,
+      await context(position.height + position.amount, inputs),
+    )
+    reply.header('x-projection-basis', projection.basis)
+    return { projected_redeemable_at: projection.projected_redeemable_at }
+  }
+
+  async function managerProjection(reply: FastifyReply) {
+    const [last, events] = await Promise.all([
+      repos.redemptions.lastRequest(),
+      repos.redemptions.withdrawalEvents(),
+    ])
+    const inputs = events.map(eventInput)
+    const end = last ? BigInt(last.height) + BigInt(last.amount) : 0n
+    const projection = projectRedeemManager(
+      { total_amount_redeem_queue_lseth: end },
+      inputs,
+      await context(end, inputs),
+    )
+    reply.header('x-projection-basis', projection.basis)
+    return { projected_fulfilled_at: projection.projected_fulfilled_at }
+  }
+
+  for (const version of ['v1', 'v0'] as const) {
+    app.get(
+      `/eth/${version}/redeems/:idx/projection`,
+      {
+        ...redeems,
+        schema: {
+          tags,
+          summary: 'When a redeem request is projected to be redeemable (an estimate)',
+          description:
+            'Covered by the withdrawal stack: the report that covered it (past). Otherwise the next report when a ' +
+            "day's skims cover the shortfall, else the first report after the validator exit wait. Basis in X-Projection-Basis.",
+          params: Idx,
+          response: {
+            200: Type.Object({ projected_redeemable_at: Type.String({ format: 'date-time' }) }),
+            ...errorResponses(400, 401, 403, 404, 503),
+          },
+        },
+      },
+      async (request, reply) => requestProjection((request.params as { idx: number }).idx, reply),
+    )
+    app.get(
+      `/eth/${version}/redeems_info/projection`,
+      {
+        ...redeems,
+        schema: {
+          tags,
+          summary: 'When the whole redeem queue is projected to be fulfilled (an estimate)',
+          description:
+            'In the past when supply already covers demand (then: the report that covered the latest request).',
+          response: {
+            200: Type.Object({ projected_fulfilled_at: Type.String({ format: 'date-time' }) }),
+            ...errorResponses(401, 403, 404, 503),
+          },
+        },
+      },
+      async (_request, reply) => managerProjection(reply),
+    )
+  }
+
+  app.get(
+    '/eth/v1/validators/queue',
+    {
+      schema: {
+        tags,
+        summary: 'Validator exit queue: exit wait, mandatory withdrawability delay, half a sweep (hours)',
+        description:
+          'exit_time_hours = (ceil(queued exit balance / churn per epoch) + 5) epochs; mandatory_exit_delay_hours = ' +
+          '256 epochs; sweep_time_hours = (sweep-eligible validators / 16) slots / 2. 2 decimals, rounded up.',
+        response: { 200: ExitQueue, ...errorResponses(503) },
+      },
+    },
+    async () => {
+      const info = await exitQueue()
+      return {
+        exit_time_hours: info.exit_time_hours,
+        mandatory_exit_delay_hours: info.mandatory_exit_delay_hours,
+        sweep_time_hours: info.sweep_time_hours,
+      }
+    },
+  )
+}

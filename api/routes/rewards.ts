@@ -1,0 +1,474 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import { isUuid } from '../../db/repos/accounts.ts'
+import type { Repos } from '../../db/repos/index.ts'
+import type { ReportDay, WalletRecordRow } from '../../db/repos/reports.ts'
+import {
+  computeLotRewards,
+  presentAccountRecord,
+  presentWalletRecord,
+  summarizeRange,
+  type WalletAmounts,
+  zeroWalletAmounts,
+} from '../../engine/index.ts'
+import { normalizeAddress } from '../../platform/service.ts'
+import { ApiError } from '../errors.ts'
+import {
+  accountAmountsOf,
+  asSeenBy,
+  engineErrorToApi,
+  inUnit,
+  jsonOrCsv,
+  MAX_REPORT_ITEMS,
+  notModified,
+  parseDate,
+  type RecordVersion,
+  readingOrg,
+  rejectUnit,
+  reportOr404,
+  sendCsv,
+  setReportHeaders,
+  summaryRange,
+  totalsSchema,
+  type Unit,
+  walletFields,
+  walletRecordOf,
+  walletRecordSchema,
+  wantsCsv,
+} from '../reporting.ts'
+import { errorResponses } from '../schemas.ts'
+
+const DateString = Type.String({ description: 'YYYY-MM-DD (UTC date of the report block)' })
+const ImpersonateHeaders = Type.Object({
+  'impersonate-org': Type.Optional(
+    Type.String({ description: 'read as this organization (needs the impersonate:org scope)' }),
+  ),
+})
+const UnitSchema = Type.Union([Type.Literal('lseth'), Type.Literal('eth')], {
+  description: 'lseth (default): as stored; eth: every *_lseth amount given as its ETH value at the report',
+})
+
+const LotRequest = Type.Object({
+  balance: Type.String({ description: 'LsETH, decimal string (at most 18 decimals)' }),
+  from: DateString,
+  to: Type.Optional(DateString),
+})
+const LotResult = Type.Object({
+  balance: Type.String(),
+  from: Type.String(),
+  to: Type.String(),
+  start_conversion_rate: Type.String(),
+  end_conversion_rate: Type.String(),
+  accrued_rewards: Type.String(),
+})
+const LotsResponse = Type.Object({
+  balance: Type.String(),
+  accrued_rewards: Type.String(),
+  lots: Type.Array(LotResult),
+})
+
+function accountRecordSchema(version: RecordVersion) {
+  return Type.Object({
+    account_id: Type.String(),
+    totals: totalsSchema(version),
+    date: Type.String(),
+    wallets: Type.Array(walletRecordSchema(version)),
+  })
+}
+
+function walletSummarySchema(version: RecordVersion) {
+  return Type.Object({
+    address: Type.String(),
+    account_id: Type.Union([Type.String(), Type.Null()]),
+    from: Type.String(),
+    to: Type.String(),
+    totals: totalsSchema(version),
+    days: Type.Array(walletRecordSchema(version)),
+  })
+}
+
+function accountSummarySchema(version: RecordVersion) {
+  return Type.Object({
+    account_id: Type.String(),
+    from: Type.String(),
+    to: Type.String(),
+    totals: totalsSchema(version),
+    days: Type.Array(
+      Type.Object({
+        oracle_report: Type.String(),
+        date: Type.String(),
+        totals: totalsSchema(version),
+        wallets: Type.Array(walletRecordSchema(version)),
+      }),
+    ),
+  })
+}
+
+function checkCount(items: readonly unknown[], what: string): void {
+  if (items.length > MAX_REPORT_ITEMS) {
+    throw new ApiError('IR1006', `at most ${MAX_REPORT_ITEMS} ${what} per request (got ${items.length})`)
+  }
+}
+
+/** Totals presented as the version's amount fields. */
+function presentTotals(amounts: WalletAmounts, version: RecordVersion): Record<string, string> {
+  return presentAccountRecord({ account_id: '', date: '', totals: amounts, wallets: [] }, version).totals
+}
+
+/** Reward reads: lots, wallets, accounts and their summaries (v1, and v0 with the discount fields). */
+export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
+  const { repos } = deps
+  const rewards = { onRequest: app.requireScope('read:eth-rewards') }
+  const tags = ['rewards']
+
+  /** A wallet row presented for the reading org, in a version and unit. */
+  function presentWallet(
+    row: WalletRecordRow,
+    orgId: string,
+    version: RecordVersion,
+    unit: Unit,
+    day: ReportDay,
+  ) {
+    return presentWalletRecord(inUnit(asSeenBy(walletRecordOf(row), orgId), unit, day), version)
+  }
+
+  /** The caller's accounts among ids / keys, in request order (others: omitted, as unknown ones). */
+  async function accountsOf(orgId: string, values: string[]): Promise<string[]> {
+    const rows = await repos.reports.accountsByIdsOrKeys(orgId, values)
+    const ids: string[] = []
+    for (const value of values) {
+      // as id first (when it is a UUID), then as key (DESIGN.md §4.2)
+      const row =
+        (isUuid(value) ? rows.find((r) => r.id === value.toLowerCase()) : undefined) ??
+        rows.find((r) => r.key === value)
+      if (row && !ids.includes(row.id)) ids.push(row.id)
+    }
+    return ids
+  }
+
+  async function accountsRead(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    version: RecordVersion,
+    unit: Unit,
+  ) {
+    const body = request.body as { accounts: string[]; date: string }
+    checkCount(body.accounts, 'accounts')
+    const date = parseDate(body.date, 'date')
+    const orgId = await readingOrg(request, repos)
+    const day = await reportOr404(repos, date)
+    setReportHeaders(reply, day)
+    const csv = wantsCsv(request)
+    const ids = await accountsOf(orgId, body.accounts)
+    if (notModified(request, reply, [day], { orgId, ids, unit, csv })) return reply
+    const [accounts, wallets] = await Promise.all([
+      repos.reports.accountRecords(day, ids),
+      repos.reports.accountWalletRecords(day, ids),
+    ])
+    const records = ids.map((id) => {
+      const stored = accounts.find((a) => a.account_id === id)
+      const totals = inUnit(stored ? accountAmountsOf(stored) : zeroWalletAmounts(), unit, day)
+      return {
+        account_id: id,
+        totals: presentTotals(totals, version),
+        date: day.date,
+        wallets: wallets
+          .filter((w) => w.account_id === id)
+          .map((w) => presentWallet(w, orgId, version, unit, day)),
+      }
+    })
+    if (csv)
+      return sendCsv(
+        reply,
+        `accounts-${day.date}`,
+        walletFields(version),
+        records.flatMap((r) => r.wallets),
+      )
+    return records
+  }
+
+  /** The address a wallet summary is about: a wallet id of the reading org, or any holder's address. */
+  async function summaryAddress(orgId: string, idOrKey: string): Promise<string> {
+    if (/^0x/i.test(idOrKey)) return normalizeAddress(idOrKey, 'idOrKey')
+    const wallet = isUuid(idOrKey) ? await repos.wallets.findByIdOrAddress(orgId, idOrKey) : undefined
+    if (!wallet) throw new ApiError('IR3100', `wallet ${JSON.stringify(idOrKey)} not found`)
+    return wallet.address
+  }
+
+  async function walletSummary(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    version: RecordVersion,
+    unit: Unit,
+  ) {
+    const { idOrKey } = request.params as { idOrKey: string }
+    const query = request.query as { from?: string; to?: string }
+    const orgId = await readingOrg(request, repos)
+    const address = await summaryAddress(orgId, idOrKey)
+    const { from, to, days } = await summaryRange(repos, query)
+    setReportHeaders(reply, days[days.length - 1] as ReportDay)
+    const csv = wantsCsv(request)
+    if (notModified(request, reply, days, { orgId, address, from, to, unit, csv })) return reply
+    const rows = await repos.reports.walletSeries(days, address)
+    const dayOf = new Map(days.map((d) => [d.report_epoch, d]))
+    const records = rows.map((row) =>
+      inUnit(asSeenBy(walletRecordOf(row), orgId), unit, dayOf.get(row.report_epoch) as ReportDay),
+    )
+    const presented = records.map((r) => presentWalletRecord(r, version))
+    if (csv) return sendCsv(reply, `wallet-${address}-${from}-${to}`, walletFields(version), presented)
+    const last = records[records.length - 1]
+    return {
+      address,
+      account_id: last?.account_id ?? null,
+      from,
+      to,
+      totals: presentTotals(records.length > 0 ? summarizeRange(records) : zeroWalletAmounts(), version),
+      days: presented,
+    }
+  }
+
+  async function accountSummary(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    version: RecordVersion,
+    unit: Unit,
+  ) {
+    const { idOrKey } = request.params as { idOrKey: string }
+    const query = request.query as { from?: string; to?: string }
+    const orgId = await readingOrg(request, repos)
+    const account = await repos.accounts.findByIdOrKey(orgId, idOrKey)
+    if (!account) throw new ApiError('IR3000', `account ${JSON.stringify(idOrKey)} not found`)
+    const { from, to, days } = await summaryRange(repos, query)
+    setReportHeaders(reply, days[days.length - 1] as ReportDay)
+    const csv = wantsCsv(request)
+    if (notModified(request, reply, days, { orgId, account: account.id, from, to, unit, csv })) return reply
+    const series = await repos.reports.accountSeries(days, account.id)
+    const dayOf = new Map(days.map((d) => [d.report_epoch, d]))
+    const daily = series.accounts.map((row) => {
+      const day = dayOf.get(row.report_epoch) as ReportDay
+      return {
+        oracle_report: row.report_epoch,
+        date: row.date,
+        amounts: inUnit(accountAmountsOf(row), unit, day),
+        wallets: series.wallets
+          .filter((w) => w.report_epoch === row.report_epoch)
+          .map((w) => presentWallet(w, orgId, version, unit, day)),
+      }
+    })
+    if (csv) {
+      return sendCsv(
+        reply,
+        `account-${account.id}-${from}-${to}`,
+        walletFields(version),
+        daily.flatMap((d) => d.wallets),
+      )
+    }
+    return {
+      account_id: account.id,
+      from,
+      to,
+      totals: presentTotals(
+        daily.length > 0 ? summarizeRange(daily.map((d) => d.amounts)) : zeroWalletAmounts(),
+        version,
+      ),
+      days: daily.map((d) => ({
+        oracle_report: d.oracle_report,
+        date: d.date,
+        totals: presentTotals(d.amounts, version),
+        wallets: d.wallets,
+      })),
+    }
+  }
+
+  app.post(
+    '/eth/v1/rewards',
+    {
+      ...rewards,
+      schema: {
+        tags,
+        summary: 'Rewards accrued by lots of LsETH between report dates (omnibus accounts)',
+        description:
+          'Per lot: start/end rate = post-fee rate of the last report on or before from / to (to defaults to the ' +
+          'latest report); accrued = floor18(balance x end) - floor18(balance x start). At most 1000 lots.',
+        body: Type.Array(LotRequest, { minItems: 1 }),
+        response: { 200: LotsResponse, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      rejectUnit(request)
+      const lots = request.body as { balance: string; from: string; to?: string }[]
+      checkCount(lots, 'lots')
+      lots.forEach((lot, i) => {
+        parseDate(lot.from, `[${i}].from`)
+        if (lot.to !== undefined) parseDate(lot.to, `[${i}].to`)
+      })
+      const [rates, bounds] = await Promise.all([repos.reports.conversionRates(), repos.reports.bounds()])
+      if (!bounds) throw new ApiError('IR4000', 'no computed report yet: lots need at least one')
+      setReportHeaders(reply, bounds.latest)
+      const identity = rates.map((r) => `${r.date}|${r.report_epoch}|${r.conversion_rate}`)
+      if (notModified(request, reply, [bounds.latest], { lots, identity })) return reply
+      try {
+        return computeLotRewards(rates, lots)
+      } catch (err) {
+        engineErrorToApi(err)
+      }
+    },
+  )
+
+  const walletsBody = Type.Object({
+    addresses: Type.Array(Type.String(), { minItems: 1 }),
+    date: DateString,
+  })
+  const accountsBody = Type.Object({
+    accounts: Type.Array(Type.String({ minLength: 1 }), {
+      minItems: 1,
+      description: 'account ids (or keys)',
+    }),
+    date: DateString,
+  })
+
+  app.post(
+    '/eth/v1/rewards/wallets',
+    {
+      ...rewards,
+      schema: {
+        tags,
+        summary: 'Wallet reward records of a date, by address (any LsETH holder)',
+        description:
+          'Addresses without a record that day are omitted. account_id / org_id (and discount data) are shown ' +
+          "only for the reading organization's wallets. At most 1000 addresses.",
+        headers: ImpersonateHeaders,
+        body: walletsBody,
+        response: {
+          200: jsonOrCsv(Type.Array(walletRecordSchema('v1'))),
+          ...errorResponses(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      rejectUnit(request)
+      const body = request.body as { addresses: string[]; date: string }
+      checkCount(body.addresses, 'addresses')
+      const addresses = [...new Set(body.addresses.map((a, i) => normalizeAddress(a, `addresses[${i}]`)))]
+      const date = parseDate(body.date, 'date')
+      const orgId = await readingOrg(request, repos)
+      const day = await reportOr404(repos, date)
+      setReportHeaders(reply, day)
+      const csv = wantsCsv(request)
+      if (notModified(request, reply, [day], { orgId, addresses, csv })) return reply
+      const rows = await repos.reports.walletRecords(day, addresses)
+      const byAddress = new Map(rows.map((r) => [r.address, r]))
+      const records = addresses.flatMap((a) => {
+        const row = byAddress.get(a)
+        return row ? [presentWallet(row, orgId, 'v1', 'lseth', day)] : []
+      })
+      if (csv) return sendCsv(reply, `wallets-${day.date}`, walletFields('v1'), records)
+      return records
+    },
+  )
+
+  app.post(
+    '/eth/v1/rewards/accounts',
+    {
+      ...rewards,
+      schema: {
+        tags,
+        summary: "Account reward records of a date (the reading organization's accounts)",
+        description:
+          'Unknown accounts and accounts of other organizations are omitted. An account without wallets ' +
+          'holding LsETH that day has zero totals and no wallets. At most 1000 accounts.',
+        headers: ImpersonateHeaders,
+        body: accountsBody,
+        response: {
+          200: jsonOrCsv(Type.Array(accountRecordSchema('v1'))),
+          ...errorResponses(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      rejectUnit(request)
+      return accountsRead(request, reply, 'v1', 'lseth')
+    },
+  )
+
+  app.post(
+    '/eth/v0/rewards/accounts',
+    {
+      ...rewards,
+      schema: {
+        tags,
+        summary: 'Account reward records of a date with the v0 fields (discount and rebates)',
+        headers: ImpersonateHeaders,
+        body: Type.Object({
+          accounts: accountsBody.properties.accounts,
+          date: DateString,
+          unit: Type.Optional(UnitSchema),
+        }),
+        response: {
+          200: jsonOrCsv(Type.Array(accountRecordSchema('v0'))),
+          ...errorResponses(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { unit } = request.body as { unit?: Unit }
+      return accountsRead(request, reply, 'v0', unit ?? 'lseth')
+    },
+  )
+
+  const rangeQuery = {
+    from: Type.Optional(Type.String({ description: 'YYYY-MM-DD; default: 29 days before to' })),
+    to: Type.Optional(Type.String({ description: 'YYYY-MM-DD; default: the latest computed date' })),
+  }
+  const IdOrKey = Type.Object({ idOrKey: Type.String({ minLength: 1, maxLength: 256 }) })
+
+  for (const version of ['v1', 'v0'] as const) {
+    const query =
+      version === 'v1'
+        ? Type.Object(rangeQuery)
+        : Type.Object({ ...rangeQuery, unit: Type.Optional(UnitSchema) })
+    const unitOf = (request: FastifyRequest): Unit => {
+      if (version === 'v1') {
+        rejectUnit(request)
+        return 'lseth'
+      }
+      return (request.query as { unit?: Unit }).unit ?? 'lseth'
+    }
+    app.get(
+      `/eth/${version}/rewards/wallets/:idOrKey/summary`,
+      {
+        ...rewards,
+        schema: {
+          tags,
+          summary: `A wallet's rewards over a range of dates: totals and the daily series (${version} fields)`,
+          description:
+            'idOrKey: a wallet id of the reading organization, or any 0x address. totals: period amounts summed over ' +
+            'the range, balance_lseth and total_* as of the last report. At most 366 days.',
+          params: IdOrKey,
+          querystring: query,
+          headers: ImpersonateHeaders,
+          response: { 200: jsonOrCsv(walletSummarySchema(version)), ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (request, reply) => walletSummary(request, reply, version, unitOf(request)),
+    )
+    app.get(
+      `/eth/${version}/rewards/accounts/:idOrKey/summary`,
+      {
+        ...rewards,
+        schema: {
+          tags,
+          summary: `An account's rewards over a range of dates: totals and the daily series (${version} fields)`,
+          description:
+            'idOrKey: an account id or key of the reading organization. totals: period amounts summed over the range, ' +
+            'balance_lseth and total_* as of the last report. At most 366 days.',
+          params: IdOrKey,
+          querystring: query,
+          headers: ImpersonateHeaders,
+          response: { 200: jsonOrCsv(accountSummarySchema(version)), ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (request, reply) => accountSummary(request, reply, version, unitOf(request)),
+    )
+  }
+}

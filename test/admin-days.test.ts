@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { type Backend, http, orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
+import { postgresAvailable } from './helpers/services.ts'
+
+const pgOk = await postgresAvailable()
+
+/** Three days of chain 31337 (computed, failed, pending) and one of chain 1, as the day pipeline leaves them. */
+async function seedDays(api: TestApi) {
+  const day = (chainId: number, epoch: number, date: string, block: number) => ({
+    chain_id: chainId,
+    report_epoch: epoch,
+    date,
+    block_number: block,
+    tx_index: 0,
+    log_index: 3,
+    block_hash: `0x${block.toString(16).padStart(64, '0')}`,
+    block_time: new Date(`${date}T12:00:00Z`),
+    previous_epoch: null,
+    status: 'pending',
+  })
+  await api.dbh.db('days').insert([
+    {
+      ...day(31337, 438074, '2026-04-01', 100),
+      status: 'computed',
+      visible_version: 2,
+      last_version: 2,
+      wallets: 42,
+      engine_version: '1.0.0',
+      content_hash: 'a'.repeat(64),
+      started_at: new Date('2026-11-23T10:00:00Z'),
+      computed_at: new Date('2026-11-23T10:00:01.500Z'),
+      duration_ms: 1500,
+    },
+    {
+      ...day(31337, 438299, '2026-04-02', 200),
+      previous_epoch: 438074,
+      status: 'failed',
+      last_version: 1,
+      started_at: new Date('2026-11-23T10:00:02Z'),
+      error: 'report epoch 438299 at block 200: supply went negative',
+    },
+    { ...day(31337, 438524, '2026-04-03', 300), previous_epoch: 438299 },
+    { ...day(1, 9000, '2026-04-02', 5000) },
+  ])
+}
+
+describe.each([
+  ['pglite', true],
+  ['postgres', pgOk],
+] as [Backend, boolean][])('GET /v1/admin/days on %s', (backend, enabled) => {
+  let api: TestApi
+  let admin: ReturnType<typeof http>
+
+  beforeAll(async () => {
+    if (!enabled) return
+    api = await startTestApi(backend)
+    await seedDays(api)
+    admin = http(api.url, (await orgWithToken(api, { scopes: 'admin', name: 'Operators' })).token)
+  })
+  afterAll(async () => {
+    await api?.close()
+  })
+
+  test.runIf(enabled)('behavior: 401 without a token, 403 without the admin scope', async () => {
+    const anonymous = await http(api.url)('GET', '/v1/admin/days')
+    expect([anonymous.status, anonymous.body.status]).toEqual([401, 'IR2000'])
+    const platform = await orgWithToken(api, { scopes: 'read:platform write:platform' })
+    const forbidden = await http(api.url, platform.token)('GET', '/v1/admin/days')
+    expect([forbidden.status, forbidden.body]).toEqual([
+      403,
+      { message: 'this endpoint needs the admin scope', status: 'IR2002' },
+    ])
+    const spec = (await http(api.url)('GET', '/docs/json')).body
+    expect(spec.paths['/v1/admin/days'].get).toMatchObject({ tags: ['admin'], security: [{ bearer: [] }] })
+  })
+
+  test.runIf(enabled)(
+    'behavior: lists every day with status, versions and timings, by chain and date range',
+    async () => {
+      const all = await admin('GET', '/v1/admin/days')
+      expect(all.status).toBe(200)
+      expect(all.body.map((d: { chain_id: number; date: string }) => `${d.chain_id}/${d.date}`)).toEqual([
+        '1/2026-04-02',
+        '31337/2026-04-01',
+        '31337/2026-04-02',
+        '31337/2026-04-03',
+      ])
+      const devnet = await admin('GET', '/v1/admin/days?chain_id=31337&from=2026-04-01&to=2026-04-02')
+      expect(devnet.status).toBe(200)
+      expect(devnet.body).toEqual([
+        {
+          chain_id: 31337,
+          date: '2026-04-01',
+          report_epoch: 438074,
+          status: 'computed',
+          wallets: 42,
+          engine_version: '1.0.0',
+          version: 2,
+          computed_at: '2026-11-23T10:00:01.500Z',
+          started_at: '2026-11-23T10:00:00.000Z',
+          duration_ms: 1500,
+          error: null,
+        },
+        {
+          chain_id: 31337,
+          date: '2026-04-02',
+          report_epoch: 438299,
+          status: 'failed',
+          wallets: null,
+          engine_version: null,
+          version: null,
+          computed_at: null,
+          started_at: '2026-11-23T10:00:02.000Z',
+          duration_ms: null,
+          error: 'report epoch 438299 at block 200: supply went negative',
+        },
+      ])
+      const pending = await admin('GET', '/v1/admin/days?from=2026-04-03')
+      expect(pending.body).toMatchObject([{ chain_id: 31337, date: '2026-04-03', status: 'pending' }])
+      expect((await admin('GET', '/v1/admin/days?chain_id=5')).body).toEqual([])
+    },
+  )
+
+  test.runIf(enabled)('behavior: 400 with {message, status} on a malformed date or range', async () => {
+    for (const query of ['from=2026-4-1', 'to=2026-02-30', 'from=yesterday', 'chain_id=mainnet']) {
+      const res = await admin('GET', `/v1/admin/days?${query}`)
+      expect([res.status, res.body.status], query).toEqual([400, 'IR1000'])
+      expect(res.body.message, query).toEqual(expect.stringMatching(/from|to|chain_id/))
+    }
+    const reversed = await admin('GET', '/v1/admin/days?from=2026-04-03&to=2026-04-01')
+    expect([reversed.status, reversed.body]).toEqual([
+      400,
+      { message: 'from 2026-04-03 is after to 2026-04-01', status: 'IR1000' },
+    ])
+  })
+})
