@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { setupFromDevnet } from '../cli/chain-setup.ts'
 import { createLogger } from '../common/logger.ts'
 import { type DevnetHandle, startDevnet } from '../devnet/index.ts'
+import { createRng } from '../devnet/rng.ts'
 import { createJobs } from '../jobs/index.ts'
 import { createInlineRunner } from '../jobs/runner.ts'
 import { spawnCli } from './helpers/cli.ts'
@@ -17,18 +18,6 @@ const pgOk = await postgresAvailable()
 const DAYS = 24
 /** SIGKILLs per run: bounded in CI, more with FAULT_KILLS. */
 const KILLS = Number(process.env.FAULT_KILLS ?? 6)
-
-/** A seeded generator (mulberry32): the kill points are random but reproducible from the seed. */
-function rng(seed: number) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 describe.runIf(pgOk)(
   'day jobs survive SIGKILLed workers and a Redis restart (BullMQ, Postgres, anvil)',
@@ -93,7 +82,7 @@ describe.runIf(pgOk)(
       }
       const workers = await Promise.all([0, 1].map(() => spawnCli(['worker'], env, async () => true)))
       for (const w of workers) cleanups.push(() => w.stop())
-      const random = rng(Number(process.env.FAULT_SEED ?? 7))
+      const rng = createRng(process.env.FAULT_SEED ?? 7) // the kill points are random but reproducible
       const killedWhile: number[] = []
       const computed = async () =>
         (await dayStatuses(faulty.db)).filter((d) => d.status === 'computed').length
@@ -106,8 +95,8 @@ describe.runIf(pgOk)(
         await new Promise((r) => setTimeout(r, 50))
       }
       for (let kill = 0; kill < KILLS; kill++) {
-        await new Promise((r) => setTimeout(r, 100 + random() * 500))
-        const index = Math.floor(random() * workers.length)
+        await new Promise((r) => setTimeout(r, 100 + rng.next() * 500))
+        const index = Math.floor(rng.next() * workers.length)
         const victim = workers[index]!
         killedWhile.push(await computed())
         await new Promise<void>((resolve) => {

@@ -183,22 +183,22 @@ describe.runIf(servicesOk)('daily records end to end (Postgres, Redis, anvil)', 
     liveHash = await recordsHash(db)
   }, 600_000)
 
-  test('behavior: the same history computed from empty tables gives byte-identical records (Postgres)', async () => {
-    const backfill = await migratedTestDatabase()
-    closers.push(() => backfill.close())
-    await copyPlatformData(live.db, backfill.db)
-    const jobs = createJobs({
-      db: backfill.db,
-      logger: silent,
-      chain: setupFromDevnet(devnet),
-      confirmations: 0,
-    })
+  /** Computes the whole history from empty record tables (same platform data) on the inline runner. */
+  async function computeFromEmpty(db: DbHandle['db']): Promise<void> {
+    await copyPlatformData(live.db, db)
+    const jobs = createJobs({ db, logger: silent, chain: setupFromDevnet(devnet), confirmations: 0 })
     await jobs.follower.syncOnce()
     const runner = createInlineRunner(jobs.processors, silent)
     jobs.useRunner(runner)
     runners.push(runner)
     await runner.start()
-    await computeInline(backfill.db, runner, TOTAL_DAYS)
+    await computeInline(db, runner, TOTAL_DAYS)
+  }
+
+  test('behavior: the same history computed from empty tables gives byte-identical records (Postgres)', async () => {
+    const backfill = await migratedTestDatabase()
+    closers.push(() => backfill.close())
+    await computeFromEmpty(backfill.db)
     expect(await recordsHash(backfill.db)).toBe(liveHash)
     const hashes = async (db: typeof live.db) => db('days').orderBy('block_number').pluck('content_hash')
     expect(await hashes(backfill.db)).toEqual(await hashes(live.db))
@@ -208,19 +208,7 @@ describe.runIf(servicesOk)('daily records end to end (Postgres, Redis, anvil)', 
     const pglite = await openDb({})
     closers.push(() => pglite.close())
     await migrate(pglite.db)
-    await copyPlatformData(live.db, pglite.db)
-    const jobs = createJobs({
-      db: pglite.db,
-      logger: silent,
-      chain: setupFromDevnet(devnet),
-      confirmations: 0,
-    })
-    await jobs.follower.syncOnce()
-    const runner = createInlineRunner(jobs.processors, silent)
-    jobs.useRunner(runner)
-    runners.push(runner)
-    await runner.start()
-    await computeInline(pglite.db, runner, TOTAL_DAYS)
+    await computeFromEmpty(pglite.db)
     expect(await recordsHash(pglite.db)).toBe(liveHash)
     const checked = await verifyRecordsAgainstChain(pglite.db, {
       rpcUrl: devnet.rpcUrl,
