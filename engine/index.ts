@@ -10,7 +10,7 @@
  * @example
  * row.engine_version = ENGINE_VERSION
  */
-export const ENGINE_VERSION = '1.0.0'
+export const ENGINE_VERSION = '1.1.0'
 
 export * from './account-record.ts'
 export * from './dates.ts'

@@ -22,12 +22,18 @@ export interface ReportInput {
   oracle_report: string
   /** Block time of the report, unix seconds. Selects the fee model and gives `date` (UTC). */
   timestamp: number
-  /** U_k: total underlying (wei) after the report (RewardsEarned.newTotalUnderlyingBalance). */
+  /** U_k: total underlying (wei) after the report (at the end of the report transaction). */
   underlying: bigint
   /** S0_k: total supply before the fee mint (RewardsEarned.oldTotalSupply; = supply when nothing minted). */
   supply_pre_fee: bigint
-  /** S_k: total supply after the fee mint (RewardsEarned.newTotalSupply). */
+  /** S_k: total supply after the report (after the fee mint and any burn of the report transaction). */
   supply: bigint
+  /**
+   * U at the fee mint (RewardsEarned.newTotalUnderlyingBalance): the pre-fee rate is this / S0. The report's
+   * withdrawal event burns the RedeemManager's shares after the fee mint, moving U and S (almost exactly at
+   * the post-fee rate); default `underlying` (no burn in the report transaction).
+   */
+  underlying_at_fee_mint?: bigint
   /** U_{k-1}: total underlying after the previous report. */
   previous_underlying: bigint
   /** S_{k-1}: total supply after the previous report. */
@@ -52,7 +58,7 @@ export interface ReportContext {
   readonly conversion_rate: string
   /** rate_{k-1} = U_{k-1} / S_{k-1}. */
   readonly previous_conversion_rate: string
-  /** rate_pre_fee_k = U_k / S0_k. */
+  /** rate_pre_fee_k = U at the fee mint / S0_k. */
   readonly rate_pre_fee: string
   /** g = bps / 10000, exact. */
   readonly gross_protocol_fee_rate: string
@@ -294,9 +300,17 @@ export function prepareReport(report: ReportInput): ReportContext {
   checkAmount(S, 'supply', 1n)
   checkAmount(Up, 'previous_underlying', 0n)
   checkAmount(Sp, 'previous_supply', 1n)
-  if (S < S0) {
-    throw new InvalidInputError('supply after the fee mint is below the supply before it', {
-      details: { supply: String(S), supply_pre_fee: String(S0) },
+  const Um = report.underlying_at_fee_mint ?? U
+  checkAmount(Um, 'underlying_at_fee_mint', 0n)
+  // fees = shares x (Um/S0 - U/S) must not be negative: the report cannot raise the rate above the pre-fee rate
+  if (Um * S < U * S0) {
+    throw new InvalidInputError('the rate after the report is above the rate before the fee mint', {
+      details: {
+        supply: String(S),
+        supply_pre_fee: String(S0),
+        underlying: String(U),
+        underlying_at_fee_mint: String(Um),
+      },
     })
   }
   const bps = feeBpsToBigint(report.global_fee_bps)
@@ -309,12 +323,12 @@ export function prepareReport(report: ReportInput): ReportContext {
     })
   }
   const split = prepareFeeSplit(report.fee_schedule)
-  // exact per-share steps: U_k/S0 - Up/Sp and U_k/S - Up/Sp
-  const grossStep = { num: U * Sp - Up * S0, den: S0 * Sp }
+  // exact per-share steps: Um/S0 - Up/Sp (pre-fee) and U_k/S - Up/Sp (post-report)
+  const grossStep = { num: Um * Sp - Up * S0, den: S0 * Sp }
   const netStep = { num: U * Sp - Up * S, den: S * Sp }
-  // fee / gross = [U (S - S0) / (S0 S)] / [grossNum / (S0 Sp)] = U (S - S0) Sp / (S grossNum)
+  // fee / gross = [(Um S - U S0) / (S0 S)] / [grossNum / (S0 Sp)] = (Um S - U S0) Sp / (S grossNum)
   const feeOfGross =
-    grossStep.num > 0n ? { num: U * (S - S0) * Sp, den: S * grossStep.num } : { num: 0n, den: 1n }
+    grossStep.num > 0n ? { num: (Um * S - U * S0) * Sp, den: S * grossStep.num } : { num: 0n, den: 1n }
   return {
     oracle_report: report.oracle_report,
     timestamp: report.timestamp,
@@ -326,7 +340,7 @@ export function prepareReport(report: ReportInput): ReportContext {
     global_fee_bps: bps,
     conversion_rate: conversionRate(U, S),
     previous_conversion_rate: conversionRate(Up, Sp),
-    rate_pre_fee: conversionRate(U, S0),
+    rate_pre_fee: conversionRate(Um, S0),
     gross_protocol_fee_rate: feeRateOfBps(bps),
     gross_step: grossStep,
     net_step: netStep,

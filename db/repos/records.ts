@@ -43,6 +43,9 @@ export interface StoredReport {
   total_supply: string
   fee_shares: string
   global_fee_bps: number
+  /** RewardsEarned of the report transaction (null without a fee mint; only from `report()`). */
+  fee_mint_underlying?: string | null
+  fee_mint_supply_before?: string | null
 }
 
 /** The previous day's record of a wallet: its balance and cumulative totals (decimal strings). */
@@ -100,7 +103,18 @@ export function createRecordsRepo(db: Queryable) {
   return {
     /** The ingested report of an epoch. */
     async report(chainId: number, epoch: string, tx: Queryable = db): Promise<StoredReport | undefined> {
-      return tx('oracle_reports').where({ chain_id: chainId }).whereRaw('epoch::bigint = ?', [epoch]).first()
+      return tx('oracle_reports as r')
+        .leftJoin('rewards_earned as e', function () {
+          this.on('e.chain_id', 'r.chain_id').andOn('e.tx_hash', 'r.tx_hash')
+        })
+        .select(
+          'r.*',
+          'e.new_total_underlying_balance as fee_mint_underlying',
+          'e.old_total_supply as fee_mint_supply_before',
+        )
+        .where('r.chain_id', chainId)
+        .whereRaw('r.epoch::bigint = ?', [epoch])
+        .first()
     },
 
     /** Up to `limit` reports before a position, newest first. */

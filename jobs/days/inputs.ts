@@ -67,8 +67,11 @@ export async function loadDayInputs(db: Queryable, chainId: number, epoch: strin
     previousHash = before.content_hash
   }
   const supply = BigInt(report.total_supply)
-  const feeShares = BigInt(report.fee_shares)
-  const supplyPreFee = supply - feeShares
+  // the pool at the fee mint (RewardsEarned), before the withdrawal event burns the redeemed shares
+  const supplyPreFee =
+    report.fee_mint_supply_before != null
+      ? BigInt(report.fee_mint_supply_before)
+      : supply - BigInt(report.fee_shares)
   const timestamp = Math.floor(report.block_time.getTime() / 1000)
   try {
     const schedules = parseFeeSchedules(await repos.records.feeSchedules())
@@ -76,6 +79,9 @@ export async function loadDayInputs(db: Queryable, chainId: number, epoch: strin
       oracle_report: String(report.epoch),
       timestamp,
       underlying: BigInt(report.total_underlying_supply),
+      ...(report.fee_mint_underlying != null
+        ? { underlying_at_fee_mint: BigInt(report.fee_mint_underlying) }
+        : {}),
       supply_pre_fee: supplyPreFee,
       supply,
       // the first report: the pool before it was 1:1 (deposits mint 1:1 until the first rewards)

@@ -142,6 +142,20 @@ export async function verifyRecordsAgainstChain(
       read('totalSupply', before),
     ])
     previousBlock = block
+    // the pool at the fee mint, from the chain's RewardsEarned log of the report block (none: no fee mint)
+    const [mint] = await client.getContractEvents({
+      address: river,
+      abi: riverAbi,
+      eventName: 'RewardsEarned',
+      fromBlock: block,
+      toBlock: block,
+    })
+    const Um = mint?.args.newTotalUnderlyingBalance ?? U
+    const S0 = mint?.args.oldTotalSupply ?? S
+    const minted = mint ? (mint.args.newTotalSupply as bigint) - (mint.args.oldTotalSupply as bigint) : 0n
+    let holdersFees = 0n
+    let holders = 0n
+    let holdersShares = 0n
     const records: Record<string, string | null>[] = await db('wallet_records')
       .where({ report_epoch: day.report_epoch, version: day.visible_version })
       .orderBy('address')
@@ -172,6 +186,13 @@ export async function verifyRecordsAgainstChain(
       const den = S * Sp
       const floor = num >= 0n ? num / den : -((-num + den - 1n) / den)
       expect(BigInt(record.rewards_eth as string), `net rewards of ${where}`).toBe(floor)
+      const grossNum = balance * ((Um as bigint) * Sp - Up * (S0 as bigint))
+      const grossDen = (S0 as bigint) * Sp
+      const grossFloor = grossNum >= 0n ? grossNum / grossDen : -((-grossNum + grossDen - 1n) / grossDen)
+      expect(BigInt(record.gross_rewards_eth as string), `gross rewards of ${where}`).toBe(grossFloor)
+      holdersFees += BigInt(record.fees_eth as string)
+      holdersShares += balance
+      holders += 1n
       const amount = (field: string) => BigInt(record[field] as string)
       expect(amount('gross_rewards_eth') - amount('rewards_eth'), `fees of ${where}`).toBe(amount('fees_eth'))
       const parts = record.fee_model === 'v3' ? V3_PARTS : V0_PARTS
@@ -189,6 +210,14 @@ export async function verifyRecordsAgainstChain(
       }
       running.set(address, totals)
     })
+    // every share before the report was held by someone; the holders' fees are the minted shares' value at
+    // the fee mint, to within one wei per holder (each wallet's amounts are floored)
+    if (mint) {
+      expect(holdersShares, `shares held before report ${day.report_epoch}`).toBe(S0)
+      const value = (minted * (Um as bigint)) / (mint.args.newTotalSupply as bigint)
+      const residual = holdersFees - value
+      expect(residual >= -holders - 1n && residual <= holders + 1n, `fee residual ${residual}`).toBe(true)
+    }
   }
   // account records = sums of their wallets, for every day
   const sums = WALLET_AMOUNT_COLUMNS.map((c) => `sum(w.${c})::text as ${c}`).join(', ')
