@@ -53,6 +53,8 @@ export interface ReportContext {
   readonly fee_schedule_id: string
   readonly underlying: bigint
   readonly supply: bigint
+  /** U at the fee mint (= underlying when the report transaction burns nothing after it). */
+  readonly underlying_at_fee_mint: bigint
   readonly global_fee_bps: bigint
   /** rate_k = U_k / S_k (18 dp, ROUND_DOWN). */
   readonly conversion_rate: string
@@ -337,6 +339,7 @@ export function prepareReport(report: ReportInput): ReportContext {
     fee_schedule_id: split.schedule_id,
     underlying: U,
     supply: S,
+    underlying_at_fee_mint: Um,
     global_fee_bps: bps,
     conversion_rate: conversionRate(U, S),
     previous_conversion_rate: conversionRate(Up, Sp),

@@ -256,4 +256,39 @@ describe.runIf(servicesOk)('daily records end to end (Postgres, Redis, anvil)', 
     for (const r of changed) expect(r.target_fee_rate).toBe(r.on_platform ? '0.02' : null)
     await verifyRecordsAgainstChain(db, { rpcUrl: devnet.rpcUrl, river: devnet.contracts.river, holders })
   }, 300_000)
+
+  test('behavior: every day reconciles within its bound; a corrupted stored record fails the next day', async () => {
+    const { db } = live
+    const rows = await db('day_reconciliations as r')
+      .join('days as d', function () {
+        this.on('d.report_epoch', 'r.report_epoch').andOn('d.visible_version', 'r.version')
+      })
+      .select('r.*')
+    expect(rows).toHaveLength(TOTAL_DAYS)
+    for (const r of rows) {
+      expect(r.shares_residual).toBe('0')
+      expect(BigInt(r.gross_residual) >= 0n && BigInt(r.gross_residual) <= BigInt(r.holders)).toBe(true)
+      expect(BigInt(r.fees_residual) <= BigInt(r.holders) + 2n).toBe(true)
+      expect(BigInt(r.fees_residual) >= -BigInt(r.holders) - 2n).toBe(true)
+    }
+    // one share more in a stored record of day 50: day 51 (which reads it) no longer reconciles
+    const days = await dayStatuses(db)
+    const corrupted = await db('days').where({ report_epoch: days[49]!.report_epoch }).first()
+    const victim = await db('wallet_records')
+      .where({ report_epoch: corrupted.report_epoch, version: corrupted.visible_version })
+      .where('balance_lseth', '>', 0)
+      .first()
+    const bump = (delta: bigint) =>
+      db('wallet_records')
+        .where({ report_epoch: victim.report_epoch, version: victim.version, address: victim.address })
+        .update({ balance_lseth: (BigInt(victim.balance_lseth) + delta).toString() })
+    await bump(1n)
+    await createRepos(db).days.requestRecompute(devnet.chainId, { from: days[50]!.date, to: days[50]!.date })
+    await expect(waitAllComputed(db, TOTAL_DAYS)).rejects.toThrow(/do not reconcile.*balances sum to/)
+    expect(await recordsHash(db)).not.toBe('')
+    // repaired, and retried: every day is computed again
+    await bump(0n)
+    await db('days').where({ status: 'failed' }).update({ status: 'pending' })
+    await waitAllComputed(db, TOTAL_DAYS)
+  }, 300_000)
 })

@@ -193,6 +193,17 @@ export async function up(db: Knex): Promise<void> {
     t.primary(['chain_id', 'report_epoch', 'version', 'kind', 'org_id'])
   })
 
+  // Per run: the holders' records against the protocol's figures (engine/reconciliation.ts), in wei.
+  await db.schema.createTable('day_reconciliations', (t) => {
+    dayKey(t)
+    t.integer('holders').notNullable()
+    t.decimal('shares_residual', 78, 0).notNullable()
+    t.decimal('gross_residual', 78, 0).notNullable()
+    t.decimal('fees_residual', 78, 0).notNullable()
+    t.decimal('rewards_residual', 78, 0).notNullable()
+    t.primary(['chain_id', 'report_epoch', 'version'])
+  })
+
   await db.schema.createTable('operator_fee_records', (t) => {
     dayKey(t)
     t.text('operator_id').notNullable()

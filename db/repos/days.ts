@@ -52,6 +52,7 @@ export const RECORD_TABLES = [
   'protocol_records',
   'fee_records',
   'operator_fee_records',
+  'day_reconciliations',
   'day_shards',
 ] as const
 

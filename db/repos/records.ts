@@ -39,6 +39,8 @@ export interface StoredReport {
   validators_count: number
   stopped_validator_count_per_operator: number[]
   trace_rewards: string
+  trace_pulled_coverage_funds: string
+  trace_pulled_redeem_manager_exceeding_eth: string
   total_underlying_supply: string
   total_supply: string
   fee_shares: string
@@ -46,6 +48,7 @@ export interface StoredReport {
   /** RewardsEarned of the report transaction (null without a fee mint; only from `report()`). */
   fee_mint_underlying?: string | null
   fee_mint_supply_before?: string | null
+  fee_mint_supply_after?: string | null
 }
 
 /** The previous day's record of a wallet: its balance and cumulative totals (decimal strings). */
@@ -111,6 +114,7 @@ export function createRecordsRepo(db: Queryable) {
           'r.*',
           'e.new_total_underlying_balance as fee_mint_underlying',
           'e.old_total_supply as fee_mint_supply_before',
+          'e.new_total_supply as fee_mint_supply_after',
         )
         .where('r.chain_id', chainId)
         .whereRaw('r.epoch::bigint = ?', [epoch])
@@ -252,6 +256,41 @@ export function createRecordsRepo(db: Queryable) {
       return result.rows[0]
     },
 
+    /** LsETH minted (from 0x0) and burned (to 0x0) by one transaction (a report's fee mint and burns). */
+    async transactionFlows(
+      chainId: number,
+      at: ChainPosition,
+      tx: Queryable = db,
+    ): Promise<{ mints: string; burns: string }> {
+      const result = await tx.raw(
+        `select coalesce(sum(case when from_address = ? then value else 0 end), 0)::text as mints,
+                coalesce(sum(case when to_address = ? then value else 0 end), 0)::text as burns
+         from lseth_transfers where chain_id = ? and block_number = ? and tx_index = ?`,
+        [ZERO_ADDRESS, ZERO_ADDRESS, chainId, at.block, at.txIndex],
+      )
+      return result.rows[0]
+    },
+
+    /** Stores a run's reconciliation (residuals in wei). */
+    async insertReconciliation(
+      key: DayKey,
+      row: {
+        holders: number
+        shares_residual: bigint
+        gross_residual: bigint
+        fees_residual: bigint
+        rewards_residual: bigint
+      },
+      tx: Queryable,
+    ): Promise<void> {
+      await tx('day_reconciliations').insert({
+        ...stringify(row),
+        chain_id: key.chainId,
+        report_epoch: key.epoch,
+        version: key.version,
+      })
+    },
+
     /** Registered wallets of `range` as they stood at chain time `at` (registered before it). */
     async attributions(at: Date, range: AddressRange, tx: Queryable = db): Promise<AttributionRow[]> {
       const where = inRange('address', range)
@@ -332,7 +371,13 @@ export function createRecordsRepo(db: Queryable) {
 
     /** Deletes a run's day-level records (account, protocol, fee, operator) before writing them again. */
     async clearDayLevel(key: DayKey, tx: Queryable): Promise<void> {
-      for (const table of ['account_records', 'protocol_records', 'fee_records', 'operator_fee_records']) {
+      for (const table of [
+        'account_records',
+        'protocol_records',
+        'fee_records',
+        'operator_fee_records',
+        'day_reconciliations',
+      ]) {
         await tx(table)
           .where({ chain_id: key.chainId, report_epoch: key.epoch, version: key.version })
           .delete()

@@ -13,6 +13,7 @@ import {
   feeTotalsRows,
   mergeFeeSummaries,
   operatorFeeRows,
+  reconcileReport,
 } from '../../engine/index.ts'
 import { DayDataError, DayNotReadyError } from './errors.ts'
 import { type DayInputs, describeReport } from './inputs.ts'
@@ -67,7 +68,8 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
     ...shards.map((s) => decodeFeeSummary(s.fee_summary as EncodedFeeSummary)),
   )
   const position = { block: String(report.block_number), logIndex: report.log_index }
-  const [history, flows, funded] = await Promise.all([
+  const reportTx = { block: String(report.block_number), txIndex: report.tx_index }
+  const [history, flows, funded, ownFlows] = await Promise.all([
     repos.records.reportsBefore(job.chainId, position, 8),
     repos.records.protocolFlows(job.chainId, {
       after: inputs.previous
@@ -76,7 +78,35 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
       upTo: { block: String(report.block_number), txIndex: report.tx_index },
     }),
     repos.records.reportOperators(job.chainId, position),
+    repos.records.transactionFlows(job.chainId, reportTx),
   ])
+  // every share before the report transaction belongs to a holder: the holders' records must add up
+  const reconciliation = engineStep(inputs, () =>
+    reconcileReport(
+      ctx,
+      {
+        holders: summary.all.wallets,
+        shares: summary.all.balance_lseth,
+        gross_rewards: summary.all.gross_rewards_eth,
+        fees: summary.all.fees_eth,
+      },
+      {
+        supply_before: ctx.supply - BigInt(ownFlows.mints) + BigInt(ownFlows.burns),
+        fee_shares: BigInt(report.fee_shares),
+        supply_after_fee_mint: BigInt(report.fee_mint_supply_after ?? report.total_supply),
+        reported_increase:
+          BigInt(report.trace_rewards) +
+          BigInt(report.trace_pulled_coverage_funds) +
+          BigInt(report.trace_pulled_redeem_manager_exceeding_eth),
+      },
+    ),
+  )
+  if (reconciliation.violations.length > 0) {
+    throw new DayDataError(
+      `${describeReport(inputs.day)}: the records do not reconcile with the report: ${reconciliation.violations.join('; ')}`,
+      { details: { violations: reconciliation.violations } },
+    )
+  }
   const protocol = engineStep(inputs, () =>
     computeProtocolRecord({
       oracle_report: String(report.epoch),
@@ -151,6 +181,8 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
       ],
       tx,
     )
+    const { violations: _none, ...residuals } = reconciliation
+    await r.records.insertReconciliation(key, residuals, tx)
     await r.records.insertOperatorRecords(
       key,
       [

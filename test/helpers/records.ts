@@ -14,6 +14,7 @@ const RECORD_TABLES: Record<string, string[]> = {
   protocol_records: [],
   fee_records: ['kind', 'org_id'],
   operator_fee_records: ['operator_id'],
+  day_reconciliations: [],
 }
 
 /**
