@@ -218,7 +218,7 @@ describe.runIf(servicesOk)('daily records end to end (Postgres, Redis, anvil)', 
     expect(checked.days).toBe(TOTAL_DAYS)
   }, 300_000)
 
-  test('behavior: a recompute of a computed day with unchanged inputs changes nothing; a changed discount flows into later days', async () => {
+  test('behavior: a recompute with unchanged inputs changes nothing; a changed discount or fee schedule flows into later days', async () => {
     const { db } = live
     const before = await recordsHash(db)
     const days = await dayStatuses(db)
@@ -254,6 +254,41 @@ describe.runIf(servicesOk)('daily records end to end (Postgres, Redis, anvil)', 
       .select('w.target_fee_rate', 'w.discount_rate', 'w.on_platform')
     expect(changed.filter((r) => r.on_platform).length).toBeGreaterThan(0)
     for (const r of changed) expect(r.target_fee_rate).toBe(r.on_platform ? '0.02' : null)
+    await verifyRecordsAgainstChain(db, { rpcUrl: devnet.rpcUrl, river: devnet.contracts.river, holders })
+
+    // a fee schedule added from day 55 on: a recompute of day 55 gives the new split there and after it,
+    // and leaves one version per day (no stale rows)
+    const from55 = (await db('days').where({ report_epoch: days[54]!.report_epoch }).first())
+      .block_time as Date
+    await db('fee_schedules').insert({
+      id: 'v3-test-change',
+      model: 'v3',
+      effective_from: new Date(from55.getTime() - 1000),
+      shares: JSON.stringify({ lc: '0.5', tech_provider: '0.1', operators: '0.2', platform: '0.2' }),
+    })
+    await createRepos(db).days.requestRecompute(devnet.chainId, { from: days[54]!.date, to: days[54]!.date })
+    await waitAllComputed(db, TOTAL_DAYS)
+    const schedules = await db('wallet_records as w')
+      .join('days as d', function () {
+        this.on('d.report_epoch', 'w.report_epoch').andOn('d.visible_version', 'w.version')
+      })
+      .select(db.raw("to_char(d.date, 'YYYY-MM-DD') as date"), 'w.fee_schedule_id')
+      .groupBy('d.date', 'w.fee_schedule_id')
+      .orderBy('d.date')
+    for (const row of schedules) {
+      expect(row.fee_schedule_id, row.date).toBe(
+        row.date >= days[54]!.date
+          ? 'v3-test-change'
+          : row.date >= '2026-05-01'
+            ? 'v3-default'
+            : 'v0-default',
+      )
+    }
+    const versionsPerDay = await db('wallet_records')
+      .select('report_epoch')
+      .countDistinct({ n: 'version' })
+      .groupBy('report_epoch')
+    expect(versionsPerDay.every((v) => Number(v.n) === 1)).toBe(true)
     await verifyRecordsAgainstChain(db, { rpcUrl: devnet.rpcUrl, river: devnet.contracts.river, holders })
   }, 300_000)
 
