@@ -4,7 +4,12 @@ import formbody from '@fastify/formbody'
 import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify'
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+} from 'fastify'
 import type { Redis } from 'ioredis'
 import { type ConsensusSource, createConsensusSource, DEVNET_CONSENSUS_FILE } from '../chain/beacon.ts'
 import type { Config } from '../common/config.ts'
@@ -25,7 +30,7 @@ import { projectionRoutes } from './routes/projections.ts'
 import { redeemRoutes } from './routes/redeems.ts'
 import { rewardRoutes } from './routes/rewards.ts'
 import { solRoutes } from './routes/sol.ts'
-import { ErrorBodySchema } from './schemas.ts'
+import { coerceBySchema, ErrorBodySchema, SAFE_REQUEST_ID, unboundedNumbers, unsafeInput } from './schemas.ts'
 
 /** What the API needs: built once by the entrypoint. */
 export interface ApiContext {
@@ -38,6 +43,9 @@ export interface ApiContext {
   /** Consensus-layer figures for the exit queue; absent: BEACON_URL, else `$DATA_DIR/devnet-consensus.json`. */
   consensus?: ConsensusSource | undefined
 }
+
+/** The longest path segment (an account key of 256 characters, percent-encoded, fits). */
+const MAX_PARAM_LENGTH = 2400
 
 function errorBody(code: ErrorCode, message: string): ErrorBody {
   return { message, status: code }
@@ -71,6 +79,20 @@ export function toErrorReply(err: unknown): {
   if (e.statusCode === 429) {
     return { http: 429, body: errorBody('IR1005', e.message || 'rate limit exceeded'), headers: {} }
   }
+  if (e.code === 'FST_ERR_BAD_URL') {
+    return {
+      http: 400,
+      body: errorBody('IR1000', 'the URL is malformed (bad percent-encoding)'),
+      headers: {},
+    }
+  }
+  if (e.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return {
+      http: 400,
+      body: errorBody('IR1000', `a path segment is longer than ${MAX_PARAM_LENGTH} characters`),
+      headers: {},
+    }
+  }
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return { http: 400, body: errorBody('IR1000', e.message || 'invalid request'), headers: {} }
   }
@@ -81,8 +103,70 @@ export function toErrorReply(err: unknown): {
   }
 }
 
+/** The request id: the client's `x-request-id` when it is safe to echo (SAFE_REQUEST_ID), else a new UUID. */
+function requestId(header: string | string[] | undefined): string {
+  return typeof header === 'string' && SAFE_REQUEST_ID.test(header) ? header : randomUUID()
+}
+
+/**
+ * What Node's HTTP parser refuses before Fastify sees a request (URL and headers over 16 KiB, malformed
+ * HTTP, a request too slow to arrive) answered with a catalog body too.
+ */
+function clientErrorHandler(err: Error & { code?: string }, socket: import('node:stream').Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const [http, reason, body] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [
+          431,
+          'Request Header Fields Too Large',
+          errorBody('IR1007', 'the URL and headers are larger than 16 KiB: shorten the query string'),
+        ]
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', errorBody('IR1008', 'the request was not received in time')]
+        : [400, 'Bad Request', errorBody('IR1000', 'malformed HTTP request')]
+  const text = JSON.stringify(body)
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${http} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(text)}\r\nx-request-id: ${randomUUID()}\r\n` +
+        `Connection: close\r\n\r\n${text}`,
+    )
+  }
+  socket.destroy()
+}
+
+/**
+ * Marks every operation that checks a bearer token with `security: [{ bearer: [] }]` in the OpenAPI
+ * document (so /docs, once "Authorize" was given a token, sends it with "Try it out") and names its scope in
+ * the description. A route is protected when one of its onRequest hooks was made by `requireScope`: the
+ * hooks it makes are remembered here, before any route is registered.
+ */
+function documentBearerSecurity(app: FastifyInstance): void {
+  const scopeOf = new WeakMap<object, string>()
+  const requireScope = app.requireScope.bind(app)
+  app.requireScope = (scope) => {
+    const hook = requireScope(scope)
+    scopeOf.set(hook, scope)
+    return hook
+  }
+  app.addHook('onRoute', (route) => {
+    const hooks = route.onRequest === undefined ? [] : [route.onRequest].flat()
+    const scopes = hooks.flatMap((hook) => scopeOf.get(hook) ?? [])
+    if (scopes.length === 0) return
+    const needs = `Needs a bearer token with the ${scopes.join(' and ')} scope.`
+    const description = route.schema?.description ? `${route.schema.description}\n\n${needs}` : needs
+    route.schema = { ...route.schema, description, security: [{ bearer: [] }] }
+  })
+}
+
 /**
  * Builds the Fastify app (routes, auth, errors, OpenAPI). `server.ts` only listens.
+ *
+ * Input rules every route shares (issue 9): bodies are JSON only (`/oauth/token` also takes forms) and never
+ * coerced; query, path and header values are coerced strictly by their schema (digits to integers,
+ * "true"/"false" to booleans); any string with a NUL or a lone surrogate, anywhere in params, query, headers
+ * or body, is refused before validation and before any query; every integer a route takes is bounded in its
+ * schema (a route without bounds is refused at startup).
  *
  * @example
  * const app = await buildApp(ctx)
@@ -92,9 +176,19 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     loggerInstance: ctx.logger.child({ component: 'api' }) as unknown as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimit,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    requestIdHeader: false,
+    genReqId: (request) => requestId(request.headers['x-request-id']),
+    // no coercion by ajv at all: bodies keep their JSON types; query/path/headers are coerced below
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    clientErrorHandler,
+    frameworkErrors: (err, request, reply) => {
+      const { http, body, headers } = toErrorReply(err)
+      ;(reply as FastifyReply)
+        .code(http)
+        .headers({ ...headers, 'x-request-id': request.id })
+        .send(body)
+    },
   })
   const repos = createRepos(ctx.db)
 
@@ -102,8 +196,40 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id)
   })
 
-  // JSON bodies: an empty body is no body (PATCH with a JSON content type and nothing in it).
+  app.addHook('onRoute', (route) => {
+    // A route whose schema takes an unbounded integer is a bug: refuse it when it is registered.
+    const schema = route.schema as Record<string, unknown> | undefined
+    if (!schema) return
+    const unbounded = ['params', 'querystring', 'headers', 'body'].flatMap((part) =>
+      unboundedNumbers(schema[part], part),
+    )
+    if (unbounded.length > 0) {
+      throw new Error(
+        `${route.method} ${route.url}: numbers without minimum and maximum: ${unbounded.join(', ')}`,
+      )
+    }
+  })
+
+  // Before validation (and before any query): strings the database cannot store are refused, anywhere;
+  // then query, path and header values are coerced by the route's schema.
+  app.addHook('preValidation', async (request) => {
+    const problem =
+      unsafeInput(request.params, 'params') ??
+      unsafeInput(request.query, 'querystring') ??
+      unsafeInput(request.headers, 'headers') ??
+      unsafeInput(request.body, 'body')
+    if (problem) throw new ApiError('IR1000', problem)
+    const schema = request.routeOptions.schema
+    if (!schema) return
+    coerceBySchema(request.query, schema.querystring)
+    coerceBySchema(request.params, schema.params)
+    coerceBySchema(request.headers, schema.headers)
+  })
+
+  // JSON bodies: an empty body is no body (PATCH with a JSON content type and nothing in it). No other
+  // content type is parsed outside /oauth/token (text/plain, forms, XML: 415 IR1003).
   app.removeContentTypeParser('application/json')
+  app.removeContentTypeParser('text/plain')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = String(body)
     if (text.trim() === '') return done(null, undefined)
@@ -113,7 +239,6 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
       done(new ApiError('IR1001', 'malformed JSON body'), undefined)
     }
   })
-  await app.register(formbody, { bodyLimit: ctx.config.bodyLimit })
 
   app.setErrorHandler((err, request, reply) => {
     const { http, body, headers } = toErrorReply(err)
@@ -154,7 +279,9 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
     keyGenerator: (request) => request.auth?.clientId ?? request.ip,
     errorResponseBuilder: (_request, context) => ({
       statusCode: 429,
-      message: `rate limit exceeded: ${context.max} requests per ${context.after}`,
+      message:
+        `rate limit exceeded: at most ${context.max} requests per ${ctx.config.rateLimitWindowMs / 1000} s; ` +
+        `retry in ${Math.max(1, Math.ceil(context.ttl / 1000))} s`,
     }),
   })
 
@@ -163,9 +290,32 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
     issuer: ctx.config.authUrl,
     audience: ctx.config.baseUrl,
   })
+  documentBearerSecurity(app)
 
   healthRoutes(app, { db: ctx.db })
-  oauthRoutes(app, { repos, key: ctx.signingKey, issuer: ctx.config.authUrl, audience: ctx.config.baseUrl })
+  // The token endpoint (and JWKS) in a scope of their own: the only place form-encoded bodies are parsed
+  // (RFC 6749 clients send them), and where refused requests answer with the RFC 6749 fields as well.
+  await app.register(async (scope) => {
+    await scope.register(formbody, { bodyLimit: ctx.config.bodyLimit })
+    scope.setErrorHandler((err, request, reply) => {
+      const { http, body, headers } = toErrorReply(err)
+      if (http >= 500) request.log.error({ err }, 'request failed')
+      const oauth =
+        request.routeOptions.url === '/oauth/token' && http >= 400 && http < 500 && http !== 429
+          ? { error: 'invalid_request', error_description: body.message }
+          : {}
+      reply
+        .code(http)
+        .headers({ ...headers, 'cache-control': 'no-store' })
+        .send({ ...oauth, ...body })
+    })
+    oauthRoutes(scope, {
+      repos,
+      key: ctx.signingKey,
+      issuer: ctx.config.authUrl,
+      audience: ctx.config.baseUrl,
+    })
+  })
   platformRoutes(app, {
     platform: createPlatformService(ctx.db),
     repos,

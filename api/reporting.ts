@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { Repos } from '../db/repos/index.ts'
-import type { AccountRecordRow, ReportDay, WalletRecordRow } from '../db/repos/reports.ts'
+import type { AccountRecordRow, ReportDay, WalletRecordColumn, WalletRecordRow } from '../db/repos/reports.ts'
 import {
   addDaysToDate,
   EngineError,
+  formatUnits18,
   InvalidInputError,
   parseDateOnly,
   ReportRangeError,
@@ -18,6 +19,7 @@ import {
 } from '../engine/index.ts'
 import { caller } from './auth/plugin.ts'
 import { ApiError } from './errors.ts'
+import { Nullable } from './schemas.ts'
 
 /**
  * What every reporting route shares: dates and the report answering for them (404 when none), the report
@@ -46,7 +48,7 @@ export function totalsFields(version: RecordVersion): readonly string[] {
   return WALLET_AMOUNT_FIELDS.filter((f) => fields.includes(f))
 }
 
-const NullableString = Type.Union([Type.String(), Type.Null()])
+const NullableString = Nullable('string')
 
 /** Response schema of a wallet reward record of the version (every field a string; ids nullable). */
 export function walletRecordSchema(version: RecordVersion) {
@@ -82,7 +84,7 @@ export function daySpan(from: string, to: string): number {
 }
 
 /** An explanation of why a date (or range) has no computed report. */
-async function noReport(repos: Repos, what: string): Promise<ApiError> {
+export async function noReport(repos: Repos, what: string): Promise<ApiError> {
   const bounds = await repos.reports.bounds()
   const known = bounds
     ? `reports are computed from ${bounds.first.date} to ${bounds.latest.date}`
@@ -98,13 +100,13 @@ export async function reportOr404(repos: Repos, date: string): Promise<ReportDay
 }
 
 /**
- * The range of a summary: `to` defaults to the latest computed date, `from` to 29 days before `to`.
- * from > to, or more than 366 days: 400 IR4001. Returns the reports of the range (404 IR4000 when none).
+ * The dates of a summary: `to` defaults to the latest computed date, `from` to 29 days before `to`.
+ * from > to, or more than 366 days: 400 IR4001 (nothing computed yet and no `to`: 404 IR4000).
  */
-export async function summaryRange(
+export async function summaryDates(
   repos: Repos,
   query: { from?: string | undefined; to?: string | undefined },
-): Promise<{ from: string; to: string; days: ReportDay[] }> {
+): Promise<{ from: string; to: string }> {
   let to = query.to === undefined ? undefined : parseDate(query.to, 'to')
   const fromGiven = query.from === undefined ? undefined : parseDate(query.from, 'from')
   if (to === undefined) {
@@ -120,9 +122,79 @@ export async function summaryRange(
       `a summary covers at most ${MAX_SUMMARY_DAYS} days (${from} to ${to} is longer)`,
     )
   }
+  return { from, to }
+}
+
+/** The dates of a summary (`summaryDates`) and their reports (404 IR4000 when none). */
+export async function summaryRange(
+  repos: Repos,
+  query: { from?: string | undefined; to?: string | undefined },
+): Promise<{ from: string; to: string; days: ReportDay[] }> {
+  const { from, to } = await summaryDates(repos, query)
   const days = await repos.reports.daysBetween(from, to)
   if (days.length === 0) throw await noReport(repos, `${from} to ${to}`)
   return { from, to, days }
+}
+
+/** What a wallet-record read returns: the range's reports and the records of the addresses asked. */
+export interface WalletRecordsRead {
+  days: ReportDay[]
+  rows: WalletRecordRow[]
+}
+
+/**
+ * Reads wallet records of a date range (`reports.walletRecordsBetween`), coalescing the small reads made in
+ * the same event-loop turn for the same range into one query: under load, concurrent single-wallet reads
+ * share a round trip (DataLoader's batching). Consistent: every caller gets what the database holds after
+ * it asked. Reads of more than `batchUpTo` addresses go alone.
+ *
+ * @example
+ * const read = createWalletRecordReader(repos)
+ * const { days, rows } = await read('2026-05-03', '2026-05-03', ['0xab...'])
+ */
+export function createWalletRecordReader(
+  repos: Repos,
+  options: { batchUpTo?: number; maxBatch?: number; columns?: readonly WalletRecordColumn[] } = {},
+) {
+  const batchUpTo = options.batchUpTo ?? 10
+  const maxBatch = options.maxBatch ?? MAX_REPORT_ITEMS
+  const columns = options.columns
+  const read = (from: string, to: string, addresses: readonly string[]) =>
+    repos.reports.walletRecordsBetween(from, to, addresses, undefined, columns)
+  type Waiter = {
+    addresses: readonly string[]
+    resolve: (read: WalletRecordsRead) => void
+    reject: (e: unknown) => void
+  }
+  const pending = new Map<string, { from: string; to: string; addresses: Set<string>; waiters: Waiter[] }>()
+
+  async function flush(key: string, batch: NonNullable<ReturnType<typeof pending.get>>) {
+    if (pending.get(key) === batch) pending.delete(key)
+    try {
+      const { days, rows } = await read(batch.from, batch.to, [...batch.addresses])
+      for (const waiter of batch.waiters) {
+        const wanted = new Set(waiter.addresses)
+        waiter.resolve({ days, rows: rows.filter((r) => wanted.has(r.address)) })
+      }
+    } catch (err) {
+      for (const waiter of batch.waiters) waiter.reject(err)
+    }
+  }
+
+  return (from: string, to: string, addresses: readonly string[]): Promise<WalletRecordsRead> => {
+    if (addresses.length > batchUpTo) return read(from, to, addresses)
+    const key = `${from}|${to}`
+    let batch = pending.get(key)
+    if (!batch || batch.addresses.size + addresses.length > maxBatch) {
+      const created = { from, to, addresses: new Set<string>(), waiters: [] as Waiter[] }
+      pending.set(key, created)
+      setImmediate(() => void flush(key, created))
+      batch = created
+    }
+    for (const a of addresses) batch.addresses.add(a)
+    const target = batch
+    return new Promise((resolve, reject) => target.waiters.push({ addresses, resolve, reject }))
+  }
 }
 
 /** Sets `X-Report-Epoch` / `X-Report-Date`: the report a response reflects (the latest one for ranges). */
@@ -205,6 +277,87 @@ export function walletRecordOf(row: WalletRecordRow): WalletRecord {
   const record: Record<string, unknown> = { ...row, oracle_report: row.report_epoch }
   for (const field of WALLET_AMOUNT_FIELDS) record[field] = BigInt(row[field])
   return record as unknown as WalletRecord
+}
+
+/**
+ * `formatUnits18(BigInt(value))` of a stored amount (a decimal integer string as Postgres prints numeric),
+ * by moving the decimal point: no bigint, no division. Anything unusual takes the exact path.
+ *
+ * @example
+ * formatStoredUnits18('1500000000000000000') // '1.5'
+ * formatStoredUnits18('-1') // '-0.000000000000000001'
+ */
+export function formatStoredUnits18(value: string): string {
+  const negative = value.charCodeAt(0) === 45 // '-'
+  const start = negative ? 1 : 0
+  const length = value.length - start
+  // digits only, no leading zero (as Postgres prints numeric); else the exact path
+  let plain = length > 0 && (length === 1 || value.charCodeAt(start) !== 48)
+  for (let i = start; plain && i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    plain = c >= 48 && c <= 57
+  }
+  if (!plain) return formatUnits18(BigInt(value))
+  // the fraction: the last 18 digits without trailing zeros
+  let end = value.length
+  const fractionStart = Math.max(start, value.length - 18)
+  while (end > fractionStart && value.charCodeAt(end - 1) === 48) end--
+  const integer = length > 18 ? value.slice(start, value.length - 18) : '0'
+  if (end === fractionStart) return integer === '0' ? '0' : negative ? `-${integer}` : integer
+  const fraction = value.slice(fractionStart, end).padStart(end - value.length + 18, '0')
+  return `${negative ? '-' : ''}${integer}.${fraction}`
+}
+
+/** The stored columns `presentStoredWallet` reads for a version (a read may select only these). */
+export function presentedColumns(version: RecordVersion): WalletRecordColumn[] {
+  const columns = new Set<string>([
+    'report_epoch',
+    'address',
+    'org_id',
+    'platform_fees_eth',
+    'total_platform_fees_eth',
+  ])
+  for (const field of walletFields(version))
+    if (field !== 'oracle_report' && field !== 'date') columns.add(field)
+  return [...columns] as WalletRecordColumn[]
+}
+
+const AMOUNT_FIELDS: ReadonlySet<string> = new Set(WALLET_AMOUNT_FIELDS)
+/** What asSeenBy hides from another organization, and what it shows instead. */
+const HIDDEN_FROM_OTHERS: Record<string, (row: WalletRecordRow) => string | null> = {
+  account_id: () => null,
+  org_id: () => null,
+  target_fee_rate: () => null,
+  discount_rate: () => '0',
+  rebate_eth: () => '0',
+  rebate_lseth: () => '0',
+  total_rebate_eth: () => '0',
+  total_rebate_lseth: () => '0',
+  platform_fees_at_discount_rate_eth: (row) => formatStoredUnits18(row.platform_fees_eth),
+  total_platform_fees_at_discount_rate_eth: (row) => formatStoredUnits18(row.total_platform_fees_eth),
+}
+
+/**
+ * A stored wallet record presented for the reading organization in a version, amounts in the stored unit
+ * (LsETH for `*_lseth`): exactly `presentWalletRecord(asSeenBy(walletRecordOf(row), orgId), version)`
+ * (a property test holds them equal), straight from the stored strings. The hot path of the wallet reads.
+ */
+export function presentStoredWallet(
+  row: WalletRecordRow,
+  orgId: string,
+  version: RecordVersion,
+): Record<string, string | null> {
+  const own = row.org_id === orgId
+  const out: Record<string, string | null> = {}
+  for (const field of walletFields(version)) {
+    const hidden = own ? undefined : HIDDEN_FROM_OTHERS[field]
+    if (hidden) out[field] = hidden(row)
+    else if (field === 'oracle_report') out[field] = row.report_epoch
+    else if (AMOUNT_FIELDS.has(field))
+      out[field] = formatStoredUnits18(row[field as keyof WalletRecordRow] as string)
+    else out[field] = row[field as keyof WalletRecordRow] as string | null
+  }
+  return out
 }
 
 /** A stored account record's amounts (bigint). */

@@ -2,6 +2,25 @@ import { Type } from 'typebox'
 import type { WalletRow } from '../db/repos/index.ts'
 import type { AccountView } from '../platform/service.ts'
 
+/**
+ * A string of a fixed set, as `enum`: fast-json-stringify writes it as a string (a union of literals would be
+ * validated value by value when serialized).
+ */
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: { description?: string } = {},
+) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
+}
+
+/** A value or null, as a type list (not anyOf: serialized without validating each value). */
+export function Nullable<T extends 'string' | 'integer'>(
+  type: T,
+  options: { format?: string; description?: string } = {},
+) {
+  return Type.Unsafe<(T extends 'string' ? string : number) | null>({ type: [type, 'null'], ...options })
+}
+
 /** `{message, status}`: the body of every non-2xx response. */
 export const ErrorBodySchema = Type.Object(
   { message: Type.String(), status: Type.String({ pattern: '^IR[0-9]{4}$' }) },
@@ -16,12 +35,16 @@ export const WalletSchema = Type.Object({
   allowlisted: Type.Boolean(),
   on_platform: Type.Boolean(),
   originator_org_id: Type.String(),
-  status: Type.Union(
-    ['NOT_READY', 'ALLOWLISTED', 'NOT_ALLOWLISTED', 'PAUSED', 'PENDING_REMOVAL', 'REMOVED', 'DENIED'].map(
-      (s) => Type.Literal(s),
-    ),
-  ),
-  status_reason: Type.Union([Type.String(), Type.Null()]),
+  status: StringEnum([
+    'NOT_READY',
+    'ALLOWLISTED',
+    'NOT_ALLOWLISTED',
+    'PAUSED',
+    'PENDING_REMOVAL',
+    'REMOVED',
+    'DENIED',
+  ]),
+  status_reason: Nullable('string'),
   created_at: Type.String({ format: 'date-time' }),
 })
 
@@ -29,7 +52,7 @@ export const AccountSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
   key: Type.String(),
   org_id: Type.String(),
-  status: Type.Union(['ACTIVE', 'PAUSED', 'REMOVED', 'DENIED'].map((s) => Type.Literal(s))),
+  status: StringEnum(['ACTIVE', 'PAUSED', 'REMOVED', 'DENIED']),
   created_at: Type.String({ format: 'date-time' }),
   wallets: Type.Array(WalletSchema),
 })
@@ -75,3 +98,135 @@ export function toBool(value: boolean | 'true' | 'false' | undefined, fallback: 
   if (value === undefined) return fallback
   return value === true || value === 'true'
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Input rules shared by every route (registered once in app.ts; DESIGN.md §4.5, issue 9)
+
+/** The largest integer any route takes (offsets, ids, chain ids): Postgres `integer` and JS exact. */
+export const MAX_INPUT_INTEGER = 2_147_483_647
+
+/** A bounded integer (every integer input has both bounds: app.ts refuses a route without them). */
+export function BoundedInteger(options: { minimum: number; maximum: number; description?: string }) {
+  return Type.Integer(options)
+}
+
+/**
+ * A NUL (Postgres text cannot hold it) or a lone UTF-16 surrogate (not Unicode: it cannot be stored as
+ * UTF-8 without being replaced). Valid surrogate pairs (emoji) are fine.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding NUL is the point
+const UNSAFE_STRING = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+/** JSON nesting deeper than this is refused (no route takes more than 3 levels). */
+export const MAX_INPUT_DEPTH = 32
+
+/**
+ * The first problem of a parsed input (params, querystring, headers or body): a string or a property
+ * name with a NUL or a lone surrogate, or nesting deeper than MAX_INPUT_DEPTH. Iterative: any depth is safe.
+ *
+ * @example
+ * unsafeInput({ key: 'a\u0000b' }, 'body') // 'body/key must not contain NUL or lone surrogate characters'
+ */
+export function unsafeInput(value: unknown, part: string): string | undefined {
+  const stack: [unknown, string, number][] = [[value, part, 0]]
+  while (stack.length > 0) {
+    const [v, at, depth] = stack.pop() as [unknown, string, number]
+    if (typeof v === 'string') {
+      if (UNSAFE_STRING.test(v)) return `${at} must not contain NUL or lone surrogate characters`
+      continue
+    }
+    if (v === null || typeof v !== 'object') continue
+    if (depth >= MAX_INPUT_DEPTH) return `${at} is nested deeper than ${MAX_INPUT_DEPTH} levels`
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${at}/${i}`, depth + 1])
+      continue
+    }
+    for (const key of Object.keys(v)) {
+      if (UNSAFE_STRING.test(key)) {
+        return `${at} has a property name with NUL or lone surrogate characters`
+      }
+      stack.push([(v as Record<string, unknown>)[key], `${at}/${key}`, depth + 1])
+    }
+  }
+  return undefined
+}
+
+type JsonSchema = {
+  type?: string | string[]
+  properties?: Record<string, JsonSchema>
+  items?: JsonSchema
+  anyOf?: JsonSchema[]
+  oneOf?: JsonSchema[]
+  allOf?: JsonSchema[]
+  const?: unknown
+  minimum?: number
+  maximum?: number
+  exclusiveMinimum?: number
+  exclusiveMaximum?: number
+}
+
+const INTEGER_TEXT = /^-?[0-9]{1,16}$/
+const NUMBER_TEXT = /^-?[0-9]{1,16}(\.[0-9]{1,18})?$/
+
+function typesOf(schema: JsonSchema): string[] {
+  if (schema.type !== undefined) return Array.isArray(schema.type) ? schema.type : [schema.type]
+  if (schema.const !== undefined) return [typeof schema.const]
+  const branches = schema.anyOf ?? schema.oneOf
+  return branches ? branches.flatMap(typesOf) : []
+}
+
+/**
+ * Coerces one query or path value by its schema, strictly: an integer from digits only ("0x1", " 1",
+ * "1e3" stay strings and fail validation), a number from a plain decimal, a boolean from "true"/"false",
+ * an array from a single value. Where the schema also accepts a string, the string stays.
+ */
+function coerceValue(value: unknown, schema: JsonSchema): unknown {
+  const types = typesOf(schema)
+  if (types.includes('array') && !Array.isArray(value)) {
+    const items = schema.items ?? schema.anyOf?.find((s) => typesOf(s).includes('array'))?.items
+    return [items ? coerceValue(value, items) : value]
+  }
+  if (typeof value !== 'string' || types.includes('string')) return value
+  if (types.includes('integer') && INTEGER_TEXT.test(value)) return Number(value)
+  if (types.includes('number') && NUMBER_TEXT.test(value)) return Number(value)
+  if (types.includes('boolean') && (value === 'true' || value === 'false')) return value === 'true'
+  return value
+}
+
+/**
+ * Coerces the declared properties of a parsed querystring, params or headers object by the route's schema
+ * (in place). Bodies are never coerced: JSON carries its own types (`{"key": 12}` is not a string).
+ */
+export function coerceBySchema(data: unknown, schema: unknown): void {
+  const properties = (schema as JsonSchema | undefined)?.properties
+  if (!properties || data === null || typeof data !== 'object') return
+  const target = data as Record<string, unknown>
+  for (const [name, property] of Object.entries(properties)) {
+    if (target[name] !== undefined) target[name] = coerceValue(target[name], property)
+  }
+}
+
+/**
+ * Every integer or number of a request schema without both bounds, as `part/path` (a route declaring one
+ * is refused when it is registered: an unbounded integer reaches SQL as out of range, a 500).
+ */
+export function unboundedNumbers(schema: unknown, at: string): string[] {
+  const s = schema as JsonSchema | undefined
+  if (!s || typeof s !== 'object') return []
+  const out: string[] = []
+  const types = s.type === undefined ? [] : Array.isArray(s.type) ? s.type : [s.type]
+  if ((types.includes('integer') || types.includes('number')) && s.const === undefined) {
+    const low = s.minimum !== undefined || s.exclusiveMinimum !== undefined
+    const high = s.maximum !== undefined || s.exclusiveMaximum !== undefined
+    if (!low || !high) out.push(at)
+  }
+  for (const [name, p] of Object.entries(s.properties ?? {}))
+    out.push(...unboundedNumbers(p, `${at}/${name}`))
+  if (s.items) out.push(...unboundedNumbers(s.items, `${at}/items`))
+  for (const branch of [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])]) {
+    out.push(...unboundedNumbers(branch, at))
+  }
+  return out
+}
+
+/** `x-request-id` values echoed back: at most 128 characters of [A-Za-z0-9._-]; anything else is replaced. */
+export const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/

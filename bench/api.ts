@@ -1,107 +1,398 @@
 /**
- * Benchmark: API latency and throughput (autocannon over 127.0.0.1) for a single-wallet read
- * (GET /v0/platform/wallets/{address}, authenticated) and an account read with 50 wallets, compared in the
- * same run with a bare Fastify route returning a constant (the framework's limit on this machine).
- * Database: Postgres when DATABASE_URL is set, else PGlite in memory.
+ * Benchmark: API latency and throughput on a computed 100k-wallet day, side by side in the same run with a
+ * bare Fastify route returning a constant (the framework's limit on this machine).
  *
- *   npx tsx bench/api.ts [seconds=5] [connections=10]
+ * - data: a synthetic history of BENCH_HOLDERS (100,000) holders written straight into a scratch database
+ *   (bench/day-history.ts) and its days computed by the real day pipeline (bench/api-data.ts);
+ * - server: the real app (`buildApp`, Postgres pool of 10) in this process, listening on 127.0.0.1;
+ * - load: autocannon in a process of its own (bench/api-load.ts), one case at a time, each after a warm-up;
+ *   requests cycle through 1,000 different addresses (half of them the reading org's wallets);
+ * - token verification: the cost of one ES256 verification (jose) and of the verified-token cache, measured
+ *   apart (in this process, with no load running).
+ *
+ * Prints a table and writes bench/results/api.json.
+ *
+ *   npm run bench:api                         (DATABASE_URL: the server to create the scratch database on)
+ *   BENCH_DB=pglite npm run bench:api         (PGlite in memory: the embedded mode)
+ *   BENCH_SECONDS=10 BENCH_CONNECTIONS=10 BENCH_HOLDERS=100000 BENCH_CASES=single,bulk npm run bench:api
+ *   BENCH_CPU_PROF=/tmp/prof npm run bench:api (a V8 CPU profile of the server per case)
  */
+import { spawn } from 'node:child_process'
 import fs from 'node:fs'
+import { Session } from 'node:inspector/promises'
 import os from 'node:os'
 import path from 'node:path'
-import autocannon from 'autocannon'
 import Fastify from 'fastify'
 import { buildApp } from '../api/app.ts'
 import { loadSigningKey } from '../api/auth/keys.ts'
-import { createClient, createOrg } from '../cli/admin.ts'
+import { createTokenVerifier, issueToken } from '../api/auth/tokens.ts'
 import { loadConfig } from '../common/config.ts'
 import { createLogger } from '../common/logger.ts'
-import { createPlatformService } from '../platform/service.ts'
+import { seedRewardsDay } from './api-data.ts'
 import { openScratchDb } from './scratch-db.ts'
 
-const seconds = Number(process.argv[2] ?? 5)
-const connections = Number(process.argv[3] ?? 10)
-const databaseUrl = process.env.DATABASE_URL
+const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+const warmup = Number(process.env.BENCH_WARMUP ?? 2)
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
+const holders = Number(process.env.BENCH_HOLDERS ?? 100_000)
+const onlyCases = process.env.BENCH_CASES?.split(',').filter(Boolean)
+const profileDir = process.env.BENCH_CPU_PROF
+const databaseUrl =
+  process.env.BENCH_DB === 'pglite'
+    ? undefined
+    : (process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres')
+const log = (line: string) => process.stderr.write(`${line}\n`)
 
-async function measure(name: string, url: string, headers: Record<string, string> = {}) {
-  const result = await autocannon({ url, connections, duration: seconds, headers })
-  const row = {
-    name,
-    requests_per_second: Math.round(result.requests.average),
-    p50_ms: result.latency.p50,
-    p99_ms: result.latency.p99,
-    errors: result.errors + result.non2xx,
-  }
-  console.log(
-    `${name}: ${row.requests_per_second} req/s, p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms, errors ${row.errors}`,
-  )
-  return row
+interface LoadResult {
+  seconds: number
+  requests: number
+  requests_per_second: number
+  p50_ms: number
+  p90_ms: number
+  p99_ms: number
+  max_ms: number
+  mb_per_second: number
+  errors: number
+  timeouts: number
+  non2xx: number
+  status_codes: string
+  /** CPU seconds of the load generator's process (warm-up included) */
+  cpu_seconds: number
 }
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lsreport-bench-'))
-const dbh = await openScratchDb(databaseUrl)
+const CLK_TCK = 100
+/**
+ * CPU ticks used so far by each Postgres backend serving `database`, by pid (none on PGlite: it runs inside
+ * this process). Other databases' backends (other work on the same server) are not counted.
+ */
+function postgresCpuTicks(database: string): Map<string, number> {
+  const ticks = new Map<string, number>()
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const close = stat.lastIndexOf(')')
+      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue
+      if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(database)) continue
+      const fields = stat.slice(close + 2).split(' ')
+      ticks.set(pid, Number(fields[11]) + Number(fields[12]))
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return ticks
+}
+
+/** CPU seconds the backends of `database` used since `before` (a backend that ended meanwhile is not counted). */
+function postgresCpuSince(database: string, before: Map<string, number>): number {
+  let ticks = 0
+  for (const [pid, now] of postgresCpuTicks(database)) ticks += now - (before.get(pid) ?? 0)
+  return ticks / CLK_TCK
+}
+
+/** Runs autocannon in its own process (bench/api-load.ts) and returns its result. */
+function load(args: {
+  url: string
+  method?: string
+  headers?: Record<string, string>
+  bodies?: string[]
+  paths?: string[]
+}): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(import.meta.dirname, 'api-load.ts'),
+        JSON.stringify({ connections, seconds, warmup, ...args }),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+    let out = ''
+    child.stdout.on('data', (chunk) => {
+      out += chunk
+    })
+    child.on('error', reject)
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`load generator exited with ${code}`))
+      resolve(JSON.parse(out.trim().split('\n').pop() as string) as LoadResult)
+    })
+  })
+}
+
+const machine = {
+  cpus: os.cpus().length,
+  cpu_model: os.cpus()[0]?.model ?? 'unknown',
+  memory_gb: Number((os.totalmem() / 2 ** 30).toFixed(1)),
+  node: process.version,
+  load_average_at_start: os.loadavg().map((l) => Number(l.toFixed(2))),
+}
+log(`machine: ${machine.cpus} cpus (${machine.cpu_model}), ${machine.memory_gb} GB, node ${machine.node}`)
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lsreport-bench-api-'))
+const dbh = await openScratchDb(databaseUrl, 10)
+const database =
+  dbh.backend === 'postgres' ? String((await dbh.db.raw('select current_database() as d')).rows[0]?.d) : ''
+const postgres =
+  dbh.backend === 'postgres'
+    ? String((await dbh.db.raw('show server_version')).rows[0]?.server_version ?? '')
+    : 'PGlite'
+log(`backend: ${dbh.backend} (${postgres}); writing ${holders} holders and computing their days ...`)
+const day = await seedRewardsDay(dbh.db, { holders })
+log(
+  `day ${day.date}: ${day.wallets} wallet records (history ${day.seconds.history.toFixed(1)} s, days ${day.seconds.days.toFixed(1)} s)`,
+)
+
 const port = 18_000 + Math.floor(Math.random() * 1000)
+const base = `http://127.0.0.1:${port}`
 const config = loadConfig({
   DATA_DIR: dataDir,
   PORT: String(port),
   LOG_LEVEL: 'silent',
   RATE_LIMIT_MAX: '1000000',
 })
-const app = await buildApp({
-  config,
-  logger: createLogger({ level: 'silent' }),
-  db: dbh.db,
-  signingKey: await loadSigningKey({ pem: undefined, dataDir }),
-})
+const signingKey = await loadSigningKey({ pem: undefined, dataDir })
+const app = await buildApp({ config, logger: createLogger({ level: 'silent' }), db: dbh.db, signingKey })
 await app.listen({ host: '127.0.0.1', port })
-const base = `http://127.0.0.1:${port}`
 
-const org = await createOrg(dbh.db, { name: 'bench', canAllowlist: true })
-const client = await createClient(dbh.db, { orgId: org.id, scopes: 'read:platform write:platform' })
-const platform = createPlatformService(dbh.db)
-await platform.createAccount(org.id, 'omnibus', 'bench')
-const fullOrg = { id: org.id, can_allowlist: true }
-for (let i = 0; i < 50; i++) {
-  const address = `0x${(0xbe000 + i).toString(16).padStart(40, '0')}`
-  await platform.createWallet(fullOrg, 'omnibus', { address, type: 'ETH', allowlisted: i % 2 === 0 }, 'bench')
-}
-const token = (await (
-  await fetch(`${base}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      grant_type: 'client_credentials',
-      audience: base,
-      client_id: client.client_id,
-      client_secret: client.client_secret,
+const tokenRes = await fetch(`${base}/oauth/token`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({
+    grant_type: 'client_credentials',
+    audience: base,
+    client_id: day.clientId,
+    client_secret: day.clientSecret,
+  }),
+})
+const { access_token: token } = (await tokenRes.json()) as { access_token: string }
+const auth = { authorization: `Bearer ${token}` }
+const json = { ...auth, 'content-type': 'application/json' }
+
+// token verification, measured apart: one ES256 verification (uncached) and the cache's lookup
+const verifier = createTokenVerifier(signingKey, { issuer: config.authUrl, audience: config.baseUrl })
+const tokens = await Promise.all(
+  Array.from({ length: 500 }, () =>
+    issueToken(signingKey, {
+      issuer: config.authUrl,
+      audience: config.baseUrl,
+      clientId: day.clientId,
+      orgId: day.orgId,
+      scopes: ['read:eth-rewards'],
     }),
-  })
-).json()) as { access_token: string }
-const auth = { authorization: `Bearer ${token.access_token}` }
+  ),
+)
+for (const t of tokens.slice(0, 50)) await verifier(t)
+let started = performance.now()
+for (const t of tokens) await verifier(t)
+const verifyUs = ((performance.now() - started) * 1000) / tokens.length
+const cache = new Map(tokens.map((t) => [t, { exp: Date.now() / 1000 + 3600 }]))
+started = performance.now()
+let hits = 0
+for (let i = 0; i < 1_000_000; i++) {
+  const hit = cache.get(tokens[i % tokens.length] as string)
+  if (hit && hit.exp * 1000 > Date.now()) hits++
+}
+const cachedUs = ((performance.now() - started) * 1000) / 1_000_000
+const tokenVerification = {
+  es256_verify_us: Number(verifyUs.toFixed(1)),
+  cached_lookup_us: Number(cachedUs.toFixed(3)),
+  note: 'api/auth caches verified tokens (expiry checked on every request): a request pays the lookup',
+}
+log(
+  `token verification: ES256 verify ${tokenVerification.es256_verify_us} µs; cached lookup ${tokenVerification.cached_lookup_us} µs (${hits} hits)`,
+)
 
 const bare = Fastify()
 bare.get('/constant', async () => ({ status: 'ok' }))
 const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 })
 
-console.log(`backend: ${dbh.backend}; ${seconds}s per case, ${connections} connections`)
-const results = [
-  await measure('bare fastify constant', `${bareUrl}/constant`),
-  await measure(
-    'GET wallet by address',
-    `${base}/v0/platform/wallets/0x00000000000000000000000000000000000be000`,
-    auth,
-  ),
-  await measure('GET account (50 wallets)', `${base}/v0/platform/accounts/omnibus`, auth),
+const own = day.ownAddresses
+const to = day.date
+const from = new Date(Date.parse(`${to}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10)
+const cases: { key: string; name: string; run: () => Promise<LoadResult> }[] = [
+  {
+    key: 'bare',
+    name: 'bare Fastify: GET /constant',
+    run: () => load({ url: `${bareUrl}/constant` }),
+  },
+  {
+    key: 'health',
+    name: 'app: GET /health (no token, no database)',
+    run: () => load({ url: `${base}/health` }),
+  },
+  {
+    key: 'single',
+    name: 'POST /eth/v1/rewards/wallets, 1 address',
+    run: () =>
+      load({
+        url: `${base}/eth/v1/rewards/wallets`,
+        method: 'POST',
+        headers: json,
+        bodies: day.addresses.map((a) => JSON.stringify({ addresses: [a], date: day.date })),
+      }),
+  },
+  {
+    key: 'summary',
+    name: 'GET /eth/v1/rewards/wallets/{address}/summary (2 days)',
+    run: () =>
+      load({
+        url: `${base}/health`,
+        headers: auth,
+        paths: day.addresses.map((a) => `/eth/v1/rewards/wallets/${a}/summary?from=${from}&to=${to}`),
+      }),
+  },
+  {
+    key: 'bulk',
+    name: 'POST /eth/v1/rewards/wallets, 1,000 addresses',
+    run: () =>
+      load({
+        url: `${base}/eth/v1/rewards/wallets`,
+        method: 'POST',
+        headers: json,
+        bodies: [JSON.stringify({ addresses: day.addresses, date: day.date })],
+      }),
+  },
+  {
+    key: 'wallet',
+    name: 'GET /v0/platform/wallets/{address}',
+    run: () =>
+      load({
+        url: `${base}/health`,
+        headers: auth,
+        paths: own.map((a) => `/v0/platform/wallets/${a}`),
+      }),
+  },
+  {
+    key: 'account',
+    name: 'GET /v0/platform/accounts/{key} (100 wallets)',
+    run: () =>
+      load({
+        url: `${base}/health`,
+        headers: auth,
+        paths: [`/v0/platform/accounts/${day.accountKey}`],
+      }),
+  },
 ]
+
+// a response of each case, checked before measuring (a benchmark of errors measures nothing)
+for (const c of cases.filter((c) => c.key !== 'bare' && c.key !== 'health')) {
+  if (onlyCases && !onlyCases.includes(c.key)) continue
+  const probe =
+    c.key === 'single' || c.key === 'bulk'
+      ? await fetch(`${base}/eth/v1/rewards/wallets`, {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ addresses: c.key === 'single' ? own.slice(0, 1) : day.addresses, date: to }),
+        })
+      : await fetch(
+          `${base}${
+            c.key === 'summary'
+              ? `/eth/v1/rewards/wallets/${own[0]}/summary?from=${from}&to=${to}`
+              : c.key === 'wallet'
+                ? `/v0/platform/wallets/${own[0]}`
+                : `/v0/platform/accounts/${day.accountKey}`
+          }`,
+          { headers: auth },
+        )
+  const body = await probe.text()
+  if (probe.status !== 200) throw new Error(`${c.name}: ${probe.status} ${body.slice(0, 500)}`)
+  if (c.key === 'bulk' && (JSON.parse(body) as unknown[]).length !== day.addresses.length) {
+    throw new Error(`${c.name}: expected ${day.addresses.length} records`)
+  }
+}
+
+const session = profileDir ? new Session() : undefined
+if (session && profileDir) {
+  fs.mkdirSync(profileDir, { recursive: true })
+  session.connect()
+  await session.post('Profiler.enable')
+}
+
+log(`${seconds} s per case after ${warmup} s of warm-up, ${connections} connections`)
+const results: (LoadResult & { key: string; name: string } & Record<string, unknown>)[] = []
+const bareCase = cases[0] as (typeof cases)[number]
+for (const c of cases) {
+  if (onlyCases && !onlyCases.includes(c.key) && c.key !== 'bare') continue
+  // the bare route again right before each case: its ratio is to the adjacent bare run (the machine's load
+  // changes during a run)
+  const adjacentBare = c.key === 'bare' ? undefined : await bareCase.run()
+  if (session) await session.post('Profiler.start')
+  let queries = 0
+  const countQuery = () => {
+    queries += 1
+  }
+  dbh.db.on('query', countQuery)
+  const cpu = process.cpuUsage()
+  const pgCpu = database ? postgresCpuTicks(database) : new Map<string, number>()
+  const loadBefore = os.loadavg()[0] as number
+  const result = await c.run()
+  const used = process.cpuUsage(cpu)
+  dbh.db.off('query', countQuery)
+  const requests = result.requests * ((seconds + warmup) / seconds)
+  const perRequest = (cpuSeconds: number) => Number(((cpuSeconds * 1000) / Math.max(1, requests)).toFixed(3))
+  const cost = {
+    queries_per_request: Number((queries / Math.max(1, requests)).toFixed(2)),
+    server_cpu_ms_per_request: perRequest((used.user + used.system) / 1e6),
+    postgres_cpu_ms_per_request: perRequest(database ? postgresCpuSince(database, pgCpu) : 0),
+    load_generator_cpu_ms_per_request: perRequest(result.cpu_seconds),
+    load_average: [Number(loadBefore.toFixed(2)), Number((os.loadavg()[0] as number).toFixed(2))],
+  }
+  if (session && profileDir) {
+    const { profile } = await session.post('Profiler.stop')
+    fs.writeFileSync(path.join(profileDir, `api-${c.key}.cpuprofile`), JSON.stringify(profile))
+  }
+  results.push({
+    key: c.key,
+    name: c.name,
+    ...result,
+    ...cost,
+    ...(adjacentBare ? { adjacent_bare_requests_per_second: adjacentBare.requests_per_second } : {}),
+  })
+  log(
+    `${c.name}: ${result.requests_per_second} req/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms, errors ${result.errors + result.non2xx}; ` +
+      `per request: ${cost.queries_per_request} queries, CPU ms server ${cost.server_cpu_ms_per_request}, postgres ${cost.postgres_cpu_ms_per_request}, load generator ${cost.load_generator_cpu_ms_per_request}`,
+  )
+}
+session?.disconnect()
 
 await bare.close()
 await app.close()
 await dbh.close()
 fs.rmSync(dataDir, { recursive: true, force: true })
-const out = path.join(import.meta.dirname, 'results', 'api.json')
+
+const bareRps = results.find((r) => r.key === 'bare')?.requests_per_second ?? 0
+const rows = results.map((r) => {
+  const bare = (r.adjacent_bare_requests_per_second as number | undefined) ?? bareRps
+  return { ...r, ratio_to_bare: bare > 0 ? Number((r.requests_per_second / bare).toFixed(2)) : null }
+})
+const pad = (s: string, n: number) => s.padEnd(n)
+console.log(
+  `\n${pad('case', 56)} ${pad('req/s', 7)} ${pad('x bare', 6)} ${pad('p50 ms', 6)} ${pad('p99 ms', 6)} errors  (x bare: to a bare run right before)`,
+)
+for (const r of rows) {
+  console.log(
+    `${pad(r.name, 56)} ${pad(String(r.requests_per_second), 7)} ${pad(String(r.ratio_to_bare ?? ''), 6)} ${pad(String(r.p50_ms), 6)} ${pad(String(r.p99_ms), 6)} ${r.errors + r.non2xx}`,
+  )
+}
+const out = path.join(import.meta.dirname, 'results', `api${dbh.backend === 'pglite' ? '-pglite' : ''}.json`)
 fs.mkdirSync(path.dirname(out), { recursive: true })
 fs.writeFileSync(
   out,
-  `${JSON.stringify({ bench: 'api', backend: dbh.backend, seconds, connections, results }, null, 2)}\n`,
+  `${JSON.stringify(
+    {
+      bench: 'api',
+      machine: { ...machine, postgres },
+      backend: dbh.backend,
+      day: { date: day.date, wallet_records: day.wallets, holders },
+      seconds,
+      warmup_seconds: warmup,
+      connections,
+      token_verification: tokenVerification,
+      results: rows,
+    },
+    null,
+    2,
+  )}\n`,
 )
-console.log(`written ${path.relative(process.cwd(), out)}`)
+log(`written ${path.relative(process.cwd(), out)}`)

@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
+import { CLIENT_STATUS_TTL_MS } from '../api/auth/revocation.ts'
 import { parseScopes, SCOPES, type Scope } from '../api/auth/scopes.ts'
 import { hashSecret, newClientCredentials } from '../api/auth/secrets.ts'
 import { ValidationError } from '../common/errors.ts'
@@ -57,11 +58,18 @@ export async function addClientSecret(db: Db, clientId: string) {
   return { client_id: clientId, client_secret: clientSecret }
 }
 
-/** `lsreport clients revoke` */
+/**
+ * `lsreport clients revoke`: no new token from now on, and the client's existing tokens are refused by every
+ * running API within `CLIENT_STATUS_TTL_MS` (each request checks its client's status, cached that long).
+ */
 export async function revokeClient(db: Db, clientId: string) {
   if (!(await createRepos(db).clients.revoke(clientId)))
     throw new ValidationError(`client ${clientId} not found or already revoked`)
-  return { client_id: clientId, revoked: true }
+  return {
+    client_id: clientId,
+    revoked: true,
+    existing_tokens_refused_within_seconds: CLIENT_STATUS_TTL_MS / 1000,
+  }
 }
 
 /** `lsreport accounts deny`: operator command, DENIED is final for the platform. */
@@ -82,41 +90,72 @@ export interface DemoClient {
   scopes: string
   token_url: string
   audience: string
+  /** the demo account (key) and its wallets, when the embedded devnet supplied some */
+  account?: { key: string; wallets: string[] }
+}
+
+/** What the demo account holds: LsETH holders of the devnet, registered to the demo organization. */
+export interface DemoAccount {
+  key: string
+  wallets: readonly string[]
 }
 
 /**
- * Ensures the demo org and client of the embedded mode exist; their credentials live in
- * `$DATA_DIR/demo-client.json` (the only copy of the secret).
+ * Ensures the demo org and client of the embedded mode exist (their credentials live in
+ * `$DATA_DIR/demo-client.json`, the only copy of the secret) and, given `account`, that the org has that
+ * account with those wallets (Allowlist wallets: the allowlist job sends their permissions on chain).
+ * Idempotent: an existing client, account or wallet is kept as it is.
  */
 export async function ensureDemoClient(
   db: Db,
-  options: { dataDir: string; baseUrl: string; authUrl: string },
+  options: { dataDir: string; baseUrl: string; authUrl: string; account?: DemoAccount },
 ) {
   const file = path.join(options.dataDir, 'demo-client.json')
   const repos = createRepos(db)
+  let demo: DemoClient | undefined
+  let created = false
   try {
     const saved = JSON.parse(await fs.readFile(file, 'utf8')) as DemoClient
     const client = await repos.clients.get(saved.client_id)
-    if (client && client.revoked_at === null) {
-      const fresh = { ...saved, token_url: `${options.authUrl}/oauth/token`, audience: options.baseUrl }
-      await fs.writeFile(file, `${JSON.stringify(fresh, null, 2)}\n`, { mode: 0o600 })
-      return { file, demo: fresh, created: false }
-    }
+    if (client && client.revoked_at === null) demo = saved
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && !(err instanceof SyntaxError)) throw err
   }
-  const org = await createOrg(db, { name: 'Demo Platform', canAllowlist: true })
-  const allScopes: Scope[] = [...SCOPES]
-  const client = await createClient(db, { orgId: org.id, scopes: allScopes.join(' '), name: 'demo client' })
-  const demo: DemoClient = {
-    org_id: org.id,
-    client_id: client.client_id,
-    client_secret: client.client_secret,
-    scopes: client.scopes,
-    token_url: `${options.authUrl}/oauth/token`,
-    audience: options.baseUrl,
+  if (!demo) {
+    const org = await createOrg(db, { name: 'Demo Platform', canAllowlist: true })
+    const allScopes: Scope[] = [...SCOPES]
+    const client = await createClient(db, { orgId: org.id, scopes: allScopes.join(' '), name: 'demo client' })
+    demo = {
+      org_id: org.id,
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+      scopes: client.scopes,
+      token_url: '',
+      audience: '',
+    }
+    created = true
+  }
+  demo = { ...demo, token_url: `${options.authUrl}/oauth/token`, audience: options.baseUrl }
+  if (options.account) {
+    await ensureDemoAccount(db, demo.org_id, options.account)
+    demo.account = { key: options.account.key, wallets: [...options.account.wallets] }
   }
   await fs.mkdir(options.dataDir, { recursive: true })
   await fs.writeFile(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 })
-  return { file, demo, created: true }
+  return { file, demo, created }
+}
+
+/** The demo account and its Allowlist wallets; what exists already (in any org) is left as it is. */
+async function ensureDemoAccount(db: Db, orgId: string, account: DemoAccount): Promise<void> {
+  const repos = createRepos(db)
+  const org = await repos.orgs.get(orgId)
+  if (!org) throw new ValidationError(`demo org ${orgId} not found`)
+  const platform = createPlatformService(db)
+  if (!(await repos.accounts.existsKey(orgId, account.key))) {
+    await platform.createAccount(orgId, account.key, 'demo')
+  }
+  for (const address of account.wallets) {
+    if (await repos.wallets.findByAddressAnyOrg(address.toLowerCase())) continue
+    await platform.createWallet(org, account.key, { address, type: 'ETH', allowlisted: true }, 'demo')
+  }
 }

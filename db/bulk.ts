@@ -45,7 +45,9 @@ export interface BulkPrelude {
 /**
  * Writes rows into `table` in one transaction, after `prelude`: `COPY ... FROM STDIN` on Postgres (rows are
  * produced while the server ingests the previous ones, so computing overlaps writing), batched multi-row
- * INSERTs on PGlite. Either every row lands or none does. Returns the number of rows written.
+ * INSERTs on PGlite. Either every row lands or none does. Returns the number of rows written. `onLine`, when
+ * given, sees each row in COPY text format (no newline) on both backends: a caller hashing its rows uses it
+ * rather than formatting every row a second time.
  *
  * @example
  * await bulkWrite(db, 'wallet_records', columns, rowsOf(records), { sql: 'delete from wallet_records where ...', bindings })
@@ -56,8 +58,9 @@ export async function bulkWrite(
   columns: readonly string[],
   rows: AsyncIterable<BulkValue[]> | Iterable<BulkValue[]>,
   prelude?: BulkPrelude,
+  onLine?: (line: string) => void,
 ): Promise<number> {
-  if (isPglite(db)) return insertBatches(db, table, columns, rows, prelude)
+  if (isPglite(db)) return insertBatches(db, table, columns, rows, prelude, onLine)
   const conn = (await db.client.acquireConnection()) as pg.PoolClient
   let count = 0
   try {
@@ -69,7 +72,9 @@ export async function bulkWrite(
     async function* lines() {
       let chunk = ''
       for await (const row of rows as AsyncIterable<BulkValue[]>) {
-        chunk += `${row.map(copyText).join('\t')}\n`
+        const line = row.map(copyText).join('\t')
+        onLine?.(line)
+        chunk += `${line}\n`
         count += 1
         if (chunk.length >= 64 * 1024) {
           yield chunk
@@ -95,6 +100,7 @@ async function insertBatches(
   columns: readonly string[],
   rows: AsyncIterable<BulkValue[]> | Iterable<BulkValue[]>,
   prelude: BulkPrelude | undefined,
+  onLine: ((line: string) => void) | undefined,
 ): Promise<number> {
   // Postgres allows 65535 bind parameters per statement
   const batchRows = Math.max(1, Math.floor(60_000 / columns.length))
@@ -108,6 +114,7 @@ async function insertBatches(
       batch = []
     }
     for await (const row of rows as AsyncIterable<BulkValue[]>) {
+      onLine?.(row.map(copyText).join('\t'))
       const record: Record<string, unknown> = {}
       columns.forEach((column, i) => {
         const value = row[i]

@@ -4,12 +4,17 @@ import {
   ContractFunctionRevertedError,
   encodeFunctionData,
   getAddress,
+  type Hash,
+  type Hex,
   keccak256,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
 } from 'viem'
 import { allowlistAbi } from '../chain/abi.ts'
 import type { ChainClient, WriteClient } from '../chain/client.ts'
 import { isTransientRpcError } from '../chain/retry.ts'
 import type { Logger } from '../common/logger.ts'
+import { isPglite } from '../db/bulk.ts'
 import type { Db } from '../db/index.ts'
 import { type AllowlistChangeRow, createRepos } from '../db/repos/index.ts'
 
@@ -28,7 +33,12 @@ export interface AllowlistWriterDeps {
 export interface WriterResult {
   sent: { txHash: string; addresses: number }[]
   failed: { address: string; reason: string }[]
+  /** Another writer was running (in this process or another): this pass did nothing. */
+  busy: boolean
 }
+
+/** One allowlist writer at a time across every worker: the key of its transaction-scoped advisory lock ('lsal'). */
+export const WRITER_LOCK_KEY = 0x6c73616c
 
 /** The revert reason of a failed simulation/transaction, in words. */
 export function revertReason(err: unknown): string {
@@ -46,7 +56,8 @@ export function revertReason(err: unknown): string {
  * The allowlist writer: batches pending permission changes into `setAllowPermissions` transactions,
  * simulating first so a batch with one bad address is split until the bad one is isolated and recorded
  * (failed, with the revert reason on the wallet) while the rest go through. Transient RPC failures are
- * thrown so the job is retried; rows already sent are reconciled by receipt on the next run.
+ * thrown so the job is retried; rows already sent are reconciled by receipt on the next run. Only the
+ * latest intent of an address is ever sent (see `AllowlistChangesRepo`).
  */
 export function createAllowlistWriter(deps: AllowlistWriterDeps) {
   const { db, client, wallet, allowlist, logger } = deps
@@ -88,80 +99,153 @@ export function createAllowlistWriter(deps: AllowlistWriterDeps) {
     }
   }
 
-  /** Rows sent earlier whose receipt was not seen (a crash or timeout): settle them by receipt. */
+  /** The receipt of `hash`, or undefined while the node has none (any other RPC failure is thrown). */
+  async function receiptOf(hash: Hash) {
+    try {
+      return await client.getTransactionReceipt({ hash })
+    } catch (err) {
+      if (err instanceof TransactionReceiptNotFoundError) return undefined
+      throw err
+    }
+  }
+
+  /** Whether the node knows transaction `hash` (mined or waiting in its pool); RPC failures are thrown. */
+  async function nodeKnows(hash: Hash): Promise<boolean> {
+    try {
+      await client.getTransaction({ hash })
+      return true
+    } catch (err) {
+      if (err instanceof TransactionNotFoundError) return false
+      throw err
+    }
+  }
+
+  /**
+   * Rows sent earlier whose outcome was not recorded (a crash, a lost answer, a timeout): settled by
+   * receipt. A transaction the node never saw, or one that reverted, is requeued: superseded when its
+   * address has a newer change (that one is sent instead, never both), else pending again. A transaction
+   * still in the node's pool keeps its rows submitted. RPC failures are thrown (the job is retried): an
+   * unanswered query is never taken for a dropped transaction.
+   */
   async function reconcileSubmitted() {
     const submitted = await repos.allowlistChanges.submitted()
     const byTx = new Map<string, AllowlistChangeRow[]>()
     for (const row of submitted) byTx.set(row.tx_hash ?? '', [...(byTx.get(row.tx_hash ?? '') ?? []), row])
     for (const [hash, rows] of byTx) {
-      const receipt = hash
-        ? await client.getTransactionReceipt({ hash: hash as `0x${string}` }).catch(() => undefined)
-        : undefined
+      const ids = rows.map((r) => r.id)
+      const receipt = hash ? await receiptOf(hash as Hash) : undefined
       if (receipt?.status === 'success') {
-        await repos.allowlistChanges.mark(
-          rows.map((r) => r.id),
-          { state: 'confirmed' },
+        await repos.allowlistChanges.confirmSubmitted(ids)
+      } else if (receipt?.status === 'reverted' || !hash || !(await nodeKnows(hash as Hash))) {
+        const settled = await repos.allowlistChanges.requeue(ids)
+        logger.info(
+          { tx_hash: hash || null, reverted: receipt !== undefined, ...settled },
+          'unsent allowlist changes requeued',
         )
-      } else if (receipt?.status === 'reverted') {
-        await repos.allowlistChanges.mark(
-          rows.map((r) => r.id),
-          { state: 'pending' },
-        )
-      } else {
-        const tx = hash
-          ? await client.getTransaction({ hash: hash as `0x${string}` }).catch(() => undefined)
-          : undefined
-        if (!tx)
-          await repos.allowlistChanges.mark(
-            rows.map((r) => r.id),
-            { state: 'pending', tx_hash: null },
-          ) // dropped
       }
     }
   }
 
-  return {
-    async runOnce(): Promise<WriterResult> {
-      const result: WriterResult = { sent: [], failed: [] }
-      await reconcileSubmitted()
-      for (;;) {
-        const pending = await repos.allowlistChanges.pending(deps.batchSize ?? 100)
-        if (pending.length === 0) break
-        const rows = await sendable(pending, result)
-        if (rows.length === 0) continue
-        // Sign first and record the hash before sending: a send whose answer is lost is then settled by
-        // its hash on the next run (receipt, or back to pending if the node never saw it), never sent twice.
-        const request = await wallet.prepareTransactionRequest({
-          to: allowlist,
-          data: encodeFunctionData({
-            abi: allowlistAbi,
-            functionName: 'setAllowPermissions',
-            args: [rows.map((r) => getAddress(r.address)), rows.map((r) => BigInt(r.permissions))],
-          }),
-        })
-        const signed = await wallet.signTransaction(request as never)
-        const hash = keccak256(signed)
-        await repos.allowlistChanges.mark(
-          rows.map((r) => r.id),
-          { state: 'submitted', tx_hash: hash, attempts: (rows[0]?.attempts ?? 0) + 1 },
-        )
-        await wallet.sendRawTransaction({ serializedTransaction: signed }).catch((err: unknown) => {
-          // the node already has it (a retried send): fine
-          if (!/already known|known transaction|nonce too low/i.test((err as Error).message)) throw err
-        })
-        const receipt = await client.waitForTransactionReceipt({
-          hash,
-          timeout: deps.receiptTimeoutMs ?? 120_000,
-        })
-        if (receipt.status === 'success') {
-          await repos.allowlistChanges.confirmSubmitted(rows.map((r) => r.id))
-          result.sent.push({ txHash: hash, addresses: rows.length })
-          logger.info({ tx_hash: hash, addresses: rows.length }, 'allowlist permissions sent')
-        } else {
-          await fail(rows, `transaction ${hash} reverted`, result)
-        }
+  /**
+   * Signs one transaction for `rows`, then claims them (still pending, still the latest intent of their
+   * address, not held by another transaction) and records the hash in one transaction: all or nothing.
+   * Returns undefined when some row was taken meanwhile (a newer change, an API transaction holding it).
+   */
+  async function signAndClaim(rows: AllowlistChangeRow[]) {
+    const request = await wallet.prepareTransactionRequest({
+      to: allowlist,
+      data: encodeFunctionData({
+        abi: allowlistAbi,
+        functionName: 'setAllowPermissions',
+        args: [rows.map((r) => getAddress(r.address)), rows.map((r) => BigInt(r.permissions))],
+      }),
+    })
+    const signed = await wallet.signTransaction(request as never)
+    const hash = keccak256(signed)
+    const claimed = await db.transaction(async (tx) => {
+      const locked = await repos.allowlistChanges.claim(
+        rows.map((r) => r.id),
+        tx,
+      )
+      if (locked.length !== rows.length) return false
+      await repos.allowlistChanges.mark(
+        rows.map((r) => r.id),
+        { state: 'submitted', tx_hash: hash, attempts: (rows[0]?.attempts ?? 0) + 1 },
+        tx,
+      )
+      return true
+    })
+    return claimed ? { signed, hash } : undefined
+  }
+
+  /** Sends a signed transaction; a node that already has it is fine. */
+  async function send(signed: Hex, hash: Hash) {
+    try {
+      await wallet.sendRawTransaction({ serializedTransaction: signed })
+    } catch (err) {
+      const message = (err as Error).message
+      if (/already known|known transaction|already imported/i.test(message)) return
+      // the nonce is used: by this very transaction (mined already), else by another one; then the rows
+      // stay submitted and the next run requeues them once the node does not know this hash
+      if (/nonce too low/i.test(message) && (await receiptOf(hash))) return
+      throw err
+    }
+  }
+
+  async function runExclusive(): Promise<WriterResult> {
+    const result: WriterResult = { sent: [], failed: [], busy: false }
+    await reconcileSubmitted()
+    await repos.allowlistChanges.supersedeStale()
+    for (;;) {
+      const pending = await repos.allowlistChanges.pending(deps.batchSize ?? 100)
+      if (pending.length === 0) break
+      const rows = await sendable(pending, result)
+      if (rows.length === 0) continue
+      // Sign, then record the hash before sending: a send whose answer is lost (or a crash right after the
+      // record) is settled by its hash on the next run, never sent twice and never sent after a newer change.
+      const claimed = await signAndClaim(rows)
+      if (!claimed) break // a newer change or an API transaction took a row: the next run sees it settled
+      const { signed, hash } = claimed
+      await send(signed, hash)
+      const receipt = await client.waitForTransactionReceipt({
+        hash,
+        timeout: deps.receiptTimeoutMs ?? 120_000,
+      })
+      if (receipt.status === 'success') {
+        await repos.allowlistChanges.confirmSubmitted(rows.map((r) => r.id))
+        result.sent.push({ txHash: hash, addresses: rows.length })
+        logger.info({ tx_hash: hash, addresses: rows.length }, 'allowlist permissions sent')
+      } else {
+        await fail(rows, `transaction ${hash} reverted`, result)
       }
-      return result
+    }
+    return result
+  }
+
+  let running = false
+  const busy = (): WriterResult => ({ sent: [], failed: [], busy: true })
+  return {
+    /**
+     * One pass: settles earlier transactions, then sends the pending changes in batches. One pass at a
+     * time: in this process (a flag), and across processes on Postgres (a transaction-scoped advisory
+     * lock; PGlite has one process). A pass that finds another running returns at once with `busy`.
+     */
+    async runOnce(): Promise<WriterResult> {
+      if (running) return busy()
+      running = true
+      try {
+        if (isPglite(db)) return await runExclusive()
+        const outcome = await db.transaction(async (lockTx) => {
+          const [lock] = (
+            await lockTx.raw('select pg_try_advisory_xact_lock(?, ?) as ok', [WRITER_LOCK_KEY, 0])
+          ).rows as { ok: boolean }[]
+          if (!lock?.ok) return undefined
+          return runExclusive()
+        })
+        return outcome ?? busy()
+      } finally {
+        running = false
+      }
     },
   }
 }

@@ -35,6 +35,11 @@ export async function applyPermissionEvents(
   entries: { address: string; permissions: bigint; txHash: string }[],
 ): Promise<void> {
   const repos = createRepos(tx)
+  // accounts, then wallets, in id order: the API's order (account first), so the two never deadlock
+  await repos.wallets.lockByAddresses(
+    entries.map((e) => e.address),
+    tx,
+  )
   for (const entry of entries) {
     const wallet = await repos.wallets.findByAddressAnyOrg(entry.address, tx)
     if (!wallet) continue
@@ -75,6 +80,7 @@ export async function recomputeWalletChainState(
   addresses: string[],
 ): Promise<void> {
   const repos = createRepos(tx)
+  await repos.wallets.lockByAddresses(addresses, tx)
   const latest = await repos.chain.latestPermissions(chainId, addresses, tx)
   for (const address of addresses) {
     const wallet = await repos.wallets.findByAddressAnyOrg(address, tx)

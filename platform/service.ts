@@ -14,17 +14,24 @@ function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505'
 }
 
+/** The zero address: never a wallet (a mint's sender, nobody's key). */
+export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000'
+
 /**
- * Validates a 0x address: 40 hex digits; mixed case must pass EIP-55. Returns it lower case.
+ * Validates a 0x address: 40 hex digits, all lower case, all upper case, or mixed case passing EIP-55.
+ * Returns it lower case.
  *
  * @example
  * normalizeAddress('0x8c1BEd5b9a0928467c9B1341Da1D7BD5e10b6549') // '0x8c1bed5b...6549'
+ * normalizeAddress('0x8C1BED5B9A0928467C9B1341DA1D7BD5E10B6549') // the same: one case is not mixed case
  */
 export function normalizeAddress(address: string, field = 'address'): string {
   if (!/^0x[0-9a-fA-F]{40}$/.test(address)) {
     throw new ApiError('IR3101', `${field} must be 0x followed by 40 hexadecimal digits`)
   }
-  if (!isAddress(address, { strict: true })) {
+  const hex = address.slice(2)
+  const oneCase = hex === hex.toLowerCase() || hex === hex.toUpperCase()
+  if (!oneCase && !isAddress(address, { strict: true })) {
     throw new ApiError('IR3102', `${field} has mixed case that fails the EIP-55 checksum`)
   }
   return address.toLowerCase()
@@ -108,6 +115,7 @@ export function createPlatformService(db: Db) {
       if (input.type !== 'ETH')
         throw new ApiError('IR3106', `type must be ETH (got ${JSON.stringify(input.type)})`)
       const address = normalizeAddress(input.address)
+      if (address === ZERO_ADDRESS) throw new ApiError('IR3107', 'the zero address cannot be a wallet')
       try {
         return await db.transaction(async (tx) => {
           const account = await accountOr404(org.id, idOrKey, tx, true)
@@ -185,9 +193,8 @@ export function createPlatformService(db: Db) {
       actor: Actor,
     ): Promise<WalletRow> {
       return db.transaction(async (tx) => {
-        const r = createRepos(tx)
         const account = await accountOr404(orgId, idOrKey, tx, true)
-        const wallet = await r.wallets.findByIdOrAddress(orgId, idOrAddress, tx)
+        const wallet = await repos.wallets.findByIdOrAddress(orgId, idOrAddress, tx)
         if (!wallet || wallet.account_id !== account.id) {
           throw new ApiError('IR3100', `wallet ${JSON.stringify(idOrAddress)} not found in this account`)
         }
@@ -202,7 +209,7 @@ export function createPlatformService(db: Db) {
         const reason = `wallet_${action}`
         switch (action) {
           case 'pause': {
-            if (to === wallet.status) return r.wallets.update(wallet.id, { paused_by: 'wallet' }, tx)
+            if (to === wallet.status) return repos.wallets.update(wallet.id, { paused_by: 'wallet' }, tx)
             return moveWallet(
               tx,
               wallet,
@@ -265,11 +272,17 @@ export function createPlatformService(db: Db) {
       })
     },
 
-    /** Records a target fee rate for an account (history kept); the caller has validated the rate. */
+    /**
+     * Records a target fee rate for an account (history kept); the caller has validated the rate. A REMOVED
+     * or DENIED account (final states) is refused: its terms no longer change.
+     */
     async addDiscountRate(orgId: string, idOrKey: string, targetFeeRate: string, actor: Actor) {
       return db.transaction(async (tx) => {
-        const account = await accountOr404(orgId, idOrKey, tx)
-        return createRepos(tx).discounts.add({ accountId: account.id, targetFeeRate, createdBy: actor }, tx)
+        const account = await accountOr404(orgId, idOrKey, tx, true)
+        if (account.status === 'REMOVED' || account.status === 'DENIED') {
+          throw new ApiError('IR3005', `account is ${account.status}: its target fee rate cannot change`)
+        }
+        return repos.discounts.add({ accountId: account.id, targetFeeRate, createdBy: actor }, tx)
       })
     },
   }

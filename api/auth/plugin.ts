@@ -1,9 +1,21 @@
+import type {} from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { ApiError } from '../errors.ts'
 import type { SigningKey } from './keys.ts'
+import { type ClientStatusCache, type ClientStatusLookup, createClientStatusCache } from './revocation.ts'
 import type { Scope } from './scopes.ts'
 import { createTokenVerifier, type TokenClaims } from './tokens.ts'
+
+/** Counts requests refused by auth per client address; over the budget they answer 429. */
+export interface AuthFailures {
+  /** Seconds to wait when the address has used its budget of refused requests, else undefined. */
+  blocked(request: FastifyRequest): Promise<number | undefined>
+  /** Counts one refused request; returns the seconds to wait when this one is over the budget. */
+  record(request: FastifyRequest): Promise<number | undefined>
+  /** The 429 IR1005 error to throw, with its Retry-After. */
+  tooMany(retryAfterSeconds: number): ApiError
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,8 +23,12 @@ declare module 'fastify' {
     auth: TokenClaims | undefined
   }
   interface FastifyInstance {
-    /** onRequest hook: verifies the bearer token (401) and the scope (403). */
+    /** onRequest hook: verifies the bearer token and its client (401), the scope (403). */
     requireScope(scope: Scope): onRequestHookHandler
+    /** Where the token check reads client statuses (revocation); set once by the token routes. */
+    useClientStatus(lookup: ClientStatusLookup): void
+    /** The per-address budget of requests refused by auth (bearer checks and the token endpoint). */
+    authFailures: AuthFailures
   }
 }
 
@@ -22,15 +38,62 @@ export function caller(request: FastifyRequest): TokenClaims {
   return request.auth
 }
 
-/** Bearer-token verification (ES256 JWT: signature, iss, aud, exp) and per-route scope checks. */
+const REFUSED_BY_AUTH = new Set(['IR2000', 'IR2001', 'IR2002', 'IR2003'])
+
+function createAuthFailures(app: FastifyInstance): AuthFailures {
+  // the app's rate-limit store (Redis when configured, so every API instance shares the counts), the same
+  // budget as the per-client limit, counted per client address
+  const limiter = app.createRateLimit({
+    keyGenerator: (request) => `auth-refused-${request.ip}`,
+    skipOnError: true,
+  })
+  let windowMs = 60_000
+  let max = 0
+  const tooMany = (retryAfter: number) =>
+    new ApiError(
+      'IR1005',
+      `too many requests refused by authentication from this address (at most ${max} per ` +
+        `${Math.round(windowMs / 1000)} s): retry in ${retryAfter} s`,
+      { headers: { 'retry-after': String(retryAfter) } },
+    )
+  const seconds = (ttlMs: number) => Math.max(1, Math.ceil(ttlMs / 1000))
+  return {
+    async blocked(request) {
+      const r = await limiter(request, { increment: false })
+      if (r.isAllowed) return undefined
+      max = r.max
+      windowMs = r.timeWindow
+      return r.remaining === 0 && r.ttl > 0 ? seconds(r.ttl) : undefined
+    },
+    async record(request) {
+      const r = await limiter(request)
+      if (r.isAllowed) return undefined
+      max = r.max
+      windowMs = r.timeWindow
+      return r.isExceeded ? seconds(r.ttl) : undefined
+    },
+    tooMany,
+  }
+}
+
+/**
+ * Bearer-token verification (ES256 JWT: signature, iss, aud, exp; the token's client still exists and is
+ * not revoked), per-route scope checks and the `Impersonate-Org` scope check (403 IR2003 without
+ * `impersonate:org`). Requests refused here count against a per-address budget
+ * (the rate-limit store): over it they answer 429 IR1005 with Retry-After instead of 401/403.
+ */
 export const authPlugin = fp(
-  async (app: FastifyInstance, options: { key: SigningKey; issuer: string; audience: string }) => {
+  async (
+    app: FastifyInstance,
+    options: { key: SigningKey; issuer: string; audience: string; clients?: ClientStatusLookup },
+  ) => {
     const verifySignature = createTokenVerifier(options.key, {
       issuer: options.issuer,
       audience: options.audience,
     })
-    // A token is immutable: once its signature, issuer and audience are verified, only its expiry can
-    // change the answer. Verified tokens are cached (bounded) and their expiry checked on every request.
+    // A token is immutable: once its signature, issuer and audience are verified, only its expiry and its
+    // client's status can change the answer. Verified tokens are cached (bounded); the expiry is checked
+    // on every request and the client's status through a cache of a few seconds (revocation).
     const verified = new Map<string, TokenClaims>()
     const verify = async (token: string): Promise<TokenClaims> => {
       const hit = verified.get(token)
@@ -44,35 +107,65 @@ export const authPlugin = fp(
       verified.set(token, claims)
       return claims
     }
+    let clients: ClientStatusCache | undefined = options.clients
+      ? createClientStatusCache(options.clients)
+      : undefined
+    const failures = createAuthFailures(app)
+
+    app.decorate('authFailures', failures)
+    app.decorate('useClientStatus', (lookup: ClientStatusLookup) => {
+      clients = createClientStatusCache(lookup)
+    })
     app.decorateRequest('auth', undefined)
+
+    const authenticate = async (request: FastifyRequest, scope: Scope) => {
+      const header = request.headers.authorization
+      const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
+      if (!match) {
+        throw new ApiError('IR2000', 'missing bearer token: send Authorization: Bearer <access_token>', {
+          headers: { 'www-authenticate': 'Bearer' },
+        })
+      }
+      const invalid = (message: string) =>
+        new ApiError('IR2001', message, { headers: { 'www-authenticate': `Bearer error="invalid_token"` } })
+      let claims: TokenClaims
+      try {
+        claims = await verify(match[1]!)
+      } catch (err) {
+        const expired = (err as { code?: string }).code === 'ERR_JWT_EXPIRED'
+        throw invalid(expired ? 'access token expired: request a new one' : 'invalid access token')
+      }
+      // fail closed: without a source of client statuses no token is accepted
+      if (!clients) throw new Error('auth plugin: no client status source (useClientStatus was not called)')
+      if (!(await clients.active(claims.clientId, claims.orgId))) {
+        throw invalid('access token revoked: its client was revoked')
+      }
+      if (!claims.scopes.includes(scope)) {
+        throw new ApiError('IR2002', `this endpoint needs the ${scope} scope`, {
+          headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+        })
+      }
+      // DESIGN.md §4.1: the header is honoured only with its scope, on any route (the reporting routes
+      // read as the named organization, see api/reporting.ts `readingOrg`)
+      if (request.headers['impersonate-org'] !== undefined && !claims.scopes.includes('impersonate:org')) {
+        throw new ApiError('IR2003', 'Impersonate-Org needs the impersonate:org scope')
+      }
+      request.auth = claims
+    }
+
     app.decorate('requireScope', (scope: Scope): onRequestHookHandler => {
       return async (request) => {
-        const header = request.headers.authorization
-        const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
-        if (!match) {
-          throw new ApiError('IR2000', 'missing bearer token: send Authorization: Bearer <access_token>', {
-            headers: { 'www-authenticate': 'Bearer' },
-          })
-        }
         try {
-          request.auth = await verify(match[1]!)
+          await authenticate(request, scope)
         } catch (err) {
-          const expired = (err as { code?: string }).code === 'ERR_JWT_EXPIRED'
-          throw new ApiError(
-            'IR2001',
-            expired ? 'access token expired: request a new one' : 'invalid access token',
-            {
-              headers: { 'www-authenticate': `Bearer error="invalid_token"` },
-            },
-          )
-        }
-        if (!request.auth.scopes.includes(scope)) {
-          throw new ApiError('IR2002', `this endpoint needs the ${scope} scope`, {
-            headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
-          })
+          if (err instanceof ApiError && REFUSED_BY_AUTH.has(err.code)) {
+            const retryAfter = await failures.record(request)
+            if (retryAfter !== undefined) throw failures.tooMany(retryAfter)
+          }
+          throw err
         }
       }
     })
   },
-  { name: 'lsreport-auth' },
+  { name: 'lsreport-auth', dependencies: ['@fastify/rate-limit'] },
 )

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import type { DayRow } from '../../db/repos/days.ts'
 import type { Repos } from '../../db/repos/index.ts'
 import { ApiError } from '../errors.ts'
-import { errorResponses } from '../schemas.ts'
+import { BoundedInteger, errorResponses, MAX_INPUT_INTEGER, Nullable, StringEnum } from '../schemas.ts'
 
 const DATE_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
 
@@ -12,15 +12,15 @@ export const AdminDaySchema = Type.Object({
   chain_id: Type.Integer(),
   date: Type.String({ format: 'date' }),
   report_epoch: Type.Integer(),
-  status: Type.Union(['computed', 'pending', 'computing', 'failed'].map((s) => Type.Literal(s))),
-  wallets: Type.Union([Type.Integer(), Type.Null()]),
-  engine_version: Type.Union([Type.String(), Type.Null()]),
+  status: StringEnum(['computed', 'pending', 'computing', 'failed']),
+  wallets: Nullable('integer'),
+  engine_version: Nullable('string'),
   /** the version of the records readers see (null before the first run completed) */
-  version: Type.Union([Type.Integer(), Type.Null()]),
-  computed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  started_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  duration_ms: Type.Union([Type.Integer(), Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()]),
+  version: Nullable('integer'),
+  computed_at: Nullable('string', { format: 'date-time' }),
+  started_at: Nullable('string', { format: 'date-time' }),
+  duration_ms: Nullable('integer'),
+  error: Nullable('string'),
 })
 
 /** Day row -> AdminDay. */
@@ -68,7 +68,7 @@ export function adminRoutes(app: FastifyInstance, deps: { repos: Repos }) {
         querystring: Type.Object({
           from: Type.Optional(Type.String({ pattern: DATE_PATTERN })),
           to: Type.Optional(Type.String({ pattern: DATE_PATTERN })),
-          chain_id: Type.Optional(Type.Integer({ minimum: 1 })),
+          chain_id: Type.Optional(BoundedInteger({ minimum: 1, maximum: MAX_INPUT_INTEGER })),
         }),
         response: { 200: Type.Array(AdminDaySchema), ...errorResponses(400, 401, 403) },
       },

@@ -11,7 +11,7 @@ import {
   reportOr404,
   setReportHeaders,
 } from '../reporting.ts'
-import { errorResponses } from '../schemas.ts'
+import { errorResponses, Nullable, StringEnum } from '../schemas.ts'
 
 /**
  * Fee records (platform: by the org owning the account; originator: by the org that added the wallet;
@@ -67,7 +67,7 @@ const FEE_RATES_V0 = [
 const V0_KEPT_AFTER_CUTOVER = new Set(['balance_lseth', 'gross_rewards_eth', 'rewards_eth'])
 
 const Str = Type.String()
-const NullableStr = Type.Union([Type.String(), Type.Null()])
+const NullableStr = Nullable('string')
 
 function feeRecordSchema(version: 'v0' | 'v1') {
   const amounts = version === 'v1' ? FEE_AMOUNTS_V1 : FEE_AMOUNTS_V0
@@ -77,7 +77,7 @@ function feeRecordSchema(version: 'v0' | 'v1') {
     oracle_report: Str,
     date: Str,
     org_id: Str,
-    fee_model: Type.Union([Type.Literal('v0'), Type.Literal('v3')]),
+    fee_model: StringEnum(['v0', 'v3']),
     wallets: Type.Integer(),
     ...Object.fromEntries(amounts.map((f) => [f, field])),
     ...Object.fromEntries(rates.map((f) => [f, field])),

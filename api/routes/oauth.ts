@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import type { Repos } from '../../db/repos/index.ts'
 import type { SigningKey } from '../auth/keys.ts'
 import { parseScopes } from '../auth/scopes.ts'
-import { verifySecret } from '../auth/secrets.ts'
+import { hashSecret, verifySecret } from '../auth/secrets.ts'
 import { issueToken, TOKEN_TTL_SECONDS } from '../auth/tokens.ts'
 import type { ErrorCode } from '../errors.ts'
 
@@ -41,16 +42,33 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   }
 }
 
+/** RFC 6749 Appendix A: client ids, secrets and the other token parameters are printable ASCII (VSCHAR). */
+const VSCHAR = /^[\x20-\x7e]*$/
+const MAX_FIELD_LENGTH = 1024
+const FIELDS = ['grant_type', 'audience', 'client_id', 'client_secret', 'scope'] as const
+
 const TokenBody = Type.Object(
   {
-    grant_type: Type.Optional(Type.String()),
-    audience: Type.Optional(Type.String()),
-    client_id: Type.Optional(Type.String()),
-    client_secret: Type.Optional(Type.String()),
-    scope: Type.Optional(Type.String()),
+    grant_type: Type.Optional(Type.String({ maxLength: MAX_FIELD_LENGTH })),
+    audience: Type.Optional(Type.String({ maxLength: MAX_FIELD_LENGTH })),
+    client_id: Type.Optional(Type.String({ maxLength: MAX_FIELD_LENGTH })),
+    client_secret: Type.Optional(Type.String({ maxLength: MAX_FIELD_LENGTH })),
+    scope: Type.Optional(Type.String({ maxLength: MAX_FIELD_LENGTH })),
   },
   { additionalProperties: true },
 )
+
+/** The first field of a token request that is not a printable-ASCII string of bounded length. */
+function malformedField(fields: Record<string, unknown>): string | undefined {
+  for (const name of FIELDS) {
+    const value = fields[name]
+    if (value === undefined) continue
+    if (typeof value !== 'string') return `${name} must be a string`
+    if (value.length > MAX_FIELD_LENGTH) return `${name} is longer than ${MAX_FIELD_LENGTH} characters`
+    if (!VSCHAR.test(value)) return `${name} must be printable ASCII (RFC 6749 Appendix A)`
+  }
+  return undefined
+}
 
 const TokenResponse = Type.Object({
   access_token: Type.String(),
@@ -59,11 +77,31 @@ const TokenResponse = Type.Object({
   token_type: Type.Literal('Bearer'),
 })
 
-/** POST /oauth/token: the client-credentials grant (JSON, form-encoded, HTTP Basic client auth). */
+/**
+ * POST /oauth/token: the client-credentials grant (JSON, form-encoded, HTTP Basic client auth), and the
+ * JWKS. Also gives the bearer-token check its source of client statuses (revocation).
+ *
+ * Client authentication takes the same work whether the client id exists or not (one query, then scrypt
+ * against each active secret or against a dummy hash), so response times do not reveal client ids; wrong
+ * credentials count against the caller address's budget of refused requests (429 IR1005 over it).
+ */
 export function oauthRoutes(
   app: FastifyInstance,
   deps: { repos: Repos; key: SigningKey; issuer: string; audience: string },
 ) {
+  app.useClientStatus((clientId) => deps.repos.clients.status(clientId))
+  // the hash unknown and revoked clients are checked against: same scrypt parameters as real secrets
+  const dummyHash = hashSecret(randomBytes(32).toString('base64url'))
+
+  /** Verifies the secret against every active secret of the client (or the dummy hash), in parallel. */
+  async function authenticate(clientId: string, clientSecret: string) {
+    const found = await deps.repos.clients.credentials(clientId)
+    const usable = found && found.client.revoked_at === null && found.secretHashes.length > 0
+    const hashes = usable ? found.secretHashes : [await dummyHash]
+    const matches = await Promise.all(hashes.map((h) => verifySecret(clientSecret, h)))
+    return usable && matches.some(Boolean) ? found.client : undefined
+  }
+
   app.post(
     '/oauth/token',
     {
@@ -75,8 +113,17 @@ export function oauthRoutes(
       },
     },
     async (request, reply) => {
-      const body = (request.body ?? {}) as Record<string, string | undefined>
+      const raw = request.body ?? {}
+      if (typeof raw !== 'object' || Array.isArray(raw)) {
+        return oauthError(reply, 'invalid_request', 'the body must be a JSON object or a form')
+      }
       const basic = basicCredentials(request.headers.authorization)
+      const problem = malformedField({
+        ...(raw as Record<string, unknown>),
+        ...(basic ? { client_id: basic.id, client_secret: basic.secret } : {}),
+      })
+      if (problem) return oauthError(reply, 'invalid_request', problem)
+      const body = raw as Record<string, string | undefined>
       const clientId = basic?.id ?? body.client_id
       const clientSecret = basic?.secret ?? body.client_secret
       if (body.grant_type === undefined) return oauthError(reply, 'invalid_request', 'grant_type is required')
@@ -94,14 +141,14 @@ export function oauthRoutes(
       if (audience.replace(/\/+$/, '') !== deps.audience) {
         return oauthError(reply, 'invalid_request', `audience must be ${deps.audience}`)
       }
-      const client = await deps.repos.clients.get(clientId)
-      let valid = false
-      if (client && client.revoked_at === null) {
-        for (const secret of await deps.repos.clients.activeSecrets(client.id)) {
-          if (await verifySecret(clientSecret, secret.secret_hash)) valid = true
-        }
+      const wait = await app.authFailures.blocked(request)
+      if (wait !== undefined) throw app.authFailures.tooMany(wait)
+      const client = await authenticate(clientId, clientSecret)
+      if (!client) {
+        const retryAfter = await app.authFailures.record(request)
+        if (retryAfter !== undefined) throw app.authFailures.tooMany(retryAfter)
+        return oauthError(reply, 'invalid_client', 'client authentication failed')
       }
-      if (!client || !valid) return oauthError(reply, 'invalid_client', 'client authentication failed')
       const granted = parseScopes(client.scopes).scopes as string[]
       let scopes = granted
       if (body.scope !== undefined && body.scope.trim() !== '') {

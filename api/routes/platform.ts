@@ -15,7 +15,9 @@ import {
   AccountSchema,
   accountJson,
   BooleanLike,
+  BoundedInteger,
   errorResponses,
+  MAX_INPUT_INTEGER,
   toBool,
   WalletSchema,
   walletJson,
@@ -118,7 +120,13 @@ export function platformRoutes(
         summary: 'Set the target fee rate of an account',
         params: IdOrKey,
         body: Type.Object({
-          target_fee_rate: Type.Union([Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }), Type.Number()]),
+          target_fee_rate: Type.Union([
+            Type.String({
+              pattern: '^[0-9]{1,20}(\\.[0-9]{1,30})?$',
+              description: 'a plain decimal, e.g. "0.08"',
+            }),
+            Type.Number({ minimum: 0, maximum: 1 }),
+          ]),
         }),
         response: {
           200: Type.Object({
@@ -194,8 +202,8 @@ export function platformRoutes(
         querystring: Type.Object({
           allowlist: Type.Optional(Type.Boolean()),
           on_platform: Type.Optional(Type.Boolean()),
-          offset: Type.Optional(Type.Integer({ minimum: 0 })),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })),
+          offset: Type.Optional(BoundedInteger({ minimum: 0, maximum: MAX_INPUT_INTEGER })),
+          limit: Type.Optional(BoundedInteger({ minimum: 1, maximum: MAX_PAGE })),
         }),
         response: { 200: Type.Array(WalletSchema), ...errorResponses(400, 401, 403) },
       },

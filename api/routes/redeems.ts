@@ -12,10 +12,12 @@ import {
 } from '../../engine/index.ts'
 import { normalizeAddress } from '../../platform/service.ts'
 import { ApiError } from '../errors.ts'
-import { BooleanLike, errorResponses, toBool } from '../schemas.ts'
+import { BooleanLike, errorResponses, StringEnum, toBool } from '../schemas.ts'
 
 /** At most this many ids per GET /eth/v1/redeems (DESIGN.md §4.6). */
 export const MAX_REDEEM_IDS = 500
+/** Redeem request ids are uint32 on chain. */
+const MAX_REQUEST_ID = 4_294_967_295
 
 const RedeemV0 = {
   id: Type.Integer(),
@@ -27,10 +29,8 @@ const RedeemV0 = {
   max_redeemable_amount_eth: Type.String(),
   withdrawal_event_id: Type.Integer(),
   requested_at: Type.Integer(),
-  status_claim: Type.Union(['NOT_CLAIMED', 'PARTIALLY_CLAIMED', 'FULLY_CLAIMED'].map((s) => Type.Literal(s))),
-  status_satisfaction: Type.Union(
-    ['PENDING_SATISFACTION', 'PARTIALLY_SATISFIED', 'FULLY_SATISFIED'].map((s) => Type.Literal(s)),
-  ),
+  status_claim: StringEnum(['NOT_CLAIMED', 'PARTIALLY_CLAIMED', 'FULLY_CLAIMED']),
+  status_satisfaction: StringEnum(['PENDING_SATISFACTION', 'PARTIALLY_SATISFIED', 'FULLY_SATISFIED']),
 }
 const RedeemRequestV0 = Type.Object(RedeemV0)
 const RedeemRequestV1 = Type.Object({
@@ -44,29 +44,35 @@ const RedeemManagerInfo = Type.Object({
   total_amount_withdrawal_stack_lseth: Type.String(),
 })
 
+/**
+ * A comma-separated query list (`ids`, `owner`): items trimmed; an empty item ("1,,2", a trailing comma) is
+ * refused, never skipped; more than MAX_REDEEM_IDS items: 400 IR1006.
+ */
+function parseList(value: string, field: string, what: string): string[] {
+  const items = value.split(',').map((i) => i.trim())
+  if (items.some((i) => i === '')) {
+    throw new ApiError('IR1000', `${field} must be a comma-separated list of ${what} without empty items`)
+  }
+  if (items.length > MAX_REDEEM_IDS) {
+    throw new ApiError('IR1006', `${field} lists more than ${MAX_REDEEM_IDS} ${what}`)
+  }
+  return items
+}
+
 function parseOwners(owner: string | undefined): string[] | undefined {
   if (owner === undefined) return undefined
-  const owners = owner
-    .split(',')
-    .map((o) => o.trim())
-    .filter(Boolean)
-  if (owners.length === 0) throw new ApiError('IR1000', 'owner must list at least one 0x address')
-  if (owners.length > MAX_REDEEM_IDS)
-    throw new ApiError('IR1006', `owner lists more than ${MAX_REDEEM_IDS} addresses`)
-  return owners.map((o) => normalizeAddress(o, 'owner'))
+  return parseList(owner, 'owner', '0x addresses').map((o) => normalizeAddress(o, 'owner'))
 }
 
 function parseIds(ids: string | undefined): number[] | undefined {
   if (ids === undefined) return undefined
-  const parts = ids
-    .split(',')
-    .map((i) => i.trim())
-    .filter(Boolean)
-  if (parts.length === 0) throw new ApiError('IR1000', 'ids must list at least one redeem request id')
-  if (parts.length > MAX_REDEEM_IDS) throw new ApiError('IR1006', `ids lists more than ${MAX_REDEEM_IDS} ids`)
-  return parts.map((p) => {
-    if (!/^\d{1,10}$/.test(p))
-      throw new ApiError('IR1000', `ids must be non-negative integers (got ${JSON.stringify(p)})`)
+  return parseList(ids, 'ids', 'redeem request ids').map((p) => {
+    if (!/^\d{1,10}$/.test(p) || Number(p) > MAX_REQUEST_ID) {
+      throw new ApiError(
+        'IR1000',
+        `ids must be integers from 0 to ${MAX_REQUEST_ID} (got ${JSON.stringify(p)})`,
+      )
+    }
     return Number(p)
   })
 }
@@ -129,7 +135,7 @@ export function redeemRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     }
   }
 
-  const Idx = Type.Object({ idx: Type.Integer({ minimum: 0, maximum: 4_294_967_295 }) })
+  const Idx = Type.Object({ idx: Type.Integer({ minimum: 0, maximum: MAX_REQUEST_ID }) })
   const DisplayEth = Type.Object({ display_eth: Type.Optional(BooleanLike) })
 
   app.get(

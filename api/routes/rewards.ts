@@ -16,18 +16,23 @@ import { ApiError } from '../errors.ts'
 import {
   accountAmountsOf,
   asSeenBy,
+  createWalletRecordReader,
   engineErrorToApi,
   inUnit,
   jsonOrCsv,
   MAX_REPORT_ITEMS,
+  noReport,
   notModified,
   parseDate,
+  presentedColumns,
+  presentStoredWallet,
   type RecordVersion,
   readingOrg,
   rejectUnit,
   reportOr404,
   sendCsv,
   setReportHeaders,
+  summaryDates,
   summaryRange,
   totalsSchema,
   type Unit,
@@ -36,7 +41,7 @@ import {
   walletRecordSchema,
   wantsCsv,
 } from '../reporting.ts'
-import { errorResponses } from '../schemas.ts'
+import { errorResponses, Nullable } from '../schemas.ts'
 
 const DateString = Type.String({ description: 'YYYY-MM-DD (UTC date of the report block)' })
 const ImpersonateHeaders = Type.Object({
@@ -79,7 +84,7 @@ function accountRecordSchema(version: RecordVersion) {
 function walletSummarySchema(version: RecordVersion) {
   return Type.Object({
     address: Type.String(),
-    account_id: Type.Union([Type.String(), Type.Null()]),
+    account_id: Nullable('string'),
     from: Type.String(),
     to: Type.String(),
     totals: totalsSchema(version),
@@ -119,6 +124,10 @@ function presentTotals(amounts: WalletAmounts, version: RecordVersion): Record<s
 export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   const { repos } = deps
   const rewards = { onRequest: app.requireScope('read:eth-rewards') }
+  // wallet records with their day, in one (batched) round trip: every column for summaries (totals), the
+  // presented ones for the v1 date read
+  const readWalletRecords = createWalletRecordReader(repos)
+  const readPresentedV1 = createWalletRecordReader(repos, { columns: presentedColumns('v1') })
   const tags = ['rewards']
 
   /** A wallet row presented for the reading org, in a version and unit. */
@@ -205,16 +214,21 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     const query = request.query as { from?: string; to?: string }
     const orgId = await readingOrg(request, repos)
     const address = await summaryAddress(orgId, idOrKey)
-    const { from, to, days } = await summaryRange(repos, query)
+    const { from, to } = await summaryDates(repos, query)
+    // the range's reports and the wallet's records on them: one round trip
+    const { days, rows } = await readWalletRecords(from, to, [address])
+    if (days.length === 0) throw await noReport(repos, `${from} to ${to}`)
     setReportHeaders(reply, days[days.length - 1] as ReportDay)
     const csv = wantsCsv(request)
     if (notModified(request, reply, days, { orgId, address, from, to, unit, csv })) return reply
-    const rows = await repos.reports.walletSeries(days, address)
     const dayOf = new Map(days.map((d) => [d.report_epoch, d]))
     const records = rows.map((row) =>
       inUnit(asSeenBy(walletRecordOf(row), orgId), unit, dayOf.get(row.report_epoch) as ReportDay),
     )
-    const presented = records.map((r) => presentWalletRecord(r, version))
+    const presented =
+      unit === 'lseth'
+        ? rows.map((row) => presentStoredWallet(row, orgId, version))
+        : records.map((r) => presentWalletRecord(r, version))
     if (csv) return sendCsv(reply, `wallet-${address}-${from}-${to}`, walletFields(version), presented)
     const last = records[records.length - 1]
     return {
@@ -352,15 +366,19 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
       const addresses = [...new Set(body.addresses.map((a, i) => normalizeAddress(a, `addresses[${i}]`)))]
       const date = parseDate(body.date, 'date')
       const orgId = await readingOrg(request, repos)
-      const day = await reportOr404(repos, date)
+      // the date's report and the records of the addresses on it: one round trip
+      const {
+        days: [day],
+        rows,
+      } = await readPresentedV1(date, date, addresses)
+      if (!day) throw await noReport(repos, date)
       setReportHeaders(reply, day)
       const csv = wantsCsv(request)
       if (notModified(request, reply, [day], { orgId, addresses, csv })) return reply
-      const rows = await repos.reports.walletRecords(day, addresses)
       const byAddress = new Map(rows.map((r) => [r.address, r]))
       const records = addresses.flatMap((a) => {
         const row = byAddress.get(a)
-        return row ? [presentWallet(row, orgId, 'v1', 'lseth', day)] : []
+        return row ? [presentStoredWallet(row, orgId, 'v1')] : []
       })
       if (csv) return sendCsv(reply, `wallets-${day.date}`, walletFields('v1'), records)
       return records

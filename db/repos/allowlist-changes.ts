@@ -1,3 +1,4 @@
+import type { Knex } from 'knex'
 import type { Queryable } from '../index.ts'
 
 export type AllowlistChangeState = 'pending' | 'submitted' | 'confirmed' | 'failed' | 'superseded'
@@ -17,10 +18,47 @@ export interface AllowlistChangeRow {
   updated_at: Date
 }
 
+const TABLE = 'allowlist_changes'
+
+type Patch = Partial<Pick<AllowlistChangeRow, 'state' | 'tx_hash' | 'error' | 'attempts'>>
+
+/** Rows of `tx` for which a newer change (any state) exists for the same address. */
+function newerExists(tx: Queryable, alias: string) {
+  return tx(`${TABLE} as newer`)
+    .select(tx.raw('1'))
+    .whereRaw(`newer.address = ${alias}.address`)
+    .andWhereRaw(`newer.id > ${alias}.id`)
+}
+
 /**
- * Pending on-chain permission changes. The API enqueues the target mask of a wallet; the allowlist
- * writer batches pending rows into `setAllowPermissions` and settles them. A newer change for the same
- * address supersedes an older pending one, so only the latest intent reaches the chain.
+ * Updates the rows the `select` names, locking them first in ascending id order: the one order in which
+ * anything locks several rows of this table, so two statements or transactions never wait on each other
+ * in a cycle ("deadlock detected"). `skipLocked`: rows another transaction holds are left alone.
+ */
+async function updateInIdOrder(
+  tx: Queryable,
+  select: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
+  patch: Patch,
+  options: { skipLocked?: boolean } = {},
+): Promise<number> {
+  const locked = select(tx(`${TABLE} as c`).select('c.id'))
+    .orderBy('c.id')
+    .forUpdate()
+  if (options.skipLocked) locked.skipLocked()
+  return tx(TABLE)
+    .whereIn('id', locked)
+    .update({ ...patch, updated_at: tx.fn.now() })
+}
+
+/**
+ * On-chain permission changes: the target mask of a wallet, one row per intent. The API enqueues them; the
+ * allowlist writer sends them with `setAllowPermissions` and settles them. Only the latest intent of an
+ * address is ever sent: a newer change supersedes the older pending one when it is enqueued, the writer
+ * claims only rows that have no newer change, and an older row whose transaction never reached the chain
+ * is superseded rather than sent again.
+ *
+ * Lock order: every statement that locks several rows locks them in ascending id order, and the writer's
+ * claim skips rows another transaction holds, so it never waits while holding locks.
  */
 export function createAllowlistChangesRepo(db: Queryable) {
   return {
@@ -28,10 +66,10 @@ export function createAllowlistChangesRepo(db: Queryable) {
       change: { walletId: string; address: string; permissions: bigint; reason: string },
       tx: Queryable = db,
     ): Promise<AllowlistChangeRow> {
-      await tx('allowlist_changes')
-        .where({ address: change.address, state: 'pending' })
-        .update({ state: 'superseded', updated_at: tx.fn.now() })
-      const [row] = await tx<AllowlistChangeRow>('allowlist_changes')
+      await updateInIdOrder(tx, (q) => q.where({ 'c.address': change.address, 'c.state': 'pending' }), {
+        state: 'superseded',
+      })
+      const [row] = await tx<AllowlistChangeRow>(TABLE)
         .insert({
           wallet_id: change.walletId,
           address: change.address,
@@ -41,48 +79,103 @@ export function createAllowlistChangesRepo(db: Queryable) {
         .returning('*')
       return row!
     },
+
+    /** Pending changes that are the latest intent of their address (oldest first). */
     async pending(limit: number, tx: Queryable = db): Promise<AllowlistChangeRow[]> {
-      return tx<AllowlistChangeRow>('allowlist_changes')
-        .where({ state: 'pending' })
-        .orderBy('id')
+      return tx<AllowlistChangeRow>(`${TABLE} as c`)
+        .select('c.*')
+        .where('c.state', 'pending')
+        .whereNotExists(newerExists(tx, 'c'))
+        .orderBy('c.id')
         .limit(limit)
     },
+
+    /**
+     * Locks (in id order, skipping rows another transaction holds) those of `ids` that are still pending
+     * and still the latest intent of their address. Use inside the transaction that marks them submitted.
+     */
+    async claim(ids: string[], tx: Queryable): Promise<AllowlistChangeRow[]> {
+      if (ids.length === 0) return []
+      return tx<AllowlistChangeRow>(`${TABLE} as c`)
+        .select('c.*')
+        .whereIn('c.id', ids)
+        .where('c.state', 'pending')
+        .whereNotExists(newerExists(tx, 'c'))
+        .orderBy('c.id')
+        .forUpdate()
+        .skipLocked()
+    },
+
+    /** Pending changes that a newer change of the same address replaced: marked superseded, never sent. */
+    async supersedeStale(tx: Queryable = db): Promise<number> {
+      return updateInIdOrder(
+        tx,
+        (q) => q.where('c.state', 'pending').whereExists(newerExists(tx, 'c')),
+        { state: 'superseded' },
+        { skipLocked: true },
+      )
+    },
+
     /** Changes sent whose outcome is not settled yet. */
     async submitted(tx: Queryable = db): Promise<AllowlistChangeRow[]> {
-      return tx<AllowlistChangeRow>('allowlist_changes').where({ state: 'submitted' }).orderBy('id')
+      return tx<AllowlistChangeRow>(TABLE).where({ state: 'submitted' }).orderBy('id')
     },
+
     /** Marks the given submitted changes confirmed (a mined, successful transaction). */
     async confirmSubmitted(ids: string[], tx: Queryable = db): Promise<void> {
       if (ids.length === 0) return
-      await tx('allowlist_changes')
-        .whereIn('id', ids)
-        .where({ state: 'submitted' })
-        .update({ state: 'confirmed', updated_at: tx.fn.now() })
+      await updateInIdOrder(tx, (q) => q.whereIn('c.id', ids).where('c.state', 'submitted'), {
+        state: 'confirmed',
+      })
     },
-    /** The chain shows `permissions` for `address`: open changes asking exactly that are confirmed by `txHash`. */
+
+    /**
+     * Submitted changes whose transaction will not land (the node never saw it, or it reverted): each is
+     * superseded when its address has a newer change, else pending again (without its hash) to be sent anew.
+     */
+    async requeue(ids: string[], tx: Queryable = db): Promise<{ superseded: number; pending: number }> {
+      if (ids.length === 0) return { superseded: 0, pending: 0 }
+      const superseded = await updateInIdOrder(
+        tx,
+        (q) => q.whereIn('c.id', ids).where('c.state', 'submitted').whereExists(newerExists(tx, 'c')),
+        { state: 'superseded' },
+      )
+      const pending = await updateInIdOrder(tx, (q) => q.whereIn('c.id', ids).where('c.state', 'submitted'), {
+        state: 'pending',
+        tx_hash: null,
+      })
+      return { superseded, pending }
+    },
+
+    /**
+     * The chain shows that transaction `txHash` set `permissions` for `address`: the changes of that address
+     * sent in that transaction are confirmed. Matching by transaction (not by mask) keeps a late event from
+     * confirming a newer change that asks the same mask but was not sent yet.
+     */
     async confirmSeen(
       address: string,
       permissions: bigint,
       txHash: string,
       tx: Queryable = db,
     ): Promise<void> {
-      await tx('allowlist_changes')
-        .where({ address, permissions: permissions.toString() })
-        .whereIn('state', ['pending', 'submitted'])
-        .update({ state: 'confirmed', tx_hash: txHash, updated_at: tx.fn.now() })
+      await updateInIdOrder(
+        tx,
+        (q) =>
+          q
+            .where({ 'c.address': address, 'c.permissions': permissions.toString() })
+            .whereRaw('lower(c.tx_hash) = ?', [txHash.toLowerCase()])
+            .whereIn('c.state', ['pending', 'submitted']),
+        { state: 'confirmed' },
+      )
     },
+
     async forWallet(walletId: string, tx: Queryable = db): Promise<AllowlistChangeRow[]> {
-      return tx<AllowlistChangeRow>('allowlist_changes').where({ wallet_id: walletId }).orderBy('id')
+      return tx<AllowlistChangeRow>(TABLE).where({ wallet_id: walletId }).orderBy('id')
     },
-    async mark(
-      ids: string[],
-      patch: Partial<Pick<AllowlistChangeRow, 'state' | 'tx_hash' | 'error' | 'attempts'>>,
-      tx: Queryable = db,
-    ): Promise<void> {
+
+    async mark(ids: string[], patch: Patch, tx: Queryable = db): Promise<void> {
       if (ids.length === 0) return
-      await tx('allowlist_changes')
-        .whereIn('id', ids)
-        .update({ ...patch, updated_at: tx.fn.now() })
+      await updateInIdOrder(tx, (q) => q.whereIn('c.id', ids), patch)
     },
   }
 }

@@ -45,6 +45,35 @@ export function createClientsRepo(db: Queryable) {
     async get(id: string, tx: Queryable = db): Promise<ClientRow | undefined> {
       return tx<ClientRow>('api_clients').where({ id }).first()
     },
+    /**
+     * A client and the hashes of its active secrets in one query (the same query whether or not the
+     * client exists, so the token endpoint's timing does not tell). Undefined when no such client.
+     */
+    async credentials(
+      id: string,
+      tx: Queryable = db,
+    ): Promise<{ client: ClientRow; secretHashes: string[] } | undefined> {
+      const rows = await tx('api_clients as c')
+        .leftJoin('api_client_secrets as s', (j) =>
+          j.on('s.client_id', '=', 'c.id').andOnNull('s.revoked_at'),
+        )
+        .where('c.id', id)
+        .select('c.*', 's.secret_hash')
+      const first = rows[0] as (ClientRow & { secret_hash: string | null }) | undefined
+      if (!first) return undefined
+      const { secret_hash: _, ...client } = first
+      return {
+        client,
+        secretHashes: rows
+          .map((r: { secret_hash: string | null }) => r.secret_hash)
+          .filter((h): h is string => h !== null),
+      }
+    },
+    /** What the token check needs per request: the client's org and whether it is revoked. */
+    async status(id: string, tx: Queryable = db): Promise<{ orgId: string; revoked: boolean } | undefined> {
+      const row = await tx<ClientRow>('api_clients').where({ id }).first('org_id', 'revoked_at')
+      return row ? { orgId: row.org_id, revoked: row.revoked_at !== null } : undefined
+    },
     /** The client's secrets that are not revoked. */
     async activeSecrets(clientId: string, tx: Queryable = db): Promise<ClientSecretRow[]> {
       return tx<ClientSecretRow>('api_client_secrets').where({ client_id: clientId }).whereNull('revoked_at')

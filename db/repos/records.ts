@@ -330,18 +330,27 @@ export function createRecordsRepo(db: Queryable) {
 
     /**
      * Writes a shard's wallet records (values in `WALLET_RECORD_COLUMNS` order), replacing what an earlier
-     * attempt of the same shard wrote, in one transaction. Returns the rows written.
+     * attempt of the same shard wrote, in one transaction. Returns the rows written. `onLine` sees each row
+     * as written (COPY text format, no newline).
      */
     async writeWalletShard(
       key: DayKey,
       range: AddressRange,
       rows: AsyncIterable<BulkValue[]> | Iterable<BulkValue[]>,
+      onLine?: (line: string) => void,
     ): Promise<number> {
       const where = inRange('address', range)
-      return bulkWrite(db as Db, 'wallet_records', WALLET_RECORD_COLUMNS, rows, {
-        sql: `delete from wallet_records where chain_id = ? and report_epoch = ? and version = ? and ${where.sql}`,
-        bindings: [key.chainId, key.epoch, key.version, ...where.bindings],
-      })
+      return bulkWrite(
+        db as Db,
+        'wallet_records',
+        WALLET_RECORD_COLUMNS,
+        rows,
+        {
+          sql: `delete from wallet_records where chain_id = ? and report_epoch = ? and version = ? and ${where.sql}`,
+          bindings: [key.chainId, key.epoch, key.version, ...where.bindings],
+        },
+        onLine,
+      )
     },
 
     /** Records what a shard wrote (replacing an earlier attempt's row). */

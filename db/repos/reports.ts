@@ -4,6 +4,7 @@ import type {
   FEE_RATE_COLUMNS,
   WALLET_AMOUNT_COLUMNS,
   WALLET_RATE_COLUMNS,
+  WALLET_RECORD_COLUMNS,
 } from '../records/columns.ts'
 import { isUuid } from './accounts.ts'
 
@@ -29,6 +30,8 @@ export interface ReportDay {
 }
 
 type AmountColumn = (typeof WALLET_AMOUNT_COLUMNS)[number]
+/** A column of `wallet_records`. */
+export type WalletRecordColumn = (typeof WALLET_RECORD_COLUMNS)[number]
 type WalletRateColumn = (typeof WALLET_RATE_COLUMNS)[number]
 
 /** A stored wallet record: amounts as decimal strings of wei (share units), rates as decimal strings. */
@@ -188,6 +191,83 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
       days.flatMap((d) => [d.chain_id, d.report_epoch, d.visible_version]),
     ] as const
 
+  /**
+   * The hot reads in one round trip and without the query builder: the visible days of a date range (one
+   * per date, as `visibleDays`) left-joined with the records of some addresses on them. The day travels
+   * as one JSON text column (parsed once per day, not per row). SQL built once per column list.
+   */
+  const chainFilter = options.chainId !== undefined ? 'and d.chain_id = ?' : ''
+  const chainBinding = options.chainId !== undefined ? [options.chainId] : []
+  const daysWithRecords = new Map<string, { sql: string; name: string }>()
+  const daysWithRecordsSql = (columns: readonly WalletRecordColumn[] | undefined) => {
+    const key = columns ? columns.join(',') : '*'
+    let entry = daysWithRecords.get(key)
+    if (!entry) {
+      const selected = columns
+        ? columns
+            .filter((c) => c !== 'date')
+            .map((c) => `w.${c}`)
+            .join(', ')
+        : 'w.*'
+      entry = {
+        name: `lsreport_days_with_records_${daysWithRecords.size}${options.chainId !== undefined ? '_chain' : ''}`,
+        sql: `with v as (
+            select distinct on (d.date) d.chain_id, d.report_epoch, d.date, d.block_number, d.log_index,
+              d.block_time, d.status, d.visible_version, d.content_hash,
+              p.total_underlying_eth, p.total_lseth_supply, p.conversion_rate
+            from days d
+            join protocol_records p
+              on p.chain_id = d.chain_id and p.report_epoch = d.report_epoch and p.version = d.visible_version
+            where d.visible_version is not null and d.date >= ? and d.date <= ? ${chainFilter}
+            order by d.date, d.block_number desc, d.log_index desc
+          )
+          select json_build_array(v.chain_id, v.report_epoch::text, to_char(v.date, 'YYYY-MM-DD'),
+              v.block_number::text, (extract(epoch from v.block_time) * 1000)::bigint, v.status,
+              v.visible_version, v.content_hash, v.total_underlying_eth::text, v.total_lseth_supply::text,
+              v.conversion_rate::text)::text as v_day,
+            ${selected}, to_char(w.date, 'YYYY-MM-DD') as date
+          from v
+          left join wallet_records w
+            on w.chain_id = v.chain_id and w.report_epoch = v.report_epoch and w.version = v.visible_version
+            and w.address = any(?::text[])
+          order by v.date, w.address`,
+      }
+      daysWithRecords.set(key, entry)
+    }
+    return entry
+  }
+
+  const dayOfJson = (json: string): ReportDay => {
+    const [chain, epoch, date, block, timeMs, status, version, hash, underlying, supply, rate] = JSON.parse(
+      json,
+    ) as [
+      number,
+      string,
+      string,
+      string,
+      number,
+      ReportDay['status'],
+      number,
+      string | null,
+      string,
+      string,
+      string,
+    ]
+    return {
+      chain_id: chain,
+      report_epoch: epoch,
+      date,
+      block_number: block,
+      block_time: new Date(timeMs),
+      status,
+      visible_version: version,
+      content_hash: hash,
+      total_underlying_eth: underlying,
+      total_lseth_supply: supply,
+      conversion_rate: rate,
+    }
+  }
+
   return {
     /** The report answering for `date` (YYYY-MM-DD), or undefined when the date has no visible records. */
     async day(date: string, tx: Queryable = db): Promise<ReportDay | undefined> {
@@ -232,6 +312,40 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
         .where(onDay('w', day))
         .whereIn('w.address', addresses)
         .orderBy('w.address')
+    },
+
+    /**
+     * In one round trip: the reports answering for every date of [from, to] with visible records (by date)
+     * and the records of `addresses` (lower case) on them, by date and address. `days` is empty when no
+     * date of the range has a computed report.
+     *
+     * @example
+     * const { days, rows } = await reports.walletRecordsBetween('2026-05-03', '2026-05-03', ['0xab...'])
+     */
+    async walletRecordsBetween(
+      from: string,
+      to: string,
+      addresses: readonly string[],
+      tx: Queryable = db,
+      columns?: readonly WalletRecordColumn[],
+    ): Promise<{ days: ReportDay[]; rows: WalletRecordRow[] }> {
+      const { sql, name } = daysWithRecordsSql(columns)
+      // one text[] parameter (a knex array binding would become a list of parameters)
+      const list = `{${addresses.map((a) => `"${a.replace(/["\\]/g, '\\$&')}"`).join(',')}}`
+      // a named statement: parsed and planned once per connection
+      const result = await tx.raw(sql, [from, to, ...chainBinding, list]).options({ name })
+      const days: ReportDay[] = []
+      const rows: WalletRecordRow[] = []
+      let dayJson = ''
+      for (const r of result.rows as (WalletRecordRow & { v_day: string })[]) {
+        if (r.v_day !== dayJson) {
+          dayJson = r.v_day
+          days.push(dayOfJson(dayJson))
+        }
+        // the v_day column stays on the row (readers take the record's fields by name)
+        if (r.address !== null) rows.push(r)
+      }
+      return { days, rows }
     },
 
     /** Account records of one day for the given account ids, by account id. */

@@ -73,6 +73,21 @@ export function createWalletsRepo(db: Queryable) {
         .returning('*')
       return row!
     },
+    /**
+     * For a transaction about to change the wallets holding `addresses` (the follower applying chain
+     * events): locks their accounts, then those wallets, each in id order. The API takes an account's lock
+     * before touching its wallets, so taking them in the same order never deadlocks with it.
+     */
+    async lockByAddresses(addresses: string[], tx: Queryable): Promise<void> {
+      const lower = [...new Set(addresses.map((a) => a.toLowerCase()))]
+      if (lower.length === 0) return
+      await tx('accounts')
+        .select('id')
+        .whereIn('id', tx('wallets').select('account_id').whereIn('address', lower))
+        .orderBy('id')
+        .forUpdate()
+      await tx('wallets').select('id').whereIn('address', lower).orderBy('id').forUpdate()
+    },
     /** The wallet holding this address in any org (addresses are unique across orgs). */
     async findByAddressAnyOrg(address: string, tx: Queryable = db): Promise<WalletRow | undefined> {
       return tx<WalletRow>('wallets').where({ address: address.toLowerCase() }).first()

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { type BulkValue, copyText } from '../../db/bulk.ts'
+import type { BulkValue } from '../../db/bulk.ts'
 import type { Db } from '../../db/index.ts'
 import { WALLET_RECORD_COLUMNS, WALLET_TOTAL_COLUMNS } from '../../db/records/columns.ts'
 import { createRepos } from '../../db/repos/index.ts'
@@ -123,19 +123,18 @@ export async function computeShard(
         }
         throw err
       }
-      const values = recordValues(key, record, who?.originator_org_id ?? null)
-      // the content hash leaves out the run's version: the same inputs give the same hash in any run
-      hash.update(
-        `${values
-          .filter((_, i) => i !== 2)
-          .map(copyText)
-          .join('\t')}\n`,
-      )
       items.push({ record, originator_org_id: who?.originator_org_id ?? null })
-      yield values
+      yield recordValues(key, record, who?.originator_org_id ?? null)
     }
   }
-  const wallets = await repos.records.writeWalletShard(key, range, rows())
+  // the content hash leaves out the run's version (3rd column): the same inputs give the same hash in any
+  // run. It hashes the line bulkWrite formats for COPY, so each row is formatted once.
+  const hashLine = (line: string) => {
+    const second = line.indexOf('\t', line.indexOf('\t') + 1)
+    const third = line.indexOf('\t', second + 1)
+    hash.update(`${line.slice(0, second + 1)}${line.slice(third + 1)}\n`)
+  }
+  const wallets = await repos.records.writeWalletShard(key, range, rows(), hashLine)
   const result: ShardResult = {
     shard: job.shard,
     wallets,
