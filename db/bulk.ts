@@ -102,8 +102,9 @@ async function insertBatches(
   prelude: BulkPrelude | undefined,
   onLine: ((line: string) => void) | undefined,
 ): Promise<number> {
-  // Postgres allows 65535 bind parameters per statement
-  const batchRows = Math.max(1, Math.floor(60_000 / columns.length))
+  // PGlite runs on the main thread: small batches, and a yield after each, keep a process's other work (the
+  // API of `lsreport up`) answering while a day is written
+  const batchRows = Math.max(1, Math.min(100, Math.floor(60_000 / columns.length)))
   let count = 0
   await db.transaction(async (tx) => {
     if (prelude) await tx.raw(prelude.sql, [...prelude.bindings])
@@ -112,6 +113,7 @@ async function insertBatches(
       if (batch.length === 0) return
       await tx(table).insert(batch)
       batch = []
+      await new Promise((resolve) => setImmediate(resolve))
     }
     for await (const row of rows as AsyncIterable<BulkValue[]>) {
       onLine?.(row.map(copyText).join('\t'))

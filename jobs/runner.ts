@@ -323,6 +323,8 @@ export function createBullRunner(
   })
   const has = async (id: string) => LIVE_STATES.includes(await queue.getJobState(id))
   let worker: Worker | undefined
+  // BullMQ does not close a connection it was given: the runner closes the worker's own
+  const workerConnection = connection.duplicate()
   return {
     kind: 'bullmq',
     async enqueue(name, data, opts = {}) {
@@ -371,7 +373,7 @@ export function createBullRunner(
           })
         },
         {
-          connection: connection.duplicate(),
+          connection: workerConnection,
           prefix,
           concurrency: options.concurrency ?? 1,
           lockDuration: lockMs,
@@ -411,6 +413,7 @@ export function createBullRunner(
       await worker?.close()
       await flows.close()
       await queue.close()
+      await workerConnection.quit()
       await connection.quit()
     },
   }

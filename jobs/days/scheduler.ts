@@ -50,8 +50,22 @@ export const SCHEDULER_LOCK_KEY = 0x6c737264
  */
 export const ABANDONED_RUN_MS = 10_000
 
-async function estimateWallets(tx: Queryable, chainId: number, day: { previous_epoch: string | null }) {
-  if (day.previous_epoch === null) return 0
+/**
+ * About how many wallets a day has: its predecessor's, or for the chain's first report the transfers before
+ * it (an upper bound of its holders), so a first day is sharded too.
+ */
+async function estimateWallets(
+  tx: Queryable,
+  chainId: number,
+  day: { previous_epoch: string | null; block_number: string },
+) {
+  if (day.previous_epoch === null) {
+    const [row] = await tx('lseth_transfers')
+      .where({ chain_id: chainId })
+      .where('block_number', '<=', day.block_number)
+      .count<{ n: string }[]>({ n: '*' })
+    return Number(row?.n ?? 0)
+  }
   const previous = await createRepos(tx).days.get(chainId, day.previous_epoch, tx)
   return previous?.wallets ?? 0
 }
