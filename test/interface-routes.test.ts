@@ -1,53 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startTestApi, type TestApi } from './helpers/api.ts'
-
-/** Every endpoint of the interface (../shared/seed/000_ff745646c6529ccc.txt), plus the discount rate history. */
-const INTERFACE_ROUTES = [
-  'POST /oauth/token',
-  'POST /v0/platform/accounts',
-  'GET /v0/platform/accounts',
-  'GET /v0/platform/accounts/{idOrKey}',
-  'PATCH /v0/platform/accounts/{idOrKey}/remove',
-  'PATCH /v0/platform/accounts/{idOrKey}/pause',
-  'PATCH /v0/platform/accounts/{idOrKey}/reactivate',
-  'POST /v0/platform/accounts/{idOrKey}/discount_rate',
-  'GET /v0/platform/accounts/{idOrKey}/discount_rate',
-  'GET /v0/platform/wallets/{idOrAddress}',
-  'GET /v0/platform/wallets',
-  'POST /v0/platform/accounts/{idOrKey}/wallets',
-  'GET /v0/platform/accounts/{idOrKey}/wallets',
-  'PATCH /v0/platform/accounts/{idOrKey}/wallets/{idOrAddress}/remove',
-  'PATCH /v0/platform/accounts/{idOrKey}/wallets/{idOrAddress}/pause',
-  'PATCH /v0/platform/accounts/{idOrKey}/wallets/{idOrAddress}/reactivate',
-  'PATCH /v0/depositors/{idOrKey}/wallets/{idOrAddress}/remove',
-  'GET /sol/v0/allowlist/{address}',
-  'POST /sol/v0/allowlist',
-  'GET /eth/v1/redeems',
-  'GET /eth/v1/redeems/{idx}',
-  'GET /eth/v1/redeems/{idx}/projection',
-  'GET /eth/v1/redeems_info',
-  'GET /eth/v1/redeems_info/projection',
-  'GET /eth/v1/validators/queue',
-  'GET /eth/v0/redeems',
-  'GET /eth/v0/redeems/{idx}',
-  'GET /eth/v0/redeems/{idx}/projection',
-  'GET /eth/v0/redeems_info',
-  'GET /eth/v0/redeems_info/projection',
-  'POST /eth/v1/rewards',
-  'POST /eth/v1/rewards/accounts',
-  'POST /eth/v1/rewards/wallets',
-  'GET /eth/v1/rewards/accounts/{idOrKey}/summary',
-  'GET /eth/v1/rewards/wallets/{idOrKey}/summary',
-  'GET /eth/v1/platforms/{date}',
-  'GET /eth/v1/originators/{date}',
-  'GET /eth/v1/operators/{date}',
-  'POST /eth/v0/rewards/accounts',
-  'GET /eth/v0/rewards/accounts/{idOrKey}/summary',
-  'GET /eth/v0/rewards/wallets/{idOrKey}/summary',
-  'GET /eth/v0/protocol/{date}',
-  'GET /eth/v0/platforms/{date}',
-  'GET /eth/v0/operators/{date}',
-]
+import { INTERFACE_ROUTES } from './helpers/interface-routes.ts'
 
 describe('the interface in the served OpenAPI document', () => {
   let api: TestApi
