@@ -1,29 +1,9 @@
+// Each command imports what it needs when it runs: `up` answers /health before the chain and job modules
+// are even loaded, and `--help` loads nothing.
 import fs from 'node:fs/promises'
 import { Command, InvalidArgumentError } from 'commander'
-import { Redis } from 'ioredis'
-import { loadSigningKey } from '../api/auth/keys.ts'
-import { startServer } from '../api/server.ts'
-import { assertChainId } from '../chain/client.ts'
-import { loadConfig } from '../common/config.ts'
 import { ConfigError, LsReportError } from '../common/errors.ts'
-import { createLogger } from '../common/logger.ts'
-import { createShutdown } from '../common/shutdown.ts'
-import { migrate } from '../db/index.ts'
-import { startDevnet } from '../devnet/index.ts'
-import { validateRange } from '../jobs/days/backfill.ts'
-import { type ChainSetup, createJobs, JOBS } from '../jobs/index.ts'
-import { createBullRunner, createInlineRunner } from '../jobs/runner.ts'
-import {
-  addClientSecret,
-  createClient,
-  createOrg,
-  denyAccount,
-  ensureDemoClient,
-  revokeClient,
-} from './admin.ts'
-import { setupFromConfig, setupFromDevnet } from './chain-setup.ts'
-import { type Context, createContext } from './context.ts'
-import { backfillCommand, daysCommand } from './days.ts'
+import type { Context } from './context.ts'
 
 const program = new Command()
 program
@@ -31,12 +11,15 @@ program
   .description('Exact LsETH reward, fee and rebate reports; Allowlist onboarding; redemption reads.')
   .showHelpAfterError()
 
+const admin = () => import('./admin.ts')
+
 function printJson(value: unknown) {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`)
 }
 
 /** Runs a short command against the database, then closes it. */
 async function withContext<T>(fn: (ctx: Context) => Promise<T>): Promise<T> {
+  const { createContext } = await import('./context.ts')
   const ctx = await createContext(process.env, { migrate: true, logTo: 'stderr', quiet: true })
   try {
     return await fn(ctx)
@@ -45,97 +28,18 @@ async function withContext<T>(fn: (ctx: Context) => Promise<T>): Promise<T> {
   }
 }
 
-async function startApi(ctx: Context) {
-  const signingKey = await loadSigningKey({ pem: ctx.config.jwtPrivateKey, dataDir: ctx.config.dataDir })
-  // the rate-limit store is shared through Redis when there is one
-  const redis = ctx.config.redisUrl ? new Redis(ctx.config.redisUrl, { maxRetriesPerRequest: 3 }) : undefined
-  if (redis) ctx.shutdown.add('rate-limit redis', () => void redis.disconnect())
-  const { app, url } = await startServer({
-    config: ctx.config,
-    logger: ctx.logger,
-    db: ctx.dbh.db,
-    signingKey,
-    redis,
-  })
-  ctx.shutdown.add('api', () => app.close())
-  ctx.logger.info({ url, docs: `${url}/docs`, backend: ctx.dbh.backend }, 'api listening')
-  return url
-}
-
-/** Starts the embedded devnet (anvil + simulator) and registers its shutdown. */
-async function startLocalDevnet(ctx: Context) {
-  const devnet = await startDevnet({
-    dataDir: ctx.config.dataDir,
-    logger: ctx.logger.child({ component: 'devnet' }),
-  })
-  ctx.shutdown.add('devnet', () => devnet.stop())
-  return devnet
-}
-
-/** Builds the jobs over the chain and runs them: BullMQ when REDIS_URL is set, else the inline runner. */
-async function startJobs(ctx: Context, chain: ChainSetup) {
-  const jobs = createJobs({
-    db: ctx.dbh.db,
-    logger: ctx.logger,
-    chain,
-    confirmations: ctx.config.confirmations,
-    shardWallets: ctx.config.dayShardWallets,
-  })
-  await assertChainId(jobs.client, chain.chainId)
-  const runner = ctx.config.redisUrl
-    ? createBullRunner(jobs.processors, {
-        redisUrl: ctx.config.redisUrl,
-        prefix: ctx.config.queuePrefix,
-        concurrency: ctx.config.workerConcurrency,
-        lockMs: ctx.config.jobLockMs,
-        logger: ctx.logger,
-      })
-    : createInlineRunner(jobs.processors, ctx.logger)
-  jobs.useRunner(runner)
-  ctx.shutdown.add('jobs', () => runner.close())
-  await runner.start()
-  for (const job of Object.values(JOBS)) {
-    if (jobs.processors[job.name]) await runner.every(job.name, job.everyMs)
-  }
-  ctx.logger.info(
-    { runner: runner.kind, jobs: Object.keys(jobs.processors), chain_id: chain.chainId },
-    'jobs started',
-  )
-  return { jobs, runner }
-}
-
 program
   .command('up')
-  .description('Everything in one process: migrate, devnet (when RPC_URL is unset), follower, jobs, api')
-  .action(async () => {
-    const ctx = await createContext(process.env, { migrate: true, logTo: 'stdout' })
-    ctx.shutdown.installSignalHandlers()
-    const devnet = ctx.config.rpcUrl ? undefined : await startLocalDevnet(ctx)
-    const chain = devnet ? setupFromDevnet(devnet) : await setupFromConfig(ctx.config)
-    await startJobs(ctx, chain)
-    const { file, demo, created } = await ensureDemoClient(ctx.dbh.db, {
-      dataDir: ctx.config.dataDir,
-      baseUrl: ctx.config.baseUrl,
-      authUrl: ctx.config.authUrl,
-    })
-    const url = await startApi(ctx)
-    ctx.logger.info(
-      { demo_client_file: file, client_id: demo.client_id, org_id: demo.org_id, created },
-      'demo client credentials written',
-    )
-    process.stderr.write(
-      `\nlsreport is up at ${url} (OpenAPI: ${url}/docs)\n` +
-        `Demo client credentials: ${file}\n` +
-        (devnet ? `Local chain (anvil devnet): ${devnet.rpcUrl} (contracts: ${devnet.devnetFile})\n` : '') +
-        `  curl -s ${demo.token_url} -H 'content-type: application/json' \\\n` +
-        `    -d '{"grant_type":"client_credentials","audience":"${demo.audience}","client_id":"${demo.client_id}","client_secret":"<client_secret from the file>"}'\n\n`,
-    )
-  })
+  .description(
+    'Everything in one process: migrate, API, devnet (when RPC_URL is unset), demo client and account, jobs',
+  )
+  .action(async () => (await import('./up.ts')).up(process.env))
 
 program
   .command('api')
   .description('Serve the HTTP API only')
   .action(async () => {
+    const [{ createContext }, { startApi }] = await Promise.all([import('./context.ts'), import('./up.ts')])
     const ctx = await createContext(process.env, { migrate: false, logTo: 'stdout' })
     ctx.shutdown.installSignalHandlers()
     await startApi(ctx)
@@ -145,11 +49,16 @@ program
   .command('worker')
   .description('Run the jobs on BullMQ (REDIS_URL): the chain follower and the allowlist writer')
   .action(async () => {
+    const [{ createContext }, { buildJobs }, { setupFromConfig }] = await Promise.all([
+      import('./context.ts'),
+      import('./up.ts'),
+      import('./chain-setup.ts'),
+    ])
     const ctx = await createContext(process.env, { migrate: false, logTo: 'stdout' })
     ctx.shutdown.installSignalHandlers()
     if (!ctx.config.redisUrl)
       throw new ConfigError('REDIS_URL is required for `lsreport worker` (`lsreport up` runs jobs inline)')
-    await startJobs(ctx, await setupFromConfig(ctx.config))
+    await (await buildJobs(ctx, await setupFromConfig(ctx.config))).start()
   })
 
 program
@@ -159,6 +68,11 @@ program
   .option('--interval <ms>', 'milliseconds between passes with --follow', parseWhole, 2000)
   .action((opts: { follow?: boolean; interval: number }) =>
     withContext(async (ctx) => {
+      const [{ setupFromConfig }, { createJobs }, { assertChainId }] = await Promise.all([
+        import('./chain-setup.ts'),
+        import('../jobs/index.ts'),
+        import('../chain/client.ts'),
+      ])
       const chain = await setupFromConfig(ctx.config)
       const { follower, client } = createJobs({
         db: ctx.dbh.db,
@@ -191,6 +105,10 @@ program
   .requiredOption('--to <date>', 'last date (YYYY-MM-DD)')
   .option('--recompute', 'recompute the days of the range that are already computed')
   .action(async (opts: { from: string; to: string; recompute?: boolean }) => {
+    const [{ validateRange }, { backfillCommand }] = await Promise.all([
+      import('../jobs/days/backfill.ts'),
+      import('./days.ts'),
+    ])
     validateRange(opts) // before opening the database
     process.exit(await withContext((ctx) => backfillCommand(ctx, opts)))
   })
@@ -206,9 +124,10 @@ program
   )
   .option('--from <date>', 'first date (YYYY-MM-DD)')
   .option('--to <date>', 'last date (YYYY-MM-DD)')
-  .action((opts: { json?: boolean; from?: string; to?: string }) =>
-    withContext((ctx) => daysCommand(ctx, opts)),
-  )
+  .action(async (opts: { json?: boolean; from?: string; to?: string }) => {
+    const { daysCommand } = await import('./days.ts')
+    await withContext((ctx) => daysCommand(ctx, opts))
+  })
 
 program
   .command('devnet')
@@ -230,6 +149,12 @@ program
       port: string
       seed: string
     }) => {
+      const [{ loadConfig }, { createLogger }, { createShutdown }, { startDevnet }] = await Promise.all([
+        import('../common/config.ts'),
+        import('../common/logger.ts'),
+        import('../common/shutdown.ts'),
+        import('../devnet/index.ts'),
+      ])
       const config = loadConfig(process.env)
       const logger = createLogger({ level: config.logLevel, destination: 2 })
       const shutdown = createShutdown(logger)
@@ -258,6 +183,7 @@ program
   .description('Apply pending database migrations')
   .action(() =>
     withContext(async (ctx) => {
+      const { migrate } = await import('../db/index.ts')
       const applied = await migrate(ctx.dbh.db)
       printJson({ backend: ctx.dbh.backend, applied })
     }),
@@ -272,7 +198,9 @@ orgs
   .option('--json', 'print the org as JSON (default)')
   .action((opts: { name: string; allowlist: boolean }) =>
     withContext(async (ctx) =>
-      printJson(await createOrg(ctx.dbh.db, { name: opts.name, canAllowlist: opts.allowlist })),
+      printJson(
+        await (await admin()).createOrg(ctx.dbh.db, { name: opts.name, canAllowlist: opts.allowlist }),
+      ),
     ),
   )
 
@@ -287,7 +215,7 @@ clients
   .action((opts: { org: string; scopes: string; name?: string }) =>
     withContext(async (ctx) =>
       printJson(
-        await createClient(ctx.dbh.db, {
+        await (await admin()).createClient(ctx.dbh.db, {
           orgId: opts.org,
           scopes: opts.scopes,
           ...(opts.name ? { name: opts.name } : {}),
@@ -300,14 +228,14 @@ clients
   .description('Add a secret to a client (rotation); prints it once')
   .argument('<client_id>')
   .action((clientId: string) =>
-    withContext(async (ctx) => printJson(await addClientSecret(ctx.dbh.db, clientId))),
+    withContext(async (ctx) => printJson(await (await admin()).addClientSecret(ctx.dbh.db, clientId))),
   )
 clients
   .command('revoke')
   .description('Revoke an API client (its tokens stop being issued)')
   .argument('<client_id>')
   .action((clientId: string) =>
-    withContext(async (ctx) => printJson(await revokeClient(ctx.dbh.db, clientId))),
+    withContext(async (ctx) => printJson(await (await admin()).revokeClient(ctx.dbh.db, clientId))),
   )
 
 const accounts = program.command('accounts').description('Operator commands on accounts')
@@ -319,7 +247,7 @@ accounts
   .option('--json', 'print the account as JSON (default)')
   .action((opts: { org: string; account: string }) =>
     withContext(async (ctx) =>
-      printJson(await denyAccount(ctx.dbh.db, { orgId: opts.org, account: opts.account })),
+      printJson(await (await admin()).denyAccount(ctx.dbh.db, { orgId: opts.org, account: opts.account })),
     ),
   )
 

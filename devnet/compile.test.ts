@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { toEventSelector } from 'viem'
 import { describe, expect, test } from 'vitest'
@@ -25,5 +26,20 @@ describe('compileContracts', () => {
     )
     if (event?.type !== 'event') throw new Error('event missing')
     expect(toEventSelector(event)).toBe(PROCESSED_REPORT_TOPIC)
+  })
+
+  test('behavior: deploying from the committed artifacts never loads solc (~130 MB, ~1 s)', () => {
+    const script = `
+      const { loadArtifacts, devnetErrorsAbi } = await import('./devnet/compile.ts')
+      await import('./devnet/index.ts')
+      devnetErrorsAbi(loadArtifacts())
+      const { createRequire } = await import('node:module')
+      const loaded = Object.keys(createRequire(import.meta.url).cache).filter((f) => f.includes('/node_modules/solc/'))
+      process.stdout.write(JSON.stringify(loaded))`
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: new URL('..', import.meta.url),
+      encoding: 'utf8',
+    })
+    expect(JSON.parse(out)).toEqual([])
   })
 })

@@ -2,13 +2,27 @@
  * Compiles the devnet contracts with solc from npm (soljson, in-process) and caches the result in
  * `devnet/build/artifacts.json`. Run `npx tsx devnet/compile.ts` after editing `devnet/contracts/`;
  * `compile.test.ts` fails when the committed artifacts no longer match the sources.
+ *
+ * solc is loaded only to compile (it costs ~130 MB and ~1 s to load): starting the devnet from the
+ * committed artifacts never loads it.
  */
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import solc from 'solc'
 import type { Abi, Hex } from 'viem'
+
+interface Solc {
+  version(): string
+  compile(input: string): string
+}
+let solcModule: Solc | undefined
+/** solc (soljson), loaded on first use only. */
+function solc(): Solc {
+  solcModule ??= createRequire(import.meta.url)('solc') as Solc
+  return solcModule
+}
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const CONTRACTS_DIR = path.join(here, 'contracts')
@@ -61,10 +75,13 @@ export function readSources(): Record<string, { content: string }> {
   return sources
 }
 
-/** Hash of what determines the bytecode: compiler version, settings, sources. */
-export function hashSources(sources: Record<string, { content: string }>): string {
+/**
+ * Hash of what determines the bytecode: compiler version (default: the installed solc's), settings,
+ * sources.
+ */
+export function hashSources(sources: Record<string, { content: string }>, compiler?: string): string {
   const hash = createHash('sha256')
-  hash.update(solc.version())
+  hash.update(compiler ?? solc().version())
   hash.update(JSON.stringify(SETTINGS))
   for (const [name, { content }] of Object.entries(sources)) hash.update(`${name}\0${content}\0`)
   return hash.digest('hex')
@@ -80,7 +97,7 @@ export function hashSources(sources: Record<string, { content: string }>): strin
 export function compileContracts(): Artifacts {
   const sources = readSources()
   const input = { language: 'Solidity', sources, settings: SETTINGS }
-  const output = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput
+  const output = JSON.parse(solc().compile(JSON.stringify(input))) as SolcOutput
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error')
   if (errors.length > 0) {
     throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`)
@@ -91,17 +108,19 @@ export function compileContracts(): Artifacts {
     if (!compiled) throw new Error(`solc produced no output for ${file}:${name}`)
     contracts[name] = { abi: compiled.abi, bytecode: `0x${compiled.evm.bytecode.object}` }
   }
-  return { compiler: solc.version(), sourceHash: hashSources(sources), contracts }
+  const compiler = solc().version()
+  return { compiler, sourceHash: hashSources(sources, compiler), contracts }
 }
 
 /**
- * The compiled contracts: the cached `build/artifacts.json` when it matches the sources, otherwise a fresh
- * in-process compile (so an edited contract is never deployed from a stale cache).
+ * The compiled contracts: the cached `build/artifacts.json` when it matches the sources (checked against
+ * the compiler version it records, so solc is not loaded), otherwise a fresh in-process compile (so an
+ * edited contract is never deployed from a stale cache).
  */
 export function loadArtifacts(): Artifacts {
   try {
     const cached = JSON.parse(readFileSync(ARTIFACTS_PATH, 'utf8')) as Artifacts
-    if (cached.sourceHash === hashSources(readSources())) return cached
+    if (cached.sourceHash === hashSources(readSources(), cached.compiler)) return cached
   } catch {
     // no cache yet: compile below
   }

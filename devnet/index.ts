@@ -6,12 +6,18 @@ import { devAccount } from './accounts.ts'
 import { startAnvil } from './anvil.ts'
 import { createDevnetClients, DEVNET_ANVIL_ARGS } from './blocks.ts'
 import { type DevnetContracts, deployDevnet } from './deploy.ts'
-import { type CreateSimulatorOptions, createSimulator, type Simulator } from './simulator.ts'
+import {
+  type CreateSimulatorOptions,
+  createSimulator,
+  type DaySummary,
+  type Simulator,
+  type WalletState,
+} from './simulator.ts'
 import { createTimeline, DAY_SECONDS } from './timeline.ts'
 
 export type { ConsensusFacts } from './consensus.ts'
 export type { DevnetContracts, DevnetDeployment } from './deploy.ts'
-export type { ReportRecord, Simulator, SimulatorState, WalletState } from './simulator.ts'
+export type { DaySummary, ReportRecord, Simulator, SimulatorState, WalletState } from './simulator.ts'
 
 export const DEVNET_FILE = 'devnet.json'
 export const CONSENSUS_FILE = 'devnet-consensus.json'
@@ -81,19 +87,47 @@ export interface DevnetFile {
     consensus_file: string
   }
   deploy_block: number
+  /** a few LsETH holders: wallets allowlisted before the first day, holding LsETH from the first report */
+  holders: Address[]
 }
 
 /**
- * Starts the embedded devnet: spawns anvil (127.0.0.1, free port), deploys the contracts, builds `days` of
- * history with the simulator, writes `$dataDir/devnet.json`, then keeps adding a day every `dayIntervalMs`
- * and mines others' transactions (e.g. the service's allowlist writer) every `blockIntervalMs`.
+ * The first `count` wallets allowlisted before the first day: they deposit at setup, so they hold LsETH
+ * from the first report on (and mint, transfer and redeem over the history).
  *
  * @example
- * const devnet = await startDevnet({ dataDir: './data', days: 30, walletCount: 200 })
- * // devnet.rpcUrl === 'http://127.0.0.1:40123'
- * await devnet.stop()
+ * initialHolders(devnet.simulator.state().wallets, 3) // ['0xee60...', '0x1f6e...', '0x9538...']
  */
-export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHandle> {
+export function initialHolders(wallets: readonly WalletState[], count = 5): Address[] {
+  return wallets
+    .filter((w) => w.kind === 'minter' && w.joinDay < 0)
+    .slice(0, count)
+    .map((w) => w.address)
+}
+
+/** A devnet whose contracts are deployed, before its history: `buildHistory`, then `goLive`. */
+export interface LaunchedDevnet extends DevnetHandle {
+  /**
+   * Simulates `days` days (default: the `days` option), calling `onDay` after each; ends early, after the
+   * current day, when `stop()` is called.
+   */
+  buildHistory(options?: { days?: number; onDay?: (summary: DaySummary) => void }): Promise<DaySummary[]>
+  /** Live mode: a new day every `dayIntervalMs`, others' transactions mined every `blockIntervalMs`. */
+  goLive(): void
+}
+
+/**
+ * Launches the embedded devnet without its history: spawns anvil (127.0.0.1, free port) at the timeline's
+ * genesis, deploys the contracts, creates the simulator and writes `$dataDir/devnet.json`. The caller may
+ * act on the empty chain (e.g. register wallets, so they count from the first report), then builds the
+ * history and goes live.
+ *
+ * @example
+ * const devnet = await launchDevnet({ dataDir: './data' })
+ * await devnet.buildHistory({ onDay: (d) => console.log(d.date) })
+ * devnet.goLive()
+ */
+export async function launchDevnet(options: StartDevnetOptions): Promise<LaunchedDevnet> {
   const seed = options.seed ?? 1
   const days = options.days ?? 91
   const walletCount = options.walletCount ?? 200
@@ -120,14 +154,6 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
       testClient,
       timestamp: timeline.genesisTimestamp + 12n,
     })
-    logger?.info(
-      {
-        rpc_url: anvil.rpcUrl,
-        deploy_block: Number(deployment.deployBlock),
-        river: deployment.contracts.river,
-      },
-      'devnet contracts deployed',
-    )
     simulator = await createSimulator({
       publicClient,
       testClient,
@@ -139,7 +165,6 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
       ...options.simulator,
       ...(logger ? { logger } : {}),
     })
-    if (days > 0) await simulator.runDays(days)
     const allower = devAccount('allower')
     const { river, redeemManager, allowlist, oracle, operatorsRegistry } = deployment.contracts
     const contracts = { river, redeemManager, allowlist, oracle, operatorsRegistry }
@@ -159,22 +184,19 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
         consensus_file: CONSENSUS_FILE,
       },
       deploy_block: Number(deployment.deployBlock),
+      holders: initialHolders(simulator.state().wallets),
     }
     writeFileSync(`${devnetFile}.tmp`, `${JSON.stringify(file, null, 2)}\n`)
     renameSync(`${devnetFile}.tmp`, devnetFile)
-    simulator.startLive({
-      dayIntervalMs,
-      ...(options.blockIntervalMs === undefined ? {} : { blockIntervalMs: options.blockIntervalMs }),
-    })
     logger?.info(
       {
         rpc_url: anvil.rpcUrl,
-        days,
-        wallet_count: walletCount,
+        deploy_block: Number(deployment.deployBlock),
+        river: deployment.contracts.river,
         devnet_file: devnetFile,
         duration_ms: Math.round(performance.now() - started),
       },
-      'devnet started',
+      'devnet contracts deployed',
     )
     const running = simulator
     return {
@@ -187,6 +209,13 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
       simulator: running,
       devnetFile,
       consensusFile,
+      buildHistory: (history = {}) => running.runDays(history.days ?? days, history.onDay),
+      goLive() {
+        running.startLive({
+          dayIntervalMs,
+          ...(options.blockIntervalMs === undefined ? {} : { blockIntervalMs: options.blockIntervalMs }),
+        })
+      },
       async stop() {
         await running.stop()
         await anvil.stop()
@@ -197,4 +226,37 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
     await anvil.stop()
     throw error
   }
+}
+
+/**
+ * Starts the embedded devnet: `launchDevnet` (anvil, contracts, `$dataDir/devnet.json`), then builds `days`
+ * of history with the simulator, then keeps adding a day every `dayIntervalMs` and mines others'
+ * transactions (e.g. the service's allowlist writer) every `blockIntervalMs`.
+ *
+ * @example
+ * const devnet = await startDevnet({ dataDir: './data', days: 30, walletCount: 200 })
+ * // devnet.rpcUrl === 'http://127.0.0.1:40123'
+ * await devnet.stop()
+ */
+export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHandle> {
+  const started = performance.now()
+  const devnet = await launchDevnet(options)
+  try {
+    await devnet.buildHistory()
+  } catch (error) {
+    await devnet.stop()
+    throw error
+  }
+  devnet.goLive()
+  options.logger?.info(
+    {
+      rpc_url: devnet.rpcUrl,
+      days: options.days ?? 91,
+      wallet_count: options.walletCount ?? 200,
+      devnet_file: devnet.devnetFile,
+      duration_ms: Math.round(performance.now() - started),
+    },
+    'devnet started',
+  )
+  return devnet
 }

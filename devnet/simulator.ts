@@ -146,13 +146,13 @@ export interface LiveOptions {
 export interface Simulator {
   readonly timeline: Timeline
   readonly deployment: DevnetDeployment
-  /** Simulates the next `n` days (each ends with its report block). */
-  runDays(n: number): Promise<DaySummary[]>
+  /** Simulates the next `n` days (each ends with its report block); `onDay` hears of each day mined. */
+  runDays(n: number, onDay?: (summary: DaySummary) => void): Promise<DaySummary[]>
   /** Mines the pending transactions of others (e.g. the service's allowlist writer), if any. */
   minePending(): Promise<MinedBlock | undefined>
   /** Adds a day every `dayIntervalMs` and mines others' transactions every `blockIntervalMs`. */
   startLive(options?: LiveOptions): void
-  /** Stops live mode and waits for the work in flight. */
+  /** Stops live mode (and a `runDays` in flight after its current day) and waits for the work in flight. */
   stop(): Promise<void>
   state(): SimulatorState
   /** Consensus facts of the latest report (network exit queue inputs), undefined before the first. */
@@ -258,6 +258,8 @@ export async function createSimulator(options: CreateSimulatorOptions): Promise<
   let dayTimer: NodeJS.Timeout | undefined
   let blockTimer: NodeJS.Timeout | undefined
   let dayQueued = false
+  /** set by stop(): a runDays in flight ends after its current day */
+  let stopping = false
   let blockQueued = false
 
   const call = (
@@ -852,11 +854,15 @@ export async function createSimulator(options: CreateSimulatorOptions): Promise<
   return {
     timeline,
     deployment,
-    runDays(n) {
+    runDays(n, onDay) {
       return enqueue(async () => {
         const started = performance.now()
         const summaries: DaySummary[] = []
-        for (let i = 0; i < n; i++) summaries.push(await runDay())
+        for (let i = 0; i < n && !stopping; i++) {
+          const summary = await runDay()
+          summaries.push(summary)
+          onDay?.(summary)
+        }
         const last = summaries[summaries.length - 1]
         if (last) {
           logger?.info(
@@ -907,6 +913,7 @@ export async function createSimulator(options: CreateSimulatorOptions): Promise<
       }
     },
     async stop() {
+      stopping = true
       stopTimers()
       await queue
     },

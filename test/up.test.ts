@@ -1,9 +1,14 @@
+import { execFile } from 'node:child_process'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { promisify } from 'node:util'
 import { afterAll, describe, expect, test } from 'vitest'
 import { freePort, http } from './helpers/api.ts'
 import { spawnCli } from './helpers/cli.ts'
+
+const run = promisify(execFile)
+const README = path.resolve(import.meta.dirname, '../README.md')
 
 const cleanups: (() => Promise<void>)[] = []
 afterAll(async () => {
@@ -25,20 +30,91 @@ async function waitForStatus(call: ReturnType<typeof http>, address: string, sta
   }
 }
 
+async function waitForOutput(output: () => string, text: string, timeoutMs = 240_000) {
+  const deadline = Date.now() + timeoutMs
+  while (!output().includes(text)) {
+    if (Date.now() > deadline) throw new Error(`no "${text}" after ${timeoutMs} ms:\n${output()}`)
+    await new Promise((r) => setTimeout(r, 250))
+  }
+}
+
+/** Runs a shell snippet as a user would paste it, from `cwd`; returns its stdout. */
+async function shell(script: string, cwd: string): Promise<string> {
+  const { stdout } = await run('bash', ['-eo', 'pipefail', '-c', script], { cwd, timeout: 60_000 })
+  return stdout
+}
+
+/** The first ```sh block after a README heading. */
+async function readmeBlock(heading: string): Promise<string> {
+  const text = await fs.readFile(README, 'utf8')
+  const section = text.slice(text.indexOf(`\n${heading}\n`))
+  const block = /```sh\n([\s\S]*?)```/.exec(section)
+  if (!block?.[1]) throw new Error(`no sh block under ${heading}`)
+  return block[1]
+}
+
+/** Every `"name": "<decimal>"` of a JSON output. */
+function amounts(output: string, name: string): number[] {
+  return [...output.matchAll(new RegExp(`"${name}": "([0-9.]+)"`, 'g'))].map((m) => Number(m[1]))
+}
+
 describe('lsreport up (embedded default)', () => {
-  test('behavior: brings up PGlite, the devnet, the jobs and the API; demo credentials work; a wallet gets ALLOWLISTED; a restart keeps everything', async () => {
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-up-'))
-    cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }))
+  test('behavior: brings up PGlite, the devnet, the jobs and the API; the demo account holds rewarded devnet wallets; the banner and the README examples work as written; a restart keeps everything', async () => {
+    // DATA_DIR is ./data of the directory the user works in, as with a plain `npm start`
+    const home = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-up-'))
+    cleanups.push(() => fs.rm(home, { recursive: true, force: true }))
+    const dataDir = path.join(home, 'data')
     const port = await freePort()
     const base = `http://127.0.0.1:${port}`
     const env = { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' }
-    const ready = async () => (await fetch(`${base}/ready`)).status === 200
-    const first = await spawnCli(['up'], env, ready, 120_000)
+    const health = async () => (await fetch(`${base}/health`)).status === 200
+    const first = await spawnCli(['up'], env, health, 120_000)
     cleanups.push(first.stop)
+    // every phase says so on its own line, then the banner once the history's days are computed
+    await waitForOutput(first.output, 'lsreport is up')
+    for (const phase of ['database', 'api', 'devnet', 'demo', 'history', 'days', 'live']) {
+      expect(first.output()).toMatch(new RegExp(`^lsreport up: ${phase} +\\S.*\\(\\d+\\.\\d s\\)$`, 'm'))
+    }
+    expect(first.output()).toMatch(/lsreport up: database +PGlite in .* \(new, from the template\)/)
+    expect(first.output()).toMatch(/follower caught up: 9\d reports ingested, 9\d days computed/)
+
     const demoFile = path.join(dataDir, 'demo-client.json')
     const demo = JSON.parse(await fs.readFile(demoFile, 'utf8'))
     expect(first.output()).toContain(demoFile)
-    expect(demo).toMatchObject({ token_url: `${base}/oauth/token`, audience: base })
+    expect(demo).toMatchObject({ token_url: `${base}/oauth/token`, audience: base, account: { key: 'demo' } })
+    expect(demo.account.wallets).toHaveLength(3)
+
+    // the banner's lines, pasted as they are (the secret is read from the file)
+    const banner = first.output().slice(first.output().indexOf('lsreport is up'))
+    const pasted = banner
+      .split('\n')
+      .filter((line) => line.startsWith('  '))
+      .map((line) => line.slice(2))
+      .join('\n')
+    expect(pasted).toContain(`"audience\\":\\"${base}\\"`)
+    const fromBanner = await shell(pasted.replaceAll(demoFile, 'data/demo-client.json'), home)
+    expect(fromBanner.match(/"status": "ALLOWLISTED"/g)).toHaveLength(3)
+    expect(Math.max(...amounts(fromBanner, 'rewards_eth'))).toBeGreaterThan(0)
+    expect(Math.max(...amounts(fromBanner, 'total_rewards_eth'))).toBeGreaterThan(0)
+
+    // README "For platforms", as written (only the port differs)
+    const script = (await readmeBlock('## For platforms')).replaceAll('http://127.0.0.1:8080', base)
+    const out = await shell(script, home)
+    expect(out.match(/"status": "ALLOWLISTED"/g)).toHaveLength(3)
+    expect(Math.min(...amounts(out, 'total_rewards_eth'))).toBeGreaterThan(0) // wallet and account
+    expect(Math.max(...amounts(out, 'rewards_eth'))).toBeGreaterThan(0) // one date's record
+    expect(Math.max(...amounts(out, 'balance_lseth'))).toBeGreaterThan(0)
+    expect(out).toMatch(/"key": "customer-1"/)
+    expect(out).toMatch(/"status": "NOT_READY"/)
+    const csv = await fs.readFile(path.join(home, 'demo-account.csv'), 'utf8')
+    expect(csv.split('\r\n').length).toBeGreaterThan(90) // a header, then wallet-days
+    expect(csv.split('\r\n')[0]).toContain('rewards_eth')
+    const wallet = demo.account.wallets[0].toLowerCase()
+    const redeems = await (
+      await fetch(`${base}/eth/v1/redeems?owner=${demo.account.wallets.join(',')}`)
+    ).json()
+    expect((redeems as unknown[]).length).toBeGreaterThan(0)
+
     const token = await http(base)('POST', '/oauth/token', {
       grant_type: 'client_credentials',
       audience: base,
@@ -47,6 +123,14 @@ describe('lsreport up (embedded default)', () => {
     })
     expect(token.status).toBe(200)
     const call = http(base, token.body.access_token)
+    const summary = await call(
+      'GET',
+      `/eth/v1/rewards/wallets/${wallet}/summary?from=2026-04-01&to=2026-06-30`,
+    )
+    expect(summary.status).toBe(200)
+    // registered before the history: attributed to the demo account from the first report on
+    expect(summary.body.days[0]).toMatchObject({ date: '2026-04-01', account_id: expect.any(String) })
+
     const created = await call('POST', '/v0/platform/accounts', { key: 'demo-user' })
     expect(created.status).toBe(201)
     const devnetInfo = JSON.parse(await fs.readFile(path.join(dataDir, 'devnet.json'), 'utf8'))
@@ -63,15 +147,18 @@ describe('lsreport up (embedded default)', () => {
     })
     expect(first.output()).toContain(devnetInfo.rpc_url)
     const address = '0x00000000000000000000000000000000000a11ce'
-    const wallet = await call('POST', '/v0/platform/accounts/demo-user/wallets', { address, type: 'ETH' })
-    expect([wallet.status, wallet.body.status]).toEqual([200, 'NOT_READY'])
+    const added = await call('POST', '/v0/platform/accounts/demo-user/wallets', { address, type: 'ETH' })
+    expect([added.status, added.body.status]).toEqual([200, 'NOT_READY'])
     await waitForStatus(call, address, 'ALLOWLISTED')
     await first.stop()
 
-    const second = await spawnCli(['up'], env, ready, 120_000)
+    const second = await spawnCli(['up'], env, health, 120_000)
     cleanups.push(second.stop)
+    await waitForOutput(second.output, 'lsreport up: demo')
+    expect(second.output()).toMatch(/lsreport up: database +PGlite in \S+; 0 migration\(s\) applied/)
     const again = JSON.parse(await fs.readFile(demoFile, 'utf8'))
     expect(again.client_id).toBe(demo.client_id)
+    expect(again.account).toEqual(demo.account)
     const token2 = await http(base)('POST', '/oauth/token', {
       grant_type: 'client_credentials',
       audience: base,
@@ -80,7 +167,7 @@ describe('lsreport up (embedded default)', () => {
     })
     const call2 = http(base, token2.body.access_token)
     const list = await call2('GET', '/v0/platform/accounts')
-    expect(list.body.map((a: { key: string }) => a.key)).toEqual(['demo-user'])
+    expect(list.body.map((a: { key: string }) => a.key).sort()).toEqual(['customer-1', 'demo', 'demo-user'])
     // a new devnet replaced the old chain: the follower rolled back what the new chain lacks and the
     // allowlist job sent the wallet's permissions again
     await waitForStatus(call2, '0x00000000000000000000000000000000000a11ce', 'ALLOWLISTED')
