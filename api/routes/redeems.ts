@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { Repos } from '../../db/repos/index.ts'
-import type { WithdrawalEventRow } from '../../db/repos/redemptions.ts'
+import type { RedeemAsOf, WithdrawalEventRow } from '../../db/repos/redemptions.ts'
 import {
   computeRedeemManagerInfo,
   computeRedeemRequestStates,
@@ -12,6 +12,7 @@ import {
 } from '../../engine/index.ts'
 import { normalizeAddress } from '../../platform/service.ts'
 import { ApiError } from '../errors.ts'
+import { parseDate } from '../reporting.ts'
 import { BooleanLike, errorResponses, StringEnum, toBool } from '../schemas.ts'
 
 /** At most this many ids per GET /eth/v1/redeems (DESIGN.md §4.6). */
@@ -77,6 +78,32 @@ function parseIds(ids: string | undefined): number[] | undefined {
   })
 }
 
+/** `as_of_block` and `as_of_date`: every redeem read answers as of a point in chain history. */
+const AsOfQuery = {
+  as_of_block: Type.Optional(
+    Type.String({
+      description:
+        'Answer as of the end of this block: only RedeemManager events in blocks <= as_of_block count (a request ' +
+        'created later is 404 / left out of lists). Decimal digits; at most the indexed head ' +
+        '(head - CONFIRMATIONS), else 400 naming it. Not with as_of_date.',
+      examples: ['21000000'],
+    }),
+  ),
+  as_of_date: Type.Optional(
+    Type.String({
+      description:
+        'Answer as of the end of this UTC day (YYYY-MM-DD): events in blocks whose timestamp is <= 23:59:59 UTC ' +
+        "of the date count. At most the indexed head's date (400 after it); on that date the answer holds what " +
+        'is indexed so far. Not with as_of_block.',
+      examples: ['2026-04-30'],
+    }),
+  ),
+}
+type AsOfParams = { as_of_block?: string; as_of_date?: string }
+
+/** Longest as_of_block accepted (uint64 fits in 20 digits). */
+const AS_OF_BLOCK = /^\d{1,20}$/
+
 /** An indexed ReportedWithdrawal as the engine takes it. */
 function eventInput(e: WithdrawalEventRow): WithdrawalEventInput {
   return {
@@ -92,12 +119,66 @@ function eventInput(e: WithdrawalEventRow): WithdrawalEventInput {
 export function redeemRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   const { redemptions } = deps.repos
 
-  async function states(filter: { owners?: string[]; ids?: number[] }): Promise<RedeemRequestState[]> {
+  /**
+   * The point in history a read asks for (undefined: everything indexed). 400 IR1000 when both parameters
+   * are given, a value is malformed, nothing is indexed yet, or it lies past the indexed head.
+   */
+  async function asOfOf(q: AsOfParams): Promise<RedeemAsOf | undefined> {
+    if (q.as_of_block === undefined && q.as_of_date === undefined) return undefined
+    if (q.as_of_block !== undefined && q.as_of_date !== undefined) {
+      throw new ApiError('IR1000', 'give as_of_block or as_of_date, not both')
+    }
+    if (q.as_of_block !== undefined && !AS_OF_BLOCK.test(q.as_of_block)) {
+      throw new ApiError(
+        'IR1000',
+        `as_of_block must be a block number in decimal digits (got ${JSON.stringify(q.as_of_block)})`,
+      )
+    }
+    const date = q.as_of_date === undefined ? undefined : parseDate(q.as_of_date, 'as_of_date')
+    const head = await redemptions.indexedHead()
+    if (!head)
+      throw new ApiError(
+        'IR1000',
+        'no RedeemManager events are indexed yet: as_of reads need the follower to have synced',
+      )
+    const headDate = head.time.toISOString().slice(0, 10)
+    if (date !== undefined) {
+      if (date > headDate) {
+        throw new ApiError(
+          'IR1000',
+          `as_of_date ${date} is after the indexed head's date ${headDate} (block ${head.block_number})`,
+        )
+      }
+      return { time: new Date(`${date}T23:59:59Z`) }
+    }
+    const block = BigInt(q.as_of_block as string)
+    if (block > head.block_number) {
+      throw new ApiError(
+        'IR1000',
+        `as_of_block ${block} is above the indexed head ${head.block_number} (${headDate}); retry once the follower has ingested it`,
+      )
+    }
+    return { block }
+  }
+
+  /** How a 404 names the point in history it was asked at. */
+  function at(asOf: RedeemAsOf | undefined, q: AsOfParams): string {
+    if (asOf === undefined) return ''
+    return q.as_of_block !== undefined ? ` at as_of_block ${q.as_of_block}` : ` at as_of_date ${q.as_of_date}`
+  }
+
+  async function states(
+    filter: { owners?: string[]; ids?: number[] },
+    asOf?: RedeemAsOf,
+  ): Promise<RedeemRequestState[]> {
     const [requests, events] = await Promise.all([
-      redemptions.requests(filter),
-      redemptions.withdrawalEvents(),
+      redemptions.requests(asOf ? { ...filter, asOf } : filter),
+      redemptions.withdrawalEvents(asOf),
     ])
-    const claims = await redemptions.claims(requests.map((r) => Number(r.request_id)))
+    const claims = await redemptions.claims(
+      requests.map((r) => Number(r.request_id)),
+      asOf,
+    )
     return computeRedeemRequestStates(
       requests.map((r) => ({
         id: Number(r.request_id),
@@ -117,14 +198,19 @@ export function redeemRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     )
   }
 
-  async function one(idx: number): Promise<RedeemRequestState> {
-    const [state] = await states({ ids: [idx] })
-    if (!state) throw new ApiError('IR3400', `redeem request ${idx} not found`)
+  async function one(idx: number, q: AsOfParams): Promise<RedeemRequestState> {
+    const asOf = await asOfOf(q)
+    const [state] = await states({ ids: [idx] }, asOf)
+    if (!state) throw new ApiError('IR3400', `redeem request ${idx} not found${at(asOf, q)}`)
     return state
   }
 
-  async function info() {
-    const [last, events] = await Promise.all([redemptions.lastRequest(), redemptions.withdrawalEvents()])
+  async function info(request: { query: unknown }) {
+    const asOf = await asOfOf(request.query as AsOfParams)
+    const [last, events] = await Promise.all([
+      redemptions.lastRequest(asOf),
+      redemptions.withdrawalEvents(asOf),
+    ])
     const totals = computeRedeemManagerInfo(
       last ? [{ id: Number(last.request_id), height: BigInt(last.height), amount: BigInt(last.amount) }] : [],
       events.map(eventInput),
@@ -136,29 +222,37 @@ export function redeemRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   }
 
   const Idx = Type.Object({ idx: Type.Integer({ minimum: 0, maximum: MAX_REQUEST_ID }) })
-  const DisplayEth = Type.Object({ display_eth: Type.Optional(BooleanLike) })
+  const DisplayEth = Type.Object({ display_eth: Type.Optional(BooleanLike), ...AsOfQuery })
+  const AsOnly = Type.Object(AsOfQuery)
 
   app.get(
     '/eth/v1/redeems',
     {
       schema: {
         tags: ['redemptions'],
-        summary: 'Redeem requests by owner and/or ids (AND); unknown ids are omitted',
+        summary:
+          'Redeem requests by owner and/or ids (AND); unknown ids are omitted; as_of_block or as_of_date: as it stood then',
         querystring: Type.Object({
           owner: Type.Optional(Type.String()),
           ids: Type.Optional(Type.String()),
           display_eth: Type.Optional(BooleanLike),
+          ...AsOfQuery,
         }),
         response: { 200: Type.Array(RedeemRequestV1), ...errorResponses(400) },
       },
     },
     async (request) => {
-      const q = request.query as { owner?: string; ids?: string; display_eth?: boolean | 'true' | 'false' }
+      const q = request.query as {
+        owner?: string
+        ids?: string
+        display_eth?: boolean | 'true' | 'false'
+      } & AsOfParams
       const owners = parseOwners(q.owner)
       const ids = parseIds(q.ids)
       if (!owners && !ids) throw new ApiError('IR1000', 'give owner, ids or both')
       const displayEth = toBool(q.display_eth, true)
-      return (await states({ ...(owners ? { owners } : {}), ...(ids ? { ids } : {}) })).map((s) =>
+      const asOf = await asOfOf(q)
+      return (await states({ ...(owners ? { owners } : {}), ...(ids ? { ids } : {}) }, asOf)).map((s) =>
         presentRedeemRequest(s, 'v1', { displayEth }),
       )
     },
@@ -169,7 +263,7 @@ export function redeemRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     {
       schema: {
         tags: ['redemptions'],
-        summary: 'One redeem request',
+        summary: 'One redeem request (as_of_block or as_of_date: as it stood then; 404 if not created yet)',
         params: Idx,
         querystring: DisplayEth,
         response: { 200: RedeemRequestV1, ...errorResponses(400, 404) },
@@ -177,8 +271,8 @@ export function redeemRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     },
     async (request) => {
       const { idx } = request.params as { idx: number }
-      const q = request.query as { display_eth?: boolean | 'true' | 'false' }
-      return presentRedeemRequest(await one(idx), 'v1', { displayEth: toBool(q.display_eth, true) })
+      const q = request.query as { display_eth?: boolean | 'true' | 'false' } & AsOfParams
+      return presentRedeemRequest(await one(idx, q), 'v1', { displayEth: toBool(q.display_eth, true) })
     },
   )
 
@@ -187,8 +281,10 @@ export function redeemRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     {
       schema: {
         tags: ['redemptions'],
-        summary: 'Redeem queue and withdrawal stack totals (LsETH)',
-        response: { 200: RedeemManagerInfo },
+        summary:
+          'Redeem queue and withdrawal stack totals (LsETH); as_of_block or as_of_date: as they stood then',
+        querystring: AsOnly,
+        response: { 200: RedeemManagerInfo, ...errorResponses(400) },
       },
     },
     info,
@@ -200,14 +296,14 @@ export function redeemRoutes(app: FastifyInstance, deps: { repos: Repos }) {
       schema: {
         tags: ['redemptions'],
         summary: 'Redeem requests of an owner (v0 fields)',
-        querystring: Type.Object({ owner: Type.String() }),
+        querystring: Type.Object({ owner: Type.String(), ...AsOfQuery }),
         response: { 200: Type.Array(RedeemRequestV0), ...errorResponses(400) },
       },
     },
     async (request) => {
-      const { owner } = request.query as { owner: string }
-      const owners = parseOwners(owner) as string[]
-      return (await states({ owners })).map((s) => presentRedeemRequest(s, 'v0'))
+      const q = request.query as { owner: string } & AsOfParams
+      const owners = parseOwners(q.owner) as string[]
+      return (await states({ owners }, await asOfOf(q))).map((s) => presentRedeemRequest(s, 'v0'))
     },
   )
 
@@ -218,10 +314,15 @@ export function redeemRoutes(app: FastifyInstance, deps: { repos: Repos }) {
         tags: ['redemptions'],
         summary: 'One redeem request (v0 fields)',
         params: Idx,
+        querystring: AsOnly,
         response: { 200: RedeemRequestV0, ...errorResponses(400, 404) },
       },
     },
-    async (request) => presentRedeemRequest(await one((request.params as { idx: number }).idx), 'v0'),
+    async (request) =>
+      presentRedeemRequest(
+        await one((request.params as { idx: number }).idx, request.query as AsOfParams),
+        'v0',
+      ),
   )
 
   app.get(
@@ -230,7 +331,8 @@ export function redeemRoutes(app: FastifyInstance, deps: { repos: Repos }) {
       schema: {
         tags: ['redemptions'],
         summary: 'Redeem queue and withdrawal stack totals (v0)',
-        response: { 200: RedeemManagerInfo },
+        querystring: AsOnly,
+        response: { 200: RedeemManagerInfo, ...errorResponses(400) },
       },
     },
     info,

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex'
 import type { Queryable } from '../index.ts'
 
 export interface RedeemRequestRow {
@@ -24,12 +25,37 @@ export interface RedeemClaimRow {
   remaining_lseth_amount: string
 }
 
+/**
+ * A point in chain history: only events at or before it count. `block`: events with block_number <= block;
+ * `time`: events whose block time is <= time (the end of a UTC day for `as_of_date`). Omitted: everything
+ * indexed.
+ */
+export interface RedeemAsOf {
+  block?: bigint
+  time?: Date
+}
+
+/** The follower's progress on the RedeemManager stream: the last block ingested and its time. */
+export interface RedeemIndexedHead {
+  block_number: bigint
+  time: Date
+}
+
+/** The RedeemManager events ingested by the follower (jobs/follower.ts names the stream so). */
+const REDEEM_STREAM = 'redeemManager'
+
+/** Restricts an event query to rows at or before `asOf`. */
+function atOrBefore(q: Knex.QueryBuilder, asOf: RedeemAsOf | undefined): void {
+  if (asOf?.block !== undefined) q.where('block_number', '<=', asOf.block.toString())
+  if (asOf?.time !== undefined) q.where('block_time', '<=', asOf.time)
+}
+
 /** Indexed RedeemManager data (the database serves one chain). */
 export function createRedemptionsRepo(db: Queryable) {
   return {
-    /** Requests filtered by owners and/or ids (AND), by id. */
+    /** Requests filtered by owners and/or ids (AND), by id; only those created at or before `asOf`. */
     async requests(
-      filter: { owners?: string[]; ids?: number[] },
+      filter: { owners?: string[]; ids?: number[]; asOf?: RedeemAsOf },
       tx: Queryable = db,
     ): Promise<RedeemRequestRow[]> {
       return tx<RedeemRequestRow>('redeem_requests')
@@ -37,25 +63,50 @@ export function createRedemptionsRepo(db: Queryable) {
         .modify((q) => {
           if (filter.owners) q.whereIn('recipient', filter.owners)
           if (filter.ids) q.whereIn('request_id', filter.ids)
+          atOrBefore(q, filter.asOf)
         })
         .orderBy('request_id')
     },
-    /** The request with the highest id (the end of the redeem queue). */
-    async lastRequest(tx: Queryable = db): Promise<RedeemRequestRow | undefined> {
-      return tx<RedeemRequestRow>('redeem_requests').orderBy('request_id', 'desc').first()
+    /** The request with the highest id (the end of the redeem queue) at `asOf`. */
+    async lastRequest(asOf?: RedeemAsOf, tx: Queryable = db): Promise<RedeemRequestRow | undefined> {
+      return tx<RedeemRequestRow>('redeem_requests')
+        .modify((q) => atOrBefore(q, asOf))
+        .orderBy('request_id', 'desc')
+        .first()
     },
-    async withdrawalEvents(tx: Queryable = db): Promise<WithdrawalEventRow[]> {
+    /** The withdrawal stack (ReportedWithdrawal events) at `asOf`, by id. */
+    async withdrawalEvents(asOf?: RedeemAsOf, tx: Queryable = db): Promise<WithdrawalEventRow[]> {
       return tx<WithdrawalEventRow>('withdrawal_events')
         .select('withdrawal_event_id', 'height', 'amount', 'eth_amount', 'block_time')
+        .modify((q) => atOrBefore(q, asOf))
         .orderBy('withdrawal_event_id')
     },
-    /** Claims of the given requests, in chain order. */
-    async claims(requestIds: number[], tx: Queryable = db): Promise<RedeemClaimRow[]> {
+    /** Claims of the given requests made at or before `asOf`, in chain order. */
+    async claims(requestIds: number[], asOf?: RedeemAsOf, tx: Queryable = db): Promise<RedeemClaimRow[]> {
       if (requestIds.length === 0) return []
       return tx<RedeemClaimRow>('redeem_claims')
         .select('request_id', 'eth_amount', 'lseth_amount', 'remaining_lseth_amount')
         .whereIn('request_id', requestIds)
+        .modify((q) => atOrBefore(q, asOf))
         .orderBy([{ column: 'block_number' }, { column: 'log_index' }])
+    },
+    /**
+     * How far the follower has ingested RedeemManager events (its cursor, at head - CONFIRMATIONS) and that
+     * block's time; undefined before the first sync.
+     */
+    async indexedHead(tx: Queryable = db): Promise<RedeemIndexedHead | undefined> {
+      const cursor: { chain_id: number; block_number: string } | undefined = await tx('chain_cursors')
+        .where('stream', REDEEM_STREAM)
+        .first('chain_id', 'block_number')
+      if (!cursor) return undefined
+      // the cursor's own block is stored with its chunk; after a reorg rollback, the newest block below it
+      const block: { time: Date } | undefined = await tx('chain_blocks')
+        .where('chain_id', cursor.chain_id)
+        .where('number', '<=', cursor.block_number)
+        .orderBy('number', 'desc')
+        .first('time')
+      if (!block) return undefined
+      return { block_number: BigInt(cursor.block_number), time: block.time }
     },
   }
 }
