@@ -60,13 +60,8 @@ export const operatorsRegistryAbi = parseAbi([
   'function getStoppedValidatorCountPerOperator() view returns (uint32[])',
 ])
 
-/** Allowlist permission masks (PROTOCOL.md). */
-export const PERMISSION = {
-  DEPOSIT: 1n,
-  DONATE: 2n,
-  REDEEM: 4n,
-  DENY: 1n << 255n,
-} as const
+/** Allowlist permission masks (PROTOCOL.md), defined in the domain module `common/permissions.ts`. */
+export { PERMISSION } from '../common/permissions.ts'
 
 /** topic0 of ProcessedConsensusLayerReport, as published. */
 export const PROCESSED_REPORT_TOPIC = '0x49ac0d2bb2a688ca460f7993eb93eccd3b9c9188da6b0727e9a409cf8b105875'

@@ -1,0 +1,181 @@
+/**
+ * One simulated day: the setup before day 0 (funding, initial allowlisting and deposits), then each day's
+ * first block (keeper, claims, onboarding and offboarding, the deny and fee-change days, users), the users'
+ * later blocks, and the report block.
+ */
+import { encodeFunctionData } from 'viem'
+import { allowlistAbi, PERMISSION } from '../../chain/abi.ts'
+import { devnetOperatorsRegistryAbi, devnetRiverAbi } from '../abi.ts'
+import type { TxRequest } from '../blocks.ts'
+import { ETH } from '../consensus.ts'
+import { mine } from './ledger.ts'
+import { mineReport } from './report.ts'
+import type { DaySummary, SimulationContext, WalletState } from './state.ts'
+import { allowTxs, call, clDepositTx, depositTx, GAS, MINTER_PERMISSIONS } from './transactions.ts'
+import { canUse, claimTxs, randomEth, userTxs } from './users.ts'
+
+const WALLET_ETH = 100_000n * ETH
+
+/** Before day 0: funds the wallets, allowlists the initial minters, mines their deposits and the keeper's. */
+async function setup(ctx: SimulationContext): Promise<void> {
+  const { builder, testClient, wallets, behavior } = ctx
+  // 12 s after the latest block at each step (a big batch may have been split over several blocks)
+  const next = () => builder.lastTimestamp() + 12n
+  await Promise.all(
+    wallets.map((w) =>
+      testClient.setBalance({ address: w.address, value: w.kind === 'minter' ? WALLET_ETH : 10n * ETH }),
+    ),
+  )
+  const initial = wallets.filter((w) => w.kind === 'minter' && w.joinDay < 0)
+  await mine(
+    ctx,
+    allowTxs(
+      ctx,
+      initial.map((w) => w.address),
+      initial.map(() => MINTER_PERMISSIONS),
+      'initial allowlisting',
+    ),
+    next(),
+  )
+  const rng = ctx.userRng.fork('setup')
+  await mine(
+    ctx,
+    initial.map((w) => depositTx(ctx, w, randomEth(rng, behavior.initialDepositEth))),
+    next(),
+  )
+  const clDeposit = await clDepositTx(ctx)
+  if (clDeposit) await mine(ctx, [clDeposit], next())
+  ctx.setupDone = true
+}
+
+/** Voluntary exits the registry asked for that the model has not started yet (retried daily). */
+function startOwedExits(ctx: SimulationContext, day: number): void {
+  ctx.requestedExits.forEach((target, operator) => {
+    const owed = target - ctx.consensusModel.exitingOrExitedCount(operator)
+    if (owed > 0) ctx.consensusModel.startExits(operator, owed, day)
+  })
+}
+
+/**
+ * Simulates the next day (after the setup, the first time) and returns its summary.
+ *
+ * @example
+ * const summary = await runDay(ctx) // { day: 0, date: '2026-04-01', reportBlock: 12n, transactions: 40 }
+ */
+export async function runDay(ctx: SimulationContext): Promise<DaySummary> {
+  if (!ctx.setupDone) await setup(ctx)
+  const { timeline, wallets, behavior, denyDay, feeChange, counts, publicClient } = ctx
+  const { contracts, roles } = ctx.deployment
+  const day = ctx.nextDay
+  const date = timeline.dateOf(day)
+  const times = timeline.activityTimes(day)
+  const rng = ctx.userRng.fork(`day-${day}`)
+  const transactionsBefore = counts.transactions
+
+  // first block: keeper, claims, onboarding, admin, then users; later blocks: users
+  const txsA: TxRequest[] = []
+  const [clDeposit, exitDemand, claims] = await Promise.all([
+    clDepositTx(ctx),
+    publicClient.readContract({
+      address: contracts.operatorsRegistry,
+      abi: devnetOperatorsRegistryAbi,
+      functionName: 'getCurrentValidatorExitsDemand',
+    }),
+    claimTxs(ctx, rng),
+  ])
+  if (clDeposit) txsA.push(clDeposit)
+  if (exitDemand > 0n) {
+    txsA.push(
+      call(
+        roles.keeper,
+        contracts.operatorsRegistry,
+        encodeFunctionData({
+          abi: devnetOperatorsRegistryAbi,
+          functionName: 'requestValidatorExits',
+          args: [exitDemand],
+        }),
+        GAS.exitsBase + GAS.exitsPerValidator * exitDemand,
+        `keeper requests ${exitDemand} exits`,
+      ),
+    )
+  }
+  txsA.push(...claims)
+  const joining = wallets.filter((w) => w.kind === 'minter' && w.joinDay === day && !w.denied)
+  if (joining.length > 0) {
+    txsA.push(
+      ...allowTxs(
+        ctx,
+        joining.map((w) => w.address),
+        joining.map(() => MINTER_PERMISSIONS),
+        'onboarding',
+      ),
+    )
+  }
+  const offboarded = wallets.filter(
+    (w) => w.kind === 'minter' && canUse(w, MINTER_PERMISSIONS) && rng.chance(behavior.offboard),
+  )
+  if (offboarded.length > 0) {
+    txsA.push(
+      ...allowTxs(
+        ctx,
+        offboarded.map((w) => w.address),
+        offboarded.map(() => 0n),
+        'offboarding',
+      ),
+    )
+  }
+  let deniedToday: WalletState | undefined
+  if (day === denyDay) {
+    const candidates = wallets.filter((w) => w.kind === 'minter' && !w.denied && w.shares > 0n)
+    const target = candidates.length > 0 ? rng.pick(candidates) : undefined
+    deniedToday = target
+    if (target) {
+      txsA.push(
+        call(
+          roles.denier,
+          contracts.allowlist,
+          encodeFunctionData({
+            abi: allowlistAbi,
+            functionName: 'setDenyPermissions',
+            args: [[target.address], [PERMISSION.DENY]],
+          }),
+          GAS.admin,
+          `deny wallet ${target.index}`,
+        ),
+      )
+    }
+  }
+  if (feeChange && day === feeChange.day) {
+    txsA.push(
+      call(
+        roles.admin,
+        contracts.river,
+        encodeFunctionData({
+          abi: devnetRiverAbi,
+          functionName: 'setGlobalFee',
+          args: [BigInt(feeChange.fee)],
+        }),
+        GAS.admin,
+        `fee change to ${feeChange.fee} bps`,
+      ),
+    )
+  }
+  // wallets losing their permissions in this block act from the next day on
+  const changing = new Set<WalletState>(offboarded)
+  if (deniedToday) changing.add(deniedToday)
+  txsA.push(...userTxs(ctx, rng, day, times.length, changing))
+  await mine(ctx, txsA, times[0] as bigint)
+  startOwedExits(ctx, day)
+  for (const timestamp of times.slice(1)) {
+    await mine(ctx, userTxs(ctx, rng, day, times.length, changing), timestamp)
+  }
+
+  // report block
+  const report = await mineReport(ctx, day, date)
+  return {
+    day,
+    date,
+    reportBlock: report.blockNumber,
+    transactions: counts.transactions - transactionsBefore,
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The transactions the simulator sends, built from its roles and the deployed contracts: allowlisting,
+ * deposits, the keeper's consensus-layer deposits, and the gas each is given.
+ */
+import { type Address, encodeFunctionData, type Hex } from 'viem'
+import { allowlistAbi, PERMISSION } from '../../chain/abi.ts'
+import { devnetRiverAbi } from '../abi.ts'
+import type { TxRequest } from '../blocks.ts'
+import { DEPOSIT_SIZE } from '../consensus.ts'
+import type { SimulationContext, WalletState } from './state.ts'
+
+/** Gas limits of the simulator's transactions. */
+export const GAS = {
+  deposit: 250_000n,
+  transfer: 200_000n,
+  requestRedeem: 500_000n,
+  claimBase: 200_000n,
+  claimPerRequest: 400_000n,
+  allowlistBase: 80_000n,
+  allowlistPerAccount: 40_000n,
+  clDepositBase: 300_000n,
+  clDepositPerValidator: 5_000n,
+  exitsBase: 300_000n,
+  exitsPerValidator: 5_000n,
+  admin: 300_000n,
+  report: 3_000_000n,
+}
+const ALLOWLIST_CHUNK = 200
+const MAX_CL_DEPOSITS_PER_DAY = 5_000n
+
+/** The permissions of an onboarded minter: DEPOSIT and REDEEM. */
+export const MINTER_PERMISSIONS = PERMISSION.DEPOSIT | PERMISSION.REDEEM
+
+/**
+ * A transaction request (`value` only when given).
+ *
+ * @example
+ * call(roles.admin, contracts.river, data, GAS.admin, 'fee change')
+ */
+export const call = (
+  from: Address,
+  to: Address,
+  data: Hex,
+  gas: bigint,
+  label: string,
+  value?: bigint,
+): TxRequest => (value === undefined ? { from, to, data, gas, label } : { from, to, data, gas, label, value })
+
+/** setAllowPermissions by the simulator's allower, 200 accounts per transaction; counts the changes. */
+export function allowTxs(
+  ctx: SimulationContext,
+  accounts: Address[],
+  permissions: bigint[],
+  label: string,
+): TxRequest[] {
+  const { contracts, roles } = ctx.deployment
+  const txs: TxRequest[] = []
+  for (let i = 0; i < accounts.length; i += ALLOWLIST_CHUNK) {
+    const chunk = accounts.slice(i, i + ALLOWLIST_CHUNK)
+    txs.push(
+      call(
+        roles.simulatorAllower,
+        contracts.allowlist,
+        encodeFunctionData({
+          abi: allowlistAbi,
+          functionName: 'setAllowPermissions',
+          args: [chunk, permissions.slice(i, i + ALLOWLIST_CHUNK)],
+        }),
+        GAS.allowlistBase + GAS.allowlistPerAccount * BigInt(chunk.length),
+        label,
+      ),
+    )
+  }
+  ctx.counts.allowlistChanges += accounts.length
+  return txs
+}
+
+/** A deposit of `amount` wei by `wallet`, minted to `recipient` when given (depositAndTransfer); counts it. */
+export function depositTx(
+  ctx: SimulationContext,
+  wallet: WalletState,
+  amount: bigint,
+  recipient?: WalletState,
+): TxRequest {
+  ctx.counts.deposits += 1
+  const data = recipient
+    ? encodeFunctionData({
+        abi: devnetRiverAbi,
+        functionName: 'depositAndTransfer',
+        args: [recipient.address],
+      })
+    : encodeFunctionData({ abi: devnetRiverAbi, functionName: 'deposit' })
+  return call(
+    wallet.address,
+    ctx.deployment.contracts.river,
+    data,
+    GAS.deposit,
+    `deposit by wallet ${wallet.index}`,
+    amount,
+  )
+}
+
+/** The keeper's deposit of every full 32 ETH of the deposit buffer (at most 5000 validators), if any. */
+export async function clDepositTx(ctx: SimulationContext): Promise<TxRequest | undefined> {
+  const { contracts, roles } = ctx.deployment
+  const balance = await ctx.publicClient.readContract({
+    address: contracts.river,
+    abi: devnetRiverAbi,
+    functionName: 'getBalanceToDeposit',
+  })
+  let count = balance / DEPOSIT_SIZE
+  if (count > MAX_CL_DEPOSITS_PER_DAY) count = MAX_CL_DEPOSITS_PER_DAY
+  if (count === 0n) return undefined
+  return call(
+    roles.keeper,
+    contracts.river,
+    encodeFunctionData({ abi: devnetRiverAbi, functionName: 'depositToConsensusLayer', args: [count] }),
+    GAS.clDepositBase + GAS.clDepositPerValidator * count,
+    `keeper deposits ${count} validators`,
+  )
+}
