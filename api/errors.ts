@@ -1,4 +1,4 @@
-import { LsReportError } from '../common/errors.ts'
+import { DomainError, type ErrorReason, LsReportError } from '../common/errors.ts'
 
 /**
  * The error catalog: every `IR####` code the API answers with, its HTTP status and meaning.
@@ -40,10 +40,13 @@ export const ERROR_CATALOG = {
   IR3200: { http: 400, meaning: 'target_fee_rate must be between 0 and the gross protocol fee rate.' },
   IR3300: { http: 400, meaning: 'Invalid Solana address (base58 of 32 bytes).' },
   IR3400: { http: 404, meaning: 'Redeem request not found.' },
+  IR3600: { http: 404, meaning: 'Webhook not found.' },
+  IR3601: { http: 400, meaning: 'Webhook URL refused: not http(s), has credentials, or a private address.' },
+  IR3602: { http: 404, meaning: 'Webhook delivery not found.' },
   IR4000: { http: 404, meaning: 'No computed report for this date (none yet, or before the first report).' },
   IR4001: { http: 400, meaning: 'Invalid date range: from after to, outside the reports, or too long.' },
   IR5000: { http: 500, meaning: 'Internal error (details are logged with the request id, never returned).' },
-  IR5030: { http: 503, meaning: 'Service not ready (database unreachable or migrations pending).' },
+  IR5030: { http: 503, meaning: 'Service not ready (database unreachable: retry; or migrations pending).' },
   IR5031: { http: 503, meaning: 'Consensus-layer data unavailable (Beacon API or devnet facts).' },
 } as const satisfies Record<string, { http: number; meaning: string }>
 
@@ -66,6 +69,40 @@ export class ApiError extends LsReportError {
     this.http = ERROR_CATALOG[code].http
     this.headers = options.headers ?? {}
   }
+}
+
+/**
+ * The one mapping from a domain error's `reason` (common/errors.ts) to its catalog code: platform rules and
+ * address checks throw domain errors, the API answers with these codes (the CLI shows the message).
+ */
+export const REASON_CODES = {
+  invalid_input: 'IR1000',
+  invalid_address: 'IR3101',
+  address_checksum: 'IR3102',
+  zero_address: 'IR3107',
+  wallet_type: 'IR3106',
+  account_key: 'IR3001',
+  account_key_taken: 'IR3002',
+  address_taken: 'IR3103',
+  account_not_found: 'IR3000',
+  wallet_not_found: 'IR3100',
+  account_transition: 'IR3003',
+  account_not_active: 'IR3004',
+  account_final: 'IR3005',
+  wallet_transition: 'IR3105',
+  allowlist_not_permitted: 'IR3104',
+} as const satisfies Record<ErrorReason, ErrorCode>
+
+/**
+ * The API error a domain error answers with (same message, the code of its reason), or undefined for any
+ * other error.
+ *
+ * @example
+ * apiErrorOf(new NotFoundError('account "a" not found', { reason: 'account_not_found' }))?.code // 'IR3000'
+ */
+export function apiErrorOf(err: unknown): ApiError | undefined {
+  if (!(err instanceof DomainError)) return undefined
+  return new ApiError(REASON_CODES[err.reason], err.message, { details: err.details ?? {}, cause: err })
 }
 
 /** The body of every non-2xx response. */

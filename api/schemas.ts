@@ -1,6 +1,8 @@
+import type { FastifySchemaValidationError } from 'fastify'
 import { Type } from 'typebox'
 import type { WalletRow } from '../db/repos/index.ts'
 import type { AccountView } from '../platform/service.ts'
+import { ApiError } from './errors.ts'
 
 /**
  * A string of a fixed set, as `enum`: fast-json-stringify writes it as a string (a union of literals would be
@@ -97,6 +99,57 @@ export const BooleanLike = Type.Union([Type.Boolean(), Type.Literal('true'), Typ
 export function toBool(value: boolean | 'true' | 'false' | undefined, fallback: boolean): boolean {
   if (value === undefined) return fallback
   return value === true || value === 'true'
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Path parameters of the platform routes: format checks as schema patterns
+
+/** A 0x address as input: `0x` and 40 hex digits of any case (the EIP-55 check happens in `toAddress`). */
+export const ADDRESS_PATTERN = '^0x[0-9a-fA-F]{40}$'
+
+/** A UUID of any case (ids of accounts and wallets). */
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
+
+/** An account id or key (a key is any string of 1 to 256 characters). */
+const AccountIdOrKey = Type.String({ minLength: 1, maxLength: 256 })
+
+/** `{idOrKey}` of /v0/platform/accounts/{idOrKey}/... */
+export const AccountParams = Type.Object({ idOrKey: AccountIdOrKey })
+
+/** `{idOrKey}` and `{idOrAddress}` of the wallet routes under an account (looked up as given). */
+export const AccountWalletParams = Type.Object({
+  idOrKey: AccountIdOrKey,
+  idOrAddress: Type.String({ minLength: 1, maxLength: 64 }),
+})
+
+/**
+ * `{idOrAddress}` of GET /v0/platform/wallets/{idOrAddress}: a 0x address when it starts with 0x (any case
+ * of the x), else a wallet id (UUID). `walletIdOrAddressErrors` gives each branch its catalog code.
+ */
+export const WalletIdOrAddressParams = Type.Object({
+  idOrAddress: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    if: { pattern: '^0[xX]' },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, never awaited
+    then: { pattern: ADDRESS_PATTERN },
+    else: { pattern: UUID_PATTERN },
+    description: 'a wallet id (UUID) or a 0x address',
+  }),
+})
+
+/**
+ * Schema error formatter of the routes taking `WalletIdOrAddressParams`: a malformed 0x address is IR3101, a
+ * value that is neither an address nor a UUID IR1000; any other failure reads like Fastify's own message.
+ */
+export function walletIdOrAddressErrors(errors: FastifySchemaValidationError[], dataVar: string): Error {
+  const failed = (branch: string) =>
+    errors.some((e) => e.keyword === 'pattern' && e.schemaPath.endsWith(`/idOrAddress/${branch}/pattern`))
+  if (failed('then')) {
+    return new ApiError('IR3101', 'idOrAddress must be a wallet id or 0x followed by 40 hexadecimal digits')
+  }
+  if (failed('else')) return new ApiError('IR1000', 'idOrAddress must be a wallet id (UUID) or a 0x address')
+  return new Error(errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).join(', '))
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ import path from 'node:path'
 import { CLIENT_STATUS_TTL_MS } from '../api/auth/revocation.ts'
 import { parseScopes, SCOPES, type Scope } from '../api/auth/scopes.ts'
 import { hashSecret, newClientCredentials } from '../api/auth/secrets.ts'
+import { toAddress } from '../common/address.ts'
 import { ValidationError } from '../common/errors.ts'
 import type { Db } from '../db/index.ts'
 import { createRepos, type OrgRow } from '../db/repos/index.ts'
@@ -155,7 +156,7 @@ async function ensureDemoAccount(db: Db, orgId: string, account: DemoAccount): P
     await platform.createAccount(orgId, account.key, 'demo')
   }
   for (const address of account.wallets) {
-    if (await repos.wallets.findByAddressAnyOrg(address.toLowerCase())) continue
+    if (await repos.wallets.findByAddressAnyOrg(toAddress(address, 'demo wallet'))) continue
     await platform.createWallet(org, account.key, { address, type: 'ETH', allowlisted: true }, 'demo')
   }
 }

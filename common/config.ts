@@ -40,6 +40,15 @@ export interface Config {
   jobLockMs: number
   /** Wallets per shard of a day's computation (DAY_SHARD_WALLETS, default 5000). */
   dayShardWallets: number
+  /** Webhook deliveries: private addresses allowed (WEBHOOK_ALLOW_PRIVATE=1), timeout and retry schedule. */
+  webhooks: {
+    allowPrivate: boolean
+    timeoutMs: number
+    retryBaseMs: number
+    retryWindowMs: number
+  }
+  /** Bearer token GET /metrics requires (METRICS_TOKEN); undefined: /metrics is public. */
+  metricsToken: string | undefined
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -123,6 +132,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     throw new ConfigError('JWT_PRIVATE_KEY must be a PKCS#8 PEM EC P-256 private key')
   }
 
+  const metricsToken = env.METRICS_TOKEN?.trim() || undefined
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{16,256}$/.test(metricsToken)) {
+    throw new ConfigError('METRICS_TOKEN must be 16-256 printable characters without spaces')
+  }
+
   const allowerRaw = env.ALLOWER_PRIVATE_KEY?.trim() || undefined
   if (allowerRaw !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(allowerRaw)) {
     throw new ConfigError('ALLOWER_PRIVATE_KEY must be 0x followed by 64 hex digits')
@@ -150,5 +164,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 2, 1, 64),
     jobLockMs: readInt(env, 'JOB_LOCK_MS', 15_000, 2_000, 600_000),
     dayShardWallets: readInt(env, 'DAY_SHARD_WALLETS', 5_000, 1, 1_000_000),
+    webhooks: {
+      allowPrivate: readInt(env, 'WEBHOOK_ALLOW_PRIVATE', 0, 0, 1) === 1,
+      timeoutMs: readInt(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      retryBaseMs: readInt(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
+      retryWindowMs: readInt(env, 'WEBHOOK_RETRY_WINDOW_MS', 86_400_000, 1_000, 604_800_000),
+    },
+    metricsToken,
   }
 }

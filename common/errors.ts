@@ -21,17 +21,68 @@ export class ConfigError extends LsReportError {
   override name = 'ConfigError'
 }
 
-/** Input that breaks a documented rule (maps to an HTTP 400 in the API). */
-export class ValidationError extends LsReportError {
+/**
+ * Machine-readable reasons of the domain errors: the API maps each to one `IR####` code
+ * (`api/errors.ts`, `REASON_CODES`), the CLI shows the message.
+ */
+export const ERROR_REASONS = [
+  'invalid_input',
+  'invalid_address',
+  'address_checksum',
+  'zero_address',
+  'wallet_type',
+  'account_key',
+  'account_key_taken',
+  'address_taken',
+  'account_not_found',
+  'wallet_not_found',
+  'account_transition',
+  'account_not_active',
+  'account_final',
+  'wallet_transition',
+  'allowlist_not_permitted',
+] as const
+
+/** One of `ERROR_REASONS`. */
+export type ErrorReason = (typeof ERROR_REASONS)[number]
+
+/** Options of a domain error: the base options and its machine-readable reason. */
+export interface DomainErrorOptions {
+  reason: ErrorReason
+  details?: Record<string, unknown>
+  cause?: unknown
+}
+
+/** A broken business rule (not a fault): carries a `reason` the API maps to its code. */
+export abstract class DomainError extends LsReportError {
+  readonly reason: ErrorReason
+
+  constructor(message: string, options: DomainErrorOptions) {
+    super(message, options)
+    this.reason = options.reason
+  }
+}
+
+/**
+ * Input that breaks a documented rule (an HTTP 400 in the API); reason `invalid_input` unless given.
+ *
+ * @example
+ * throw new ValidationError('type must be ETH', { reason: 'wallet_type' })
+ */
+export class ValidationError extends DomainError {
   override name = 'ValidationError'
+
+  constructor(message: string, options: Partial<DomainErrorOptions> = {}) {
+    super(message, { ...options, reason: options.reason ?? 'invalid_input' })
+  }
 }
 
 /** The named resource does not exist for the caller (HTTP 404). */
-export class NotFoundError extends LsReportError {
+export class NotFoundError extends DomainError {
   override name = 'NotFoundError'
 }
 
-/** The request conflicts with the resource's current state (HTTP 400 with a state code). */
-export class StateError extends LsReportError {
+/** The request conflicts with the current state of a resource or organization (HTTP 400 or 403). */
+export class StateError extends DomainError {
   override name = 'StateError'
 }

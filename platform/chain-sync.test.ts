@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest'
-import { PERMISSION } from '../chain/abi.ts'
+import { ALLOW_MASK, PERMISSION } from '../common/permissions.ts'
 import type { WalletStatus } from '../db/repos/index.ts'
 import { isAllowlisted, statusFromChain } from './chain-sync.ts'
 
-const ALLOW = PERMISSION.DEPOSIT | PERMISSION.REDEEM
+const ALLOW = ALLOW_MASK
 
 describe('isAllowlisted', () => {
   test('behavior: DEPOSIT or REDEEM without DENY', () => {

@@ -1,7 +1,7 @@
-import { PERMISSION } from '../chain/abi.ts'
+import { ALLOW_MASK, PERMISSION } from '../common/permissions.ts'
 import type { Queryable } from '../db/index.ts'
 import { createRepos, type WalletRow, type WalletStatus } from '../db/repos/index.ts'
-import { ALLOW_MASK, moveAccount, moveWallet } from './moves.ts'
+import { moveAccount, moveWallet } from './moves.ts'
 
 /** True when the permission mask lets the address deposit or redeem (and it is not denied). */
 export function isAllowlisted(permissions: bigint): boolean {

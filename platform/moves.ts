@@ -1,10 +1,7 @@
-import { PERMISSION } from '../chain/abi.ts'
+import { ALLOW_MASK } from '../common/permissions.ts'
 import type { Queryable } from '../db/index.ts'
 import { type AccountRow, createRepos, type WalletRow, type WalletStatus } from '../db/repos/index.ts'
 import { type AccountAction, accountTransition, LIVE_WALLET_STATUSES } from './transitions.ts'
-
-/** DEPOSIT | REDEEM: what an allowlisted wallet holds on chain. */
-export const ALLOW_MASK = PERMISSION.DEPOSIT | PERMISSION.REDEEM
 
 /** Who asked: a client id, 'operator' (CLI) or 'chain' (follower). */
 export type Actor = string
@@ -34,6 +31,8 @@ export async function moveWallet(
       },
       tx,
     )
+    if (to === 'ALLOWLISTED' || to === 'REMOVED')
+      await r.webhooks.emitWalletStatus(updated, change.reason, tx)
   }
   if (change.permissions !== undefined) {
     await r.allowlistChanges.enqueue(
@@ -118,6 +117,7 @@ export async function moveAccount(
     },
     tx,
   )
+  if (to === 'DENIED') await r.webhooks.emitAccountDenied(updated, reason, tx)
   await cascade(tx, account, action, actor)
   return updated
 }

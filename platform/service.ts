@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto'
-import { isAddress } from 'viem'
-import { ApiError } from '../api/errors.ts'
+import { toAddress, ZERO_ADDRESS } from '../common/address.ts'
+import { NotFoundError, StateError, ValidationError } from '../common/errors.ts'
+import { ALLOW_MASK } from '../common/permissions.ts'
 import type { Db, Queryable } from '../db/index.ts'
 import { type AccountRow, createRepos, type WalletRow, type WalletStatus } from '../db/repos/index.ts'
-import { type Actor, ALLOW_MASK, moveAccount, moveWallet } from './moves.ts'
+import { type Actor, moveAccount, moveWallet } from './moves.ts'
 import { type AccountAction, type WalletAction, walletTransition } from './transitions.ts'
 
+/** An account with its wallets, as the platform answers it. */
 export interface AccountView extends AccountRow {
   wallets: WalletRow[]
 }
@@ -14,36 +16,14 @@ function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505'
 }
 
-/** The zero address: never a wallet (a mint's sender, nobody's key). */
-export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000'
-
-/**
- * Validates a 0x address: 40 hex digits, all lower case, all upper case, or mixed case passing EIP-55.
- * Returns it lower case.
- *
- * @example
- * normalizeAddress('0x8c1BEd5b9a0928467c9B1341Da1D7BD5e10b6549') // '0x8c1bed5b...6549'
- * normalizeAddress('0x8C1BED5B9A0928467C9B1341DA1D7BD5E10B6549') // the same: one case is not mixed case
- */
-export function normalizeAddress(address: string, field = 'address'): string {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) {
-    throw new ApiError('IR3101', `${field} must be 0x followed by 40 hexadecimal digits`)
-  }
-  const hex = address.slice(2)
-  const oneCase = hex === hex.toLowerCase() || hex === hex.toUpperCase()
-  if (!oneCase && !isAddress(address, { strict: true })) {
-    throw new ApiError('IR3102', `${field} has mixed case that fails the EIP-55 checksum`)
-  }
-  return address.toLowerCase()
-}
-
 /** Accounts and wallets of platforms: the rules of the interface and DESIGN.md §4.2-4.3. */
 export function createPlatformService(db: Db) {
   const repos = createRepos(db)
 
   async function accountOr404(orgId: string, idOrKey: string, tx: Queryable, forUpdate = false) {
     const account = await repos.accounts.findByIdOrKey(orgId, idOrKey, tx, { forUpdate })
-    if (!account) throw new ApiError('IR3000', `account ${JSON.stringify(idOrKey)} not found`)
+    if (!account)
+      throw new NotFoundError(`account ${JSON.stringify(idOrKey)} not found`, { reason: 'account_not_found' })
     return account
   }
 
@@ -58,12 +38,16 @@ export function createPlatformService(db: Db) {
   return {
     async createAccount(orgId: string, key: string, actor: Actor): Promise<AccountView> {
       if (key.trim().length === 0 || key.length > 256) {
-        throw new ApiError('IR3001', 'key must be a non-empty string of at most 256 characters')
+        throw new ValidationError('key must be a non-empty string of at most 256 characters', {
+          reason: 'account_key',
+        })
       }
       try {
         return await db.transaction(async (tx) => {
           if (await repos.accounts.existsKey(orgId, key, tx)) {
-            throw new ApiError('IR3002', `an account with key ${JSON.stringify(key)} already exists`)
+            throw new StateError(`an account with key ${JSON.stringify(key)} already exists`, {
+              reason: 'account_key_taken',
+            })
           }
           const account = await repos.accounts.insert({ id: randomUUID(), orgId, key }, tx)
           await repos.audit.record(
@@ -74,7 +58,9 @@ export function createPlatformService(db: Db) {
         })
       } catch (err) {
         if (isUniqueViolation(err))
-          throw new ApiError('IR3002', `an account with key ${JSON.stringify(key)} already exists`)
+          throw new StateError(`an account with key ${JSON.stringify(key)} already exists`, {
+            reason: 'account_key_taken',
+          })
         throw err
       }
     },
@@ -99,7 +85,9 @@ export function createPlatformService(db: Db) {
         const account = await accountOr404(orgId, idOrKey, tx, true)
         const updated = await moveAccount(tx, account, action, actor)
         if (updated === undefined) {
-          throw new ApiError('IR3003', `cannot ${action} an account that is ${account.status}`)
+          throw new StateError(`cannot ${action} an account that is ${account.status}`, {
+            reason: 'account_transition',
+          })
         }
         const [view] = await withWallets([updated], tx)
         return view!
@@ -113,23 +101,30 @@ export function createPlatformService(db: Db) {
       actor: Actor,
     ): Promise<WalletRow> {
       if (input.type !== 'ETH')
-        throw new ApiError('IR3106', `type must be ETH (got ${JSON.stringify(input.type)})`)
-      const address = normalizeAddress(input.address)
-      if (address === ZERO_ADDRESS) throw new ApiError('IR3107', 'the zero address cannot be a wallet')
+        throw new ValidationError(`type must be ETH (got ${JSON.stringify(input.type)})`, {
+          reason: 'wallet_type',
+        })
+      const address = toAddress(input.address)
+      if (address === ZERO_ADDRESS)
+        throw new ValidationError('the zero address cannot be a wallet', { reason: 'zero_address' })
       try {
         return await db.transaction(async (tx) => {
           const account = await accountOr404(org.id, idOrKey, tx, true)
           if (account.status !== 'ACTIVE') {
-            throw new ApiError('IR3004', `account is ${account.status}: it accepts no new wallets`)
+            throw new StateError(`account is ${account.status}: it accepts no new wallets`, {
+              reason: 'account_not_active',
+            })
           }
           if (input.allowlisted && !org.can_allowlist) {
-            throw new ApiError(
-              'IR3104',
+            throw new StateError(
               'this organization may add wallets to the On-Platform list only (allowlisted: false)',
+              { reason: 'allowlist_not_permitted' },
             )
           }
           if (await repos.wallets.findByAddressAnyOrg(address, tx)) {
-            throw new ApiError('IR3103', `address ${address} is already attached to an account`)
+            throw new StateError(`address ${address} is already attached to an account`, {
+              reason: 'address_taken',
+            })
           }
           const status: WalletStatus = input.allowlisted ? 'NOT_READY' : 'NOT_ALLOWLISTED'
           const wallet = await repos.wallets.insert(
@@ -160,14 +155,19 @@ export function createPlatformService(db: Db) {
         })
       } catch (err) {
         if (isUniqueViolation(err))
-          throw new ApiError('IR3103', `address ${address} is already attached to an account`)
+          throw new StateError(`address ${address} is already attached to an account`, {
+            reason: 'address_taken',
+          })
         throw err
       }
     },
 
     async getWallet(orgId: string, idOrAddress: string): Promise<WalletRow> {
       const wallet = await repos.wallets.findByIdOrAddress(orgId, idOrAddress)
-      if (!wallet) throw new ApiError('IR3100', `wallet ${JSON.stringify(idOrAddress)} not found`)
+      if (!wallet)
+        throw new NotFoundError(`wallet ${JSON.stringify(idOrAddress)} not found`, {
+          reason: 'wallet_not_found',
+        })
       return wallet
     },
 
@@ -196,7 +196,9 @@ export function createPlatformService(db: Db) {
         const account = await accountOr404(orgId, idOrKey, tx, true)
         const wallet = await repos.wallets.findByIdOrAddress(orgId, idOrAddress, tx)
         if (!wallet || wallet.account_id !== account.id) {
-          throw new ApiError('IR3100', `wallet ${JSON.stringify(idOrAddress)} not found in this account`)
+          throw new NotFoundError(`wallet ${JSON.stringify(idOrAddress)} not found in this account`, {
+            reason: 'wallet_not_found',
+          })
         }
         const onChain = wallet.wants_allowlist || wallet.allowlisted
         const to = walletTransition(wallet.status, action, {
@@ -205,7 +207,9 @@ export function createPlatformService(db: Db) {
         })
         const label = action === 'legacy_remove' ? 'remove the Allowlist permission of' : action
         if (to === undefined)
-          throw new ApiError('IR3105', `cannot ${label} a wallet that is ${wallet.status}`)
+          throw new StateError(`cannot ${label} a wallet that is ${wallet.status}`, {
+            reason: 'wallet_transition',
+          })
         const reason = `wallet_${action}`
         switch (action) {
           case 'pause': {
@@ -225,7 +229,9 @@ export function createPlatformService(db: Db) {
           case 'reactivate': {
             if (to === wallet.status) return wallet
             if (account.status !== 'ACTIVE') {
-              throw new ApiError('IR3004', `account is ${account.status}: its wallets cannot be reactivated`)
+              throw new StateError(`account is ${account.status}: its wallets cannot be reactivated`, {
+                reason: 'account_not_active',
+              })
             }
             return moveWallet(
               tx,
@@ -280,7 +286,9 @@ export function createPlatformService(db: Db) {
       return db.transaction(async (tx) => {
         const account = await accountOr404(orgId, idOrKey, tx, true)
         if (account.status === 'REMOVED' || account.status === 'DENIED') {
-          throw new ApiError('IR3005', `account is ${account.status}: its target fee rate cannot change`)
+          throw new StateError(`account is ${account.status}: its target fee rate cannot change`, {
+            reason: 'account_final',
+          })
         }
         return repos.discounts.add({ accountId: account.id, targetFeeRate, createdBy: actor }, tx)
       })

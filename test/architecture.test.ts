@@ -1,69 +1,184 @@
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
-import { describe, expect, test } from 'vitest'
+import { afterAll, describe, expect, test } from 'vitest'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 
-/** Folders and what each may import (STYLE.md "Shape"): relative imports may only reach these folders. */
-const ALLOWED: Record<string, { folders: string[]; packages?: RegExp }> = {
-  engine: { folders: ['engine'], packages: /^(decimal\.js|date-fns)(\/|$)/ },
-  common: { folders: ['common'] },
-  chain: { folders: ['chain', 'common'] },
-  db: { folders: ['db', 'common'] },
+/** What one layer may import: relative imports only into `folders`, packages limited by the two patterns. */
+interface LayerRule {
+  folders: string[]
+  /** When set, the only packages (and no `node:` module) this layer may import. */
+  onlyPackages?: RegExp
+  /** Packages this layer must not import (they belong to another layer). */
+  forbiddenPackages?: RegExp
 }
 
-function sourceFiles(dir: string): string[] {
-  const out: string[] = []
+/** Packages that belong to one layer: the HTTP framework to api/, SQL drivers to db/, the queue to jobs/. */
+const HTTP = /^(fastify|fastify-plugin|@fastify\/)/
+const SQL = /^(knex|pg|pg-copy-streams|@electric-sql\/pglite)(\/|$)/
+const QUEUE = /^bullmq(\/|$)/
+const CHAIN_CLIENT = /^viem(\/|$)/
+const anyOf = (...patterns: RegExp[]) => new RegExp(patterns.map((p) => `(?:${p.source})`).join('|'))
+
+/**
+ * The one-way order of STYLE.md "Shape", lowest first: engine (pure math) ; common ; chain and db (side by
+ * side, each over common) ; platform (account and wallet rules over db, no ABI, no HTTP) ; jobs (chain, db,
+ * engine and platform meet) ; api (reads db, calls engine, platform, jobs) ; cli on top. devnet (anvil and
+ * the protocol simulator) sits beside them over chain and common; only cli uses it. Nothing imports cli.
+ */
+const LAYERS: Record<string, LayerRule> = {
+  engine: { folders: ['engine'], onlyPackages: /^(decimal\.js|date-fns)(\/|$)/ },
+  common: { folders: ['common'], forbiddenPackages: anyOf(HTTP, SQL, QUEUE) },
+  chain: { folders: ['chain', 'common'], forbiddenPackages: anyOf(HTTP, SQL, QUEUE) },
+  db: { folders: ['db', 'common'], forbiddenPackages: anyOf(HTTP, QUEUE, CHAIN_CLIENT) },
+  platform: {
+    folders: ['platform', 'db', 'common'],
+    forbiddenPackages: anyOf(HTTP, SQL, QUEUE, CHAIN_CLIENT),
+  },
+  jobs: {
+    folders: ['jobs', 'platform', 'chain', 'db', 'engine', 'common'],
+    forbiddenPackages: anyOf(HTTP, SQL),
+  },
+  api: {
+    folders: ['api', 'jobs', 'platform', 'chain', 'db', 'engine', 'common'],
+    forbiddenPackages: anyOf(SQL, QUEUE),
+  },
+  devnet: { folders: ['devnet', 'chain', 'common'], forbiddenPackages: anyOf(HTTP, SQL, QUEUE) },
+  cli: {
+    folders: ['cli', 'api', 'jobs', 'platform', 'devnet', 'chain', 'db', 'engine', 'common'],
+    forbiddenPackages: anyOf(HTTP, SQL),
+  },
+}
+
+/** Top-level folders that are not layers of the service: tests, benchmarks and tooling may import any layer. */
+const NOT_LAYERS = new Set(['test', 'bench', 'tools', 'bin', 'fixtures', 'docs', 'node_modules'])
+
+/** One source file: its path relative to the repository root (with `/`) and its text. */
+interface SourceFile {
+  path: string
+  text: string
+}
+
+/** Every import specifier of a file: static `import`/`export ... from`, side-effect imports and `import()`. */
+function importsOf(text: string): string[] {
+  const specs = [
+    ...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/g),
+    ...text.matchAll(/(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g),
+    ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ]
+  return specs.map((m) => m[1]!)
+}
+
+/** The package name of a bare specifier (`@scope/name` or `name`). */
+function packageName(spec: string): string {
+  const parts = spec.split('/')
+  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!
+}
+
+/**
+ * Checks the layer rules over a list of files (tests, `*.test.ts`, are exempt: unit tests beside the code may
+ * use devnet and test helpers). Returns one line per wrong-way import, `file -> spec (why)`, and one per
+ * top-level folder that is neither a layer nor a known non-layer folder.
+ */
+function layerViolations(files: SourceFile[], layers: Record<string, LayerRule> = LAYERS): string[] {
+  const violations: string[] = []
+  const unknownFolders = new Set<string>()
+  for (const file of files) {
+    if (file.path.endsWith('.test.ts')) continue
+    const layer = file.path.split('/')[0]!
+    if (!file.path.includes('/')) continue
+    const rule = layers[layer]
+    if (!rule) {
+      if (!NOT_LAYERS.has(layer)) unknownFolders.add(layer)
+      continue
+    }
+    for (const spec of importsOf(file.text)) {
+      if (spec.startsWith('.')) {
+        const target = path.posix
+          .normalize(path.posix.join(path.posix.dirname(file.path), spec))
+          .split('/')[0]!
+        if (!rule.folders.includes(target)) {
+          violations.push(`${file.path} -> ${spec} (${layer}/ may import ${rule.folders.join(', ')})`)
+        }
+      } else if (rule.onlyPackages) {
+        if (spec.startsWith('node:')) violations.push(`${file.path} -> ${spec} (${layer}/ does no I/O)`)
+        else if (!rule.onlyPackages.test(spec))
+          violations.push(`${file.path} -> ${spec} (not allowed in ${layer}/)`)
+      } else if (rule.forbiddenPackages?.test(packageName(spec))) {
+        violations.push(`${file.path} -> ${spec} (belongs to another layer than ${layer}/)`)
+      }
+    }
+  }
+  for (const folder of unknownFolders)
+    violations.push(`${folder}/ is not a declared layer (add it to LAYERS)`)
+  return violations
+}
+
+/** Reads every `.ts` file under `root` (skipping node_modules and dot folders) as `SourceFile`s. */
+function readTree(root: string, dir = root): SourceFile[] {
+  const out: SourceFile[] = []
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue
     const full = path.join(dir, entry.name)
-    if (entry.isDirectory()) out.push(...sourceFiles(full))
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) out.push(full)
+    if (entry.isDirectory()) out.push(...readTree(root, full))
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
+      out.push({
+        path: path.relative(root, full).split(path.sep).join('/'),
+        text: fs.readFileSync(full, 'utf8'),
+      })
+    }
   }
   return out
 }
 
-function imports(file: string): string[] {
-  const text = fs.readFileSync(file, 'utf8')
-  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/g)].map((m) => m[1]!)
-}
-
 describe('architecture', () => {
-  for (const [folder, rule] of Object.entries(ALLOWED)) {
-    test(`behavior: ${folder}/ imports only ${rule.folders.join(', ')}${rule.packages ? ' and its allowed packages' : ''}`, () => {
-      const dir = path.join(ROOT, folder)
-      if (!fs.existsSync(dir)) return
-      const violations: string[] = []
-      for (const file of sourceFiles(dir)) {
-        for (const spec of imports(file)) {
-          if (spec.startsWith('.')) {
-            const target = path.relative(ROOT, path.resolve(path.dirname(file), spec)).split(path.sep)[0]!
-            if (!rule.folders.includes(target)) violations.push(`${path.relative(ROOT, file)} -> ${spec}`)
-          } else if (rule.packages && !spec.startsWith('node:') && !rule.packages.test(spec)) {
-            violations.push(`${path.relative(ROOT, file)} -> ${spec}`)
-          } else if (rule.packages && spec.startsWith('node:')) {
-            violations.push(`${path.relative(ROOT, file)} -> ${spec} (engine/ does no I/O)`)
-          }
-        }
-      }
-      expect(violations).toEqual([])
-    })
-  }
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'lsreport-arch-'))
+  afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }))
 
-  test('behavior: only common/config.ts reads process.env among service code', () => {
-    const readers: string[] = []
-    for (const folder of ['common', 'engine', 'chain', 'db', 'jobs', 'api', 'devnet']) {
-      const dir = path.join(ROOT, folder)
-      if (!fs.existsSync(dir)) continue
-      for (const file of sourceFiles(dir)) {
-        const rel = path.relative(ROOT, file)
-        if (
-          rel !== path.join('common', 'config.ts') &&
-          /process\.env\b/.test(fs.readFileSync(file, 'utf8'))
-        ) {
-          readers.push(rel)
-        }
-      }
+  test('behavior: every layer imports only the layers below it and its own packages', () => {
+    const tree = readTree(ROOT)
+    expect(tree.some((f) => f.path.startsWith('platform/'))).toBe(true)
+    expect(layerViolations(tree)).toEqual([])
+  })
+
+  test('behavior: a planted wrong-way import fails the check', () => {
+    const plant = (file: string, text: string) => {
+      fs.mkdirSync(path.join(scratch, path.dirname(file)), { recursive: true })
+      fs.writeFileSync(path.join(scratch, file), text)
     }
+    plant('common/ok.ts', "import { x } from './other.ts'\n")
+    plant('db/ok.ts', "import type { Logger } from '../common/logger.ts'\nimport knex from 'knex'\n")
+    plant('platform/service.ts', "import { ApiError } from '../api/errors.ts'\n")
+    plant('platform/moves.ts', "import { PERMISSION } from '../chain/abi.ts'\n")
+    plant('engine/io.ts', "import fs from 'node:fs'\n")
+    plant('db/lazy.ts', "const jobs = await import('../jobs/index.ts')\n")
+    plant('api/cli-use.ts', "export { main } from '../cli/main.ts'\n")
+    plant('api/sql.ts', "import pg from 'pg'\n")
+    plant('jobs/side.ts', "import '../devnet/index.ts'\n")
+    plant('platform/rules.test.ts', "import { devnet } from '../devnet/index.ts'\n")
+    plant('scripts/run.ts', "import { x } from '../common/x.ts'\n")
+    expect(layerViolations(readTree(scratch)).sort()).toEqual(
+      [
+        'api/cli-use.ts -> ../cli/main.ts (api/ may import api, jobs, platform, chain, db, engine, common)',
+        'api/sql.ts -> pg (belongs to another layer than api/)',
+        'db/lazy.ts -> ../jobs/index.ts (db/ may import db, common)',
+        'engine/io.ts -> node:fs (engine/ does no I/O)',
+        'jobs/side.ts -> ../devnet/index.ts (jobs/ may import jobs, platform, chain, db, engine, common)',
+        'platform/moves.ts -> ../chain/abi.ts (platform/ may import platform, db, common)',
+        'platform/service.ts -> ../api/errors.ts (platform/ may import platform, db, common)',
+        'scripts/ is not a declared layer (add it to LAYERS)',
+      ].sort(),
+    )
+  })
+
+  test('behavior: only common/config.ts reads process.env among service code (cli/ entrypoints pass it in)', () => {
+    const readers = readTree(ROOT)
+      .filter(
+        (f) => !f.path.startsWith('cli/') && LAYERS[f.path.split('/')[0]!] && !f.path.endsWith('.test.ts'),
+      )
+      .filter((f) => f.path !== 'common/config.ts' && /process\.env\b/.test(f.text))
+      .map((f) => f.path)
     expect(readers).toEqual([])
   })
 })

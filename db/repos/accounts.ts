@@ -1,7 +1,9 @@
 import type { Queryable } from '../index.ts'
 
+/** Lifecycle of an account: ACTIVE, PAUSED, REMOVED, or DENIED (final, set from a chain DENY). */
 export type AccountStatus = 'ACTIVE' | 'PAUSED' | 'REMOVED' | 'DENIED'
 
+/** One row of `accounts`: a platform's end customer, keyed per organization. */
 export interface AccountRow {
   id: string
   org_id: string
@@ -21,12 +23,14 @@ export function isUuid(value: string): boolean {
 /** Accounts of an org. Every read is scoped to an org: another org's account does not exist. */
 export function createAccountsRepo(db: Queryable) {
   return {
+    /** Inserts an ACTIVE account and returns its row. */
     async insert(input: { id: string; orgId: string; key: string }, tx: Queryable = db): Promise<AccountRow> {
       const [row] = await tx<AccountRow>('accounts')
         .insert({ id: input.id, org_id: input.orgId, key: input.key, status: 'ACTIVE' })
         .returning('*')
       return row!
     },
+    /** True when the org already has an account with this key. */
     async existsKey(orgId: string, key: string, tx: Queryable = db): Promise<boolean> {
       return (await tx('accounts').where({ org_id: orgId, key }).first('id')) !== undefined
     },
@@ -48,18 +52,22 @@ export function createAccountsRepo(db: Queryable) {
       }
       return find({ key: idOrKey })
     },
+    /** The org's accounts among `ids` (others' ids are left out), in no set order. */
     async findByIds(orgId: string, ids: string[], tx: Queryable = db): Promise<AccountRow[]> {
       if (ids.length === 0) return []
       return tx<AccountRow>('accounts').where({ org_id: orgId }).whereIn('id', ids)
     },
+    /** The account with this id in any org, or undefined (for internal callers, not for API reads). */
     async get(id: string, tx: Queryable = db): Promise<AccountRow | undefined> {
       return tx<AccountRow>('accounts').where({ id }).first()
     },
+    /** The org's accounts, oldest first. */
     async list(orgId: string, tx: Queryable = db): Promise<AccountRow[]> {
       return tx<AccountRow>('accounts')
         .where({ org_id: orgId })
         .orderBy([{ column: 'created_at' }, { column: 'id' }])
     },
+    /** Sets the account's status (and updated_at) and returns the updated row. */
     async setStatus(id: string, status: AccountStatus, tx: Queryable = db): Promise<AccountRow> {
       const [row] = await tx<AccountRow>('accounts')
         .where({ id })
@@ -69,4 +77,5 @@ export function createAccountsRepo(db: Queryable) {
     },
   }
 }
+/** The accounts repository `createAccountsRepo` returns. */
 export type AccountsRepo = ReturnType<typeof createAccountsRepo>

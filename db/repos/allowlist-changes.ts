@@ -1,8 +1,10 @@
 import type { Knex } from 'knex'
 import type { Queryable } from '../index.ts'
 
+/** Where a queued Allowlist change stands: pending, submitted (tx sent), confirmed, failed or superseded. */
 export type AllowlistChangeState = 'pending' | 'submitted' | 'confirmed' | 'failed' | 'superseded'
 
+/** One row of `allowlist_changes`: a permission mask the writer must set on chain for an address. */
 export interface AllowlistChangeRow {
   id: string
   wallet_id: string
@@ -62,6 +64,7 @@ async function updateInIdOrder(
  */
 export function createAllowlistChangesRepo(db: Queryable) {
   return {
+    /** Queues the permission mask to write for an address, superseding its pending changes; returns the new row. */
     async enqueue(
       change: { walletId: string; address: string; permissions: bigint; reason: string },
       tx: Queryable = db,
@@ -169,14 +172,17 @@ export function createAllowlistChangesRepo(db: Queryable) {
       )
     },
 
+    /** Every change queued for a wallet, oldest first. */
     async forWallet(walletId: string, tx: Queryable = db): Promise<AllowlistChangeRow[]> {
       return tx<AllowlistChangeRow>(TABLE).where({ wallet_id: walletId }).orderBy('id')
     },
 
+    /** Applies `patch` (state, tx hash, error, attempts) to the changes with these ids, locking in id order. */
     async mark(ids: string[], patch: Patch, tx: Queryable = db): Promise<void> {
       if (ids.length === 0) return
       await updateInIdOrder(tx, (q) => q.whereIn('c.id', ids), patch)
     },
   }
 }
+/** The allowlist-changes repository `createAllowlistChangesRepo` returns. */
 export type AllowlistChangesRepo = ReturnType<typeof createAllowlistChangesRepo>

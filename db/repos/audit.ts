@@ -1,5 +1,6 @@
 import type { Queryable } from '../index.ts'
 
+/** One row of `status_changes`: an account or wallet status change, who made it and why. */
 export interface StatusChangeRow {
   id: string
   entity: 'account' | 'wallet'
@@ -14,6 +15,7 @@ export interface StatusChangeRow {
 /** Audit trail of account and wallet status changes (who, when, from, to). */
 export function createAuditRepo(db: Queryable) {
   return {
+    /** Records one status change of an account or wallet (from null on creation). */
     async record(
       change: {
         entity: 'account' | 'wallet'
@@ -34,6 +36,7 @@ export function createAuditRepo(db: Queryable) {
         reason: change.reason ?? null,
       })
     },
+    /** The status changes of one account or wallet, oldest first. */
     async list(
       entity: 'account' | 'wallet',
       entityId: string,
@@ -43,4 +46,5 @@ export function createAuditRepo(db: Queryable) {
     },
   }
 }
+/** The audit repository `createAuditRepo` returns. */
 export type AuditRepo = ReturnType<typeof createAuditRepo>

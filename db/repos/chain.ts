@@ -14,8 +14,10 @@ export const EVENT_TABLES = [
   'allowlist_permissions',
   'report_operators',
 ] as const
+/** The name of one indexed-event table (one of `EVENT_TABLES`). */
 export type EventTable = (typeof EVENT_TABLES)[number]
 
+/** Where an event sits on chain: its natural key (chain, block, log index) plus tx and block identity and time. */
 export interface EventPosition {
   chain_id: number
   block_number: bigint
@@ -26,6 +28,7 @@ export interface EventPosition {
   block_time: Date
 }
 
+/** One row of the follower's cursors: the last block read for a stream and contract address. */
 export interface CursorRow {
   chain_id: number
   stream: string
@@ -65,12 +68,15 @@ export function createChainRepo(db: Queryable) {
       }
     },
 
+    /** The follower's cursor of one stream on a chain, or undefined before its first block. */
     async cursor(chainId: number, stream: string, tx: Queryable = db): Promise<CursorRow | undefined> {
       return tx<CursorRow>('chain_cursors').where({ chain_id: chainId, stream }).first()
     },
+    /** Every cursor of a chain, by stream name. */
     async cursors(chainId: number, tx: Queryable = db): Promise<CursorRow[]> {
       return tx<CursorRow>('chain_cursors').where({ chain_id: chainId }).orderBy('stream')
     },
+    /** Inserts or moves a stream's cursor to the given block (and contract address). */
     async setCursor(
       c: { chainId: number; stream: string; address: string; blockNumber: bigint; blockHash: string | null },
       tx: Queryable = db,
@@ -100,6 +106,7 @@ export function createChainRepo(db: Queryable) {
         .merge({ block_number: head.number.toString(), time: head.time, updated_at: tx.fn.now() })
     },
 
+    /** Stores block numbers, hashes and times (upsert by number, 1,000 rows a statement) for reorg checks. */
     async saveBlocks(
       chainId: number,
       blocks: { number: bigint; hash: string; time: Date }[],
@@ -209,11 +216,13 @@ export function createChainRepo(db: Queryable) {
       return report?.global_fee_bps
     },
 
+    /** The number of indexed events of one table on a chain. */
     async count(table: EventTable, chainId: number, tx: Queryable = db): Promise<number> {
       const [row] = await tx(table).where({ chain_id: chainId }).count<{ count: string }[]>({ count: '*' })
       return Number(row?.count ?? 0)
     },
 
+    /** Every indexed oracle report of a chain, in chain order. */
     async oracleReports(chainId: number, tx: Queryable = db) {
       return tx('oracle_reports')
         .where({ chain_id: chainId })
@@ -244,4 +253,5 @@ export function createChainRepo(db: Queryable) {
     },
   }
 }
+/** The chain repository `createChainRepo` returns. */
 export type ChainRepo = ReturnType<typeof createChainRepo>

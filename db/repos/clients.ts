@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Queryable } from '../index.ts'
 
+/** One row of `api_clients`: an API client of an organization, its scopes and revocation time. */
 export interface ClientRow {
   id: string
   org_id: string
@@ -10,6 +11,7 @@ export interface ClientRow {
   revoked_at: Date | null
 }
 
+/** One row of `api_client_secrets`: a hashed secret of a client (several may be live during a rotation). */
 export interface ClientSecretRow {
   id: string
   client_id: string
@@ -21,6 +23,7 @@ export interface ClientSecretRow {
 /** API clients (OAuth2 client credentials) and their hashed secrets (several per client for rotation). */
 export function createClientsRepo(db: Queryable) {
   return {
+    /** Creates an API client with its first hashed secret; returns the client row. */
     async create(
       input: { id: string; orgId: string; name: string; scopes: string[]; secretHash: string },
       tx: Queryable = db,
@@ -35,6 +38,7 @@ export function createClientsRepo(db: Queryable) {
       })
       return row!
     },
+    /** Adds a hashed secret to a client (rotation: the old ones stay until revoked). */
     async addSecret(clientId: string, secretHash: string, tx: Queryable = db): Promise<void> {
       await tx('api_client_secrets').insert({
         id: randomUUID(),
@@ -42,6 +46,7 @@ export function createClientsRepo(db: Queryable) {
         secret_hash: secretHash,
       })
     },
+    /** The client with this id, revoked or not, or undefined. */
     async get(id: string, tx: Queryable = db): Promise<ClientRow | undefined> {
       return tx<ClientRow>('api_clients').where({ id }).first()
     },
@@ -78,6 +83,7 @@ export function createClientsRepo(db: Queryable) {
     async activeSecrets(clientId: string, tx: Queryable = db): Promise<ClientSecretRow[]> {
       return tx<ClientSecretRow>('api_client_secrets').where({ client_id: clientId }).whereNull('revoked_at')
     },
+    /** Revokes a client; true when it was live, false when unknown or already revoked. */
     async revoke(id: string, tx: Queryable = db): Promise<boolean> {
       const n = await tx('api_clients')
         .where({ id })
@@ -87,4 +93,5 @@ export function createClientsRepo(db: Queryable) {
     },
   }
 }
+/** The clients repository `createClientsRepo` returns. */
 export type ClientsRepo = ReturnType<typeof createClientsRepo>

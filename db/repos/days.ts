@@ -135,6 +135,7 @@ export function createDaysRepo(db: Queryable) {
       return row as NextDay | undefined
     },
 
+    /** The day row of one report epoch on a chain, or undefined. */
     async get(chainId: number, epoch: string | bigint, tx: Queryable = db): Promise<DayRow | undefined> {
       const row = await tx('days')
         .select(DAY_COLUMNS(tx))
@@ -271,4 +272,5 @@ export function createDaysRepo(db: Queryable) {
     },
   }
 }
+/** The days repository `createDaysRepo` returns. */
 export type DaysRepo = ReturnType<typeof createDaysRepo>

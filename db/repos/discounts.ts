@@ -1,6 +1,7 @@
 import type { Queryable } from '../index.ts'
 import { chainClock } from './clock.ts'
 
+/** One row of `discount_rates`: a target fee rate set for an account (history kept, latest in force). */
 export interface DiscountRateRow {
   id: string
   account_id: string
@@ -14,6 +15,7 @@ export interface DiscountRateRow {
 /** Per-account target fee rates; each POST adds a row (history kept). */
 export function createDiscountsRepo(db: Queryable) {
   return {
+    /** Adds a target fee rate for an account, in force from the chain clock now; returns the row. */
     async add(
       input: { accountId: string; targetFeeRate: string; createdBy: string },
       tx: Queryable = db,
@@ -45,4 +47,5 @@ export function createDiscountsRepo(db: Queryable) {
     },
   }
 }
+/** The discounts repository `createDiscountsRepo` returns. */
 export type DiscountsRepo = ReturnType<typeof createDiscountsRepo>

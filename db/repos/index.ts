@@ -12,6 +12,7 @@ import { createRedemptionsRepo } from './redemptions.ts'
 import { createReportsRepo } from './reports.ts'
 import { createSolAllowlistRepo } from './sol-allowlist.ts'
 import { createWalletsRepo } from './wallets.ts'
+import { createWebhooksRepo } from './webhooks.ts'
 
 /** Every repository over one database handle. */
 export function createRepos(db: Queryable) {
@@ -29,10 +30,13 @@ export function createRepos(db: Queryable) {
     days: createDaysRepo(db),
     records: createRecordsRepo(db),
     reports: createReportsRepo(db),
+    webhooks: createWebhooksRepo(db),
   }
 }
+/** Every repository, as `createRepos` returns them. */
 export type Repos = ReturnType<typeof createRepos>
 
+/** Row and status types the other layers use, re-exported from their repositories. */
 export type { AccountRow, AccountStatus } from './accounts.ts'
 export type { AllowlistChangeRow } from './allowlist-changes.ts'
 export type { ClientRow } from './clients.ts'

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Queryable } from '../index.ts'
 
+/** One row of `orgs`: an organization (platform), and whether it may allowlist wallets. */
 export interface OrgRow {
   id: string
   name: string
@@ -22,12 +23,15 @@ export function createOrgsRepo(db: Queryable) {
         .returning('*')
       return row!
     },
+    /** The organization with this id, or undefined. */
     async get(id: string, tx: Queryable = db): Promise<OrgRow | undefined> {
       return tx<OrgRow>('orgs').where({ id }).first()
     },
+    /** Every organization, oldest first. */
     async list(tx: Queryable = db): Promise<OrgRow[]> {
       return tx<OrgRow>('orgs').orderBy('created_at')
     },
   }
 }
+/** The organizations repository `createOrgsRepo` returns. */
 export type OrgsRepo = ReturnType<typeof createOrgsRepo>

@@ -1,3 +1,4 @@
+import { ZERO_ADDRESS } from '../../common/address.ts'
 import { type BulkValue, bulkWrite } from '../bulk.ts'
 import type { Db, Queryable } from '../index.ts'
 import {
@@ -82,8 +83,6 @@ export interface ShardResult {
   fee_summary: unknown
   duration_ms: number
 }
-
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000'
 
 function inRange(column: string, range: AddressRange): { sql: string; bindings: string[] } {
   return range.hi === null
@@ -456,6 +455,7 @@ export function createRecordsRepo(db: Queryable) {
     },
   }
 }
+/** The records repository `createRecordsRepo` returns. */
 export type RecordsRepo = ReturnType<typeof createRecordsRepo>
 
 function stringify(row: Record<string, unknown>): Record<string, unknown> {

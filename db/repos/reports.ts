@@ -131,6 +131,19 @@ export interface DiscountHistoryRow {
 
 const DATE = (alias: string) => `to_char(${alias}.date, 'YYYY-MM-DD') as date`
 
+/** `walletRecordsOnDays`: records of addresses on (chain, epoch, version) triples, each with its currency. */
+const RECORDS_ON_DAYS_SQL = `with v as (
+    select * from unnest(?::int[], ?::bigint[], ?::int[]) with ordinality as v(chain_id, report_epoch, version, i)
+  )
+  select v.i::int as v_i, (d.visible_version is not distinct from v.version) as v_current,
+    w.*, to_char(w.date, 'YYYY-MM-DD') as date
+  from v
+  left join days d on d.chain_id = v.chain_id and d.report_epoch = v.report_epoch
+  left join wallet_records w
+    on w.chain_id = v.chain_id and w.report_epoch = v.report_epoch and w.version = v.version
+    and w.address = any(?::text[])
+  order by v.i, w.address`
+
 /**
  * Read-only queries of the reporting endpoints over the computed daily records. The read rule: a record is
  * visible only when its version is its day's `visible_version`; every query joins on it. A date is answered
@@ -191,161 +204,45 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
       days.flatMap((d) => [d.chain_id, d.report_epoch, d.visible_version]),
     ] as const
 
-  /**
-   * The hot reads in one round trip and without the query builder: the visible days of a date range (one
-   * per date, as `visibleDays`) left-joined with the records of some addresses on them. The day travels
-   * as one JSON text column (parsed once per day, not per row). SQL built once per column list.
-   */
-  const chainFilter = options.chainId !== undefined ? 'and d.chain_id = ?' : ''
-  const chainBinding = options.chainId !== undefined ? [options.chainId] : []
-  const daysWithRecords = new Map<string, { sql: string; name: string }>()
-  const daysWithRecordsSql = (columns: readonly WalletRecordColumn[] | undefined) => {
-    const key = columns ? columns.join(',') : '*'
-    let entry = daysWithRecords.get(key)
-    if (!entry) {
-      const selected = columns
-        ? columns
-            .filter((c) => c !== 'date')
-            .map((c) => `w.${c}`)
-            .join(', ')
-        : 'w.*'
-      entry = {
-        name: `lsreport_days_with_records_${daysWithRecords.size}${options.chainId !== undefined ? '_chain' : ''}`,
-        sql: `with v as (
-            select distinct on (d.date) d.chain_id, d.report_epoch, d.date, d.block_number, d.log_index,
-              d.block_time, d.status, d.visible_version, d.content_hash,
-              p.total_underlying_eth, p.total_lseth_supply, p.conversion_rate
-            from days d
-            join protocol_records p
-              on p.chain_id = d.chain_id and p.report_epoch = d.report_epoch and p.version = d.visible_version
-            where d.visible_version is not null and d.date >= ? and d.date <= ? ${chainFilter}
-            order by d.date, d.block_number desc, d.log_index desc
-          )
-          select json_build_array(v.chain_id, v.report_epoch::text, to_char(v.date, 'YYYY-MM-DD'),
-              v.block_number::text, (extract(epoch from v.block_time) * 1000)::bigint, v.status,
-              v.visible_version, v.content_hash, v.total_underlying_eth::text, v.total_lseth_supply::text,
-              v.conversion_rate::text)::text as v_day,
-            ${selected}, to_char(w.date, 'YYYY-MM-DD') as date
-          from v
-          left join wallet_records w
-            on w.chain_id = v.chain_id and w.report_epoch = v.report_epoch and w.version = v.visible_version
-            and w.address = any(?::text[])
-          order by v.date, w.address`,
-      }
-      daysWithRecords.set(key, entry)
-    }
-    return entry
-  }
-
-  const dayOfJson = (json: string): ReportDay => {
-    const [chain, epoch, date, block, timeMs, status, version, hash, underlying, supply, rate] = JSON.parse(
-      json,
-    ) as [
-      number,
-      string,
-      string,
-      string,
-      number,
-      ReportDay['status'],
-      number,
-      string | null,
-      string,
-      string,
-      string,
-    ]
-    return {
-      chain_id: chain,
-      report_epoch: epoch,
-      date,
-      block_number: block,
-      block_time: new Date(timeMs),
-      status,
-      visible_version: version,
-      content_hash: hash,
-      total_underlying_eth: underlying,
-      total_lseth_supply: supply,
-      conversion_rate: rate,
-    }
-  }
-
   return {
-    /** The report answering for `date` (YYYY-MM-DD), or undefined when the date has no visible records. */
-    async day(date: string, tx: Queryable = db): Promise<ReportDay | undefined> {
-      const row = await visibleDays(tx).where('d.date', date).first()
-      return row ? strip(row) : undefined
-    },
-
-    /** The reports answering for every date of [from, to] that has visible records, by date. */
-    async daysBetween(from: string, to: string, tx: Queryable = db): Promise<ReportDay[]> {
-      const rows = await visibleDays(tx).where('d.date', '>=', from).where('d.date', '<=', to)
+    /** Every date's report with visible records, by date (what `createReportDays` holds in memory). */
+    async visibleDays(tx: Queryable = db): Promise<ReportDay[]> {
+      const rows = await visibleDays(tx)
       return rows.map(strip)
     },
 
-    /** The first and the latest dates with visible records (undefined when nothing is computed yet). */
-    async bounds(tx: Queryable = db): Promise<{ first: ReportDay; latest: ReportDay } | undefined> {
-      const [first, latest] = await Promise.all([
-        visibleDays(tx).first(),
-        tx
-          .from(visibleDays(tx).as('v'))
-          .select('*')
-          .orderBy([{ column: 'date', order: 'desc' }])
-          .first(),
-      ])
-      return first && latest ? { first: strip(first), latest: strip(latest) } : undefined
-    },
-
-    /** Post-fee conversion rates, one per date with visible records, ascending (lots). */
-    async conversionRates(tx: Queryable = db): Promise<DateRateRow[]> {
-      const rows: ReportDay[] = await visibleDays(tx)
-      return rows.map((r) => ({
-        date: r.date,
-        report_epoch: r.report_epoch,
-        conversion_rate: r.conversion_rate,
-      }))
-    },
-
-    /** Wallet records of one day for the given (lower-case) addresses, by address. */
-    async walletRecords(day: ReportDay, addresses: string[], tx: Queryable = db): Promise<WalletRecordRow[]> {
-      if (addresses.length === 0) return []
-      return tx('wallet_records as w')
-        .select('w.*', tx.raw(DATE('w')))
-        .where(onDay('w', day))
-        .whereIn('w.address', addresses)
-        .orderBy('w.address')
-    },
-
     /**
-     * In one round trip: the reports answering for every date of [from, to] with visible records (by date)
-     * and the records of `addresses` (lower case) on them, by date and address. `days` is empty when no
-     * date of the range has a computed report.
+     * The records of `addresses` (lower case) on given versions of days, in one round trip and without the
+     * query builder, each day with whether that version is still its day's visible one (`current`: a
+     * version no longer visible may have lost its records, so its rows say nothing). Days in the order
+     * given; rows by day and address. A named statement: planned once per connection.
      *
      * @example
-     * const { days, rows } = await reports.walletRecordsBetween('2026-05-03', '2026-05-03', ['0xab...'])
+     * const { current, rows } = await reports.walletRecordsOnDays([day], ['0xab...'])
      */
-    async walletRecordsBetween(
-      from: string,
-      to: string,
+    async walletRecordsOnDays(
+      days: readonly Pick<ReportDay, 'chain_id' | 'report_epoch' | 'visible_version'>[],
       addresses: readonly string[],
       tx: Queryable = db,
-      columns?: readonly WalletRecordColumn[],
-    ): Promise<{ days: ReportDay[]; rows: WalletRecordRow[] }> {
-      const { sql, name } = daysWithRecordsSql(columns)
-      // one text[] parameter (a knex array binding would become a list of parameters)
-      const list = `{${addresses.map((a) => `"${a.replace(/["\\]/g, '\\$&')}"`).join(',')}}`
-      // a named statement: parsed and planned once per connection
-      const result = await tx.raw(sql, [from, to, ...chainBinding, list]).options({ name })
-      const days: ReportDay[] = []
+    ): Promise<{ current: boolean[]; rows: WalletRecordRow[] }> {
+      if (days.length === 0) return { current: [], rows: [] }
+      const list = (values: readonly (string | number)[]) =>
+        `{${values.map((v) => `"${String(v).replace(/["\\]/g, '\\$&')}"`).join(',')}}`
+      const result = await tx
+        .raw(RECORDS_ON_DAYS_SQL, [
+          list(days.map((d) => d.chain_id)),
+          list(days.map((d) => d.report_epoch)),
+          list(days.map((d) => d.visible_version)),
+          list(addresses),
+        ])
+        .options({ name: 'lsreport_records_on_days' })
+      const current = days.map(() => false)
       const rows: WalletRecordRow[] = []
-      let dayJson = ''
-      for (const r of result.rows as (WalletRecordRow & { v_day: string })[]) {
-        if (r.v_day !== dayJson) {
-          dayJson = r.v_day
-          days.push(dayOfJson(dayJson))
-        }
-        // the v_day column stays on the row (readers take the record's fields by name)
+      for (const r of result.rows as (WalletRecordRow & { v_i: number; v_current: boolean })[]) {
+        if (r.v_current) current[r.v_i - 1] = true
         if (r.address !== null) rows.push(r)
       }
-      return { days, rows }
+      return { current, rows }
     },
 
     /** Account records of one day for the given account ids, by account id. */
@@ -374,21 +271,6 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
         .where(onDay('w', day))
         .whereIn('w.account_id', accountIds)
         .orderBy(['w.account_id', 'w.address'])
-    },
-
-    /** One wallet's records over several days, by date. */
-    async walletSeries(
-      days: readonly ReportDay[],
-      address: string,
-      tx: Queryable = db,
-    ): Promise<WalletRecordRow[]> {
-      if (days.length === 0) return []
-      const [sql, bindings] = onDays('w', days)
-      return tx('wallet_records as w')
-        .select('w.*', tx.raw(DATE('w')))
-        .where('w.address', address)
-        .whereRaw(sql, bindings)
-        .orderBy(['w.date', 'w.report_epoch'])
     },
 
     /** One account's records and its wallets' records over several days, by date. */
@@ -506,4 +388,5 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
     },
   }
 }
+/** The reports repository `createReportsRepo` returns. */
 export type ReportsRepo = ReturnType<typeof createReportsRepo>

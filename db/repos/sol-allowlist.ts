@@ -1,5 +1,6 @@
 import type { Queryable } from '../index.ts'
 
+/** One row of `sol_allowlist`: a Solana address and the staking and redemption rights an organization gave it. */
 export interface SolAllowlistRow {
   address: string
   staking: boolean
@@ -12,6 +13,7 @@ export interface SolAllowlistRow {
 /** The Solana allowlist (off-chain list kept by the service). */
 export function createSolAllowlistRepo(db: Queryable) {
   return {
+    /** The Solana allowlist entry of an address, or undefined. */
     async get(address: string, tx: Queryable = db): Promise<SolAllowlistRow | undefined> {
       return tx<SolAllowlistRow>('sol_allowlist').where({ address }).first()
     },
@@ -39,4 +41,5 @@ export function createSolAllowlistRepo(db: Queryable) {
     },
   }
 }
+/** The Solana allowlist repository `createSolAllowlistRepo` returns. */
 export type SolAllowlistRepo = ReturnType<typeof createSolAllowlistRepo>

@@ -2,6 +2,7 @@ import type { Queryable } from '../index.ts'
 import { isUuid } from './accounts.ts'
 import { chainClock } from './clock.ts'
 
+/** Lifecycle of a wallet (DESIGN.md §4.3), from NOT_READY to REMOVED or DENIED. */
 export type WalletStatus =
   | 'NOT_READY'
   | 'ALLOWLISTED'
@@ -11,6 +12,7 @@ export type WalletStatus =
   | 'REMOVED'
   | 'DENIED'
 
+/** One row of `wallets`: an address attached to an account, its platform status and chain permissions. */
 export interface WalletRow {
   id: string
   account_id: string
@@ -33,11 +35,13 @@ export interface WalletRow {
   off_platform_from?: Date | null
 }
 
+/** Filters of a wallet list: only allowlisted, only on the On-Platform list. */
 export interface WalletFilter {
   allowlisted?: boolean
   onPlatform?: boolean
 }
 
+/** The wallet columns an update may change. */
 export type WalletPatch = Partial<
   Pick<
     WalletRow,
@@ -54,6 +58,7 @@ export type WalletPatch = Partial<
 /** Wallets. Addresses are stored lower case and are unique across orgs. */
 export function createWalletsRepo(db: Queryable) {
   return {
+    /** Inserts a wallet, attributed from the chain clock now; returns its row. */
     async insert(
       input: Omit<
         WalletRow,
@@ -92,6 +97,7 @@ export function createWalletsRepo(db: Queryable) {
     async findByAddressAnyOrg(address: string, tx: Queryable = db): Promise<WalletRow | undefined> {
       return tx<WalletRow>('wallets').where({ address: address.toLowerCase() }).first()
     },
+    /** The org's wallet with this id (when a UUID) or address (any case), or undefined. */
     async findByIdOrAddress(
       orgId: string,
       idOrAddress: string,
@@ -102,12 +108,14 @@ export function createWalletsRepo(db: Queryable) {
         .where({ org_id: orgId, [column]: idOrAddress.toLowerCase() })
         .first()
     },
+    /** The wallets of these accounts, oldest first. */
     async listByAccounts(accountIds: string[], tx: Queryable = db): Promise<WalletRow[]> {
       if (accountIds.length === 0) return []
       return tx<WalletRow>('wallets')
         .whereIn('account_id', accountIds)
         .orderBy([{ column: 'created_at' }, { column: 'id' }])
     },
+    /** One page of the org's wallets (oldest first) matching `filter`, and the total count that matches. */
     async list(
       orgId: string,
       filter: WalletFilter,
@@ -130,6 +138,7 @@ export function createWalletsRepo(db: Queryable) {
       ])
       return { rows, total: Number(count[0]?.count ?? 0) }
     },
+    /** Applies `patch` (leaving the On-Platform list stamps off_platform_from once); returns the updated row. */
     async update(id: string, patch: WalletPatch, tx: Queryable = db): Promise<WalletRow> {
       const [row] = await tx<WalletRow>('wallets')
         .where({ id })
@@ -145,4 +154,5 @@ export function createWalletsRepo(db: Queryable) {
     },
   }
 }
+/** The wallets repository `createWalletsRepo` returns. */
 export type WalletsRepo = ReturnType<typeof createWalletsRepo>

@@ -1,0 +1,152 @@
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import { caller } from '../../auth/plugin.ts'
+import { ApiError } from '../../errors.ts'
+import {
+  AccountParams,
+  AccountWalletParams,
+  BooleanLike,
+  BoundedInteger,
+  errorResponses,
+  MAX_INPUT_INTEGER,
+  toBool,
+  WalletIdOrAddressParams,
+  WalletSchema,
+  walletIdOrAddressErrors,
+  walletJson,
+} from '../../schemas.ts'
+import { type PlatformRouteDeps, platformRouteOptions } from './context.ts'
+
+/** The largest page of GET /v0/platform/wallets. */
+export const MAX_PAGE = 1000
+/** The page size of GET /v0/platform/wallets when `limit` is absent. */
+export const DEFAULT_PAGE = 100
+
+/** Wallets of the caller's organization: get, list, attach to an account, pause / remove / reactivate. */
+export function walletRoutes(app: FastifyInstance, { platform, repos }: PlatformRouteDeps) {
+  const { read, write, tags } = platformRouteOptions(app)
+
+  app.get(
+    '/v0/platform/wallets/:idOrAddress',
+    {
+      ...read,
+      schemaErrorFormatter: walletIdOrAddressErrors,
+      schema: {
+        tags,
+        summary: 'Get a wallet by id or address',
+        params: WalletIdOrAddressParams,
+        response: { 200: WalletSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { idOrAddress } = request.params as { idOrAddress: string }
+      return walletJson(await platform.getWallet(caller(request).orgId, idOrAddress))
+    },
+  )
+
+  app.get(
+    '/v0/platform/wallets',
+    {
+      ...read,
+      schema: {
+        tags,
+        summary: 'List wallets (X-Total-Count gives the total)',
+        querystring: Type.Object({
+          allowlist: Type.Optional(Type.Boolean()),
+          on_platform: Type.Optional(Type.Boolean()),
+          offset: Type.Optional(BoundedInteger({ minimum: 0, maximum: MAX_INPUT_INTEGER })),
+          limit: Type.Optional(BoundedInteger({ minimum: 1, maximum: MAX_PAGE })),
+        }),
+        response: { 200: Type.Array(WalletSchema), ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query as {
+        allowlist?: boolean
+        on_platform?: boolean
+        offset?: number
+        limit?: number
+      }
+      const filter: { allowlisted?: boolean; onPlatform?: boolean } = {}
+      if (q.allowlist === true) filter.allowlisted = true
+      if (q.on_platform === true) filter.onPlatform = true
+      const { rows, total } = await platform.listWallets(caller(request).orgId, filter, {
+        offset: q.offset ?? 0,
+        limit: q.limit ?? DEFAULT_PAGE,
+      })
+      reply.header('x-total-count', String(total))
+      return rows.map(walletJson)
+    },
+  )
+
+  app.post(
+    '/v0/platform/accounts/:idOrKey/wallets',
+    {
+      ...write,
+      schema: {
+        tags,
+        summary: 'Attach a wallet to an account (and submit it to the Allowlist unless allowlisted is false)',
+        params: AccountParams,
+        body: Type.Object({
+          address: Type.String(),
+          type: Type.String(),
+          allowlisted: Type.Optional(BooleanLike),
+        }),
+        response: { 200: WalletSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { idOrKey } = request.params as { idOrKey: string }
+      const body = request.body as { address: string; type: string; allowlisted?: boolean | 'true' | 'false' }
+      const auth = caller(request)
+      const org = await repos.orgs.get(auth.orgId)
+      if (!org) throw new ApiError('IR2001', 'the token names an organization that does not exist')
+      const wallet = await platform.createWallet(
+        org,
+        idOrKey,
+        { address: body.address, type: body.type, allowlisted: toBool(body.allowlisted, true) },
+        auth.clientId,
+      )
+      return walletJson(wallet)
+    },
+  )
+
+  app.get(
+    '/v0/platform/accounts/:idOrKey/wallets',
+    {
+      ...read,
+      schema: {
+        tags,
+        summary: "The account's wallets",
+        params: AccountParams,
+        response: { 200: Type.Array(WalletSchema), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { idOrKey } = request.params as { idOrKey: string }
+      return (await platform.accountWallets(caller(request).orgId, idOrKey)).map(walletJson)
+    },
+  )
+
+  for (const action of ['pause', 'remove', 'reactivate'] as const) {
+    app.patch(
+      `/v0/platform/accounts/:idOrKey/wallets/:idOrAddress/${action}`,
+      {
+        ...write,
+        schema: {
+          tags,
+          summary: `${action[0]!.toUpperCase()}${action.slice(1)} a wallet`,
+          params: AccountWalletParams,
+          response: { 200: WalletSchema, ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (request) => {
+        const { idOrKey, idOrAddress } = request.params as { idOrKey: string; idOrAddress: string }
+        const auth = caller(request)
+        return walletJson(
+          await platform.transitionWallet(auth.orgId, idOrKey, idOrAddress, action, auth.clientId),
+        )
+      },
+    )
+  }
+}

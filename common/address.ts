@@ -1,0 +1,35 @@
+import { isAddress } from 'viem'
+import { ValidationError } from './errors.ts'
+
+declare const addressBrand: unique symbol
+
+/** An Ethereum address in its one stored form: `0x` and 40 lower-case hex digits. Made by `toAddress`. */
+export type Address = `0x${string}` & { readonly [addressBrand]: true }
+
+/** The zero address: never a wallet (a mint's sender, nobody's key). */
+export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as Address
+
+/**
+ * Validates a 0x address where it enters (API input, chain data): 40 hex digits, all lower case, all upper
+ * case, or mixed case passing EIP-55. Returns it lower case; throws a `ValidationError` naming `field`
+ * (reason `invalid_address` or `address_checksum`).
+ *
+ * @example
+ * toAddress('0x8c1BEd5b9a0928467c9B1341Da1D7BD5e10b6549') // '0x8c1bed5b...6549'
+ * toAddress('0x8C1BED5B9A0928467C9B1341DA1D7BD5E10B6549') // the same: one case is not mixed case
+ */
+export function toAddress(address: string, field = 'address'): Address {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) {
+    throw new ValidationError(`${field} must be 0x followed by 40 hexadecimal digits`, {
+      reason: 'invalid_address',
+    })
+  }
+  const hex = address.slice(2)
+  const oneCase = hex === hex.toLowerCase() || hex === hex.toUpperCase()
+  if (!oneCase && !isAddress(address, { strict: true })) {
+    throw new ValidationError(`${field} has mixed case that fails the EIP-55 checksum`, {
+      reason: 'address_checksum',
+    })
+  }
+  return address.toLowerCase() as Address
+}
