@@ -1,16 +1,19 @@
 import type { Abi, Address } from 'viem'
 import { allowlistAbi, operatorsRegistryAbi, redeemManagerAbi, riverAbi } from '../chain/abi.ts'
 import type { ChainContracts } from '../chain/addresses.ts'
+import { getHeadBlockNumber, readAtBlock } from '../chain/blocks.ts'
 import type { ChainClient } from '../chain/client.ts'
 import { ChainError } from '../chain/errors.ts'
 import { recoverLegacyAllowlistAccounts } from '../chain/legacy-allowlist.ts'
-import { type DecodedLog, getHeadBlockNumber, type LogFetcher, readAtBlock } from '../chain/logs.ts'
+import type { DecodedLog } from '../chain/log-decoding.ts'
+import type { LogFetcher } from '../chain/log-fetcher.ts'
 import { withRetry } from '../chain/retry.ts'
 import type { Logger } from '../common/logger.ts'
 import type { Db, Queryable } from '../db/index.ts'
 import type { EventTable } from '../db/repos/chain.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { applyPermissionEvents, recomputeWalletChainState } from '../platform/chain-sync.ts'
+import { emitRedeemEvents } from './webhooks/emit.ts'
 
 export interface FollowerDeps {
   db: Db
@@ -372,6 +375,7 @@ export function createFollower(deps: FollowerDeps) {
   ) {
     const repos = createRepos(tx)
     for (const [table, list] of converted.tables) await repos.chain.insertEvents(table, list, tx)
+    await emitRedeemEvents(tx, chainId, converted.tables)
     const blocks = new Map<bigint, { number: bigint; hash: string; time: Date }>()
     for (const log of chunk.logs) {
       const b = blockTimes.get(log.blockNumber)

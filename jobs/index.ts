@@ -1,12 +1,13 @@
 import type { ChainContracts } from '../chain/addresses.ts'
 import { type ChainClient, createChainClient, createWriteClient } from '../chain/client.ts'
-import { createLogFetcher } from '../chain/logs.ts'
+import { createLogFetcher } from '../chain/log-fetcher.ts'
 import type { Logger } from '../common/logger.ts'
 import type { Db } from '../db/index.ts'
 import { createAllowlistWriter } from './allowlist-writer.ts'
 import { createDayJobs, DAY_JOBS } from './days/index.ts'
 import { createFollower } from './follower.ts'
 import type { JobRunner, Processor } from './runner.ts'
+import { createWebhookJobs, WEBHOOK_JOBS, type WebhookOptions } from './webhooks/index.ts'
 
 /** Where the chain is and what to read on it (mainnet/hoodi from chain/addresses, devnet from its deploy). */
 export interface ChainSetup {
@@ -24,6 +25,8 @@ export interface JobsDeps {
   confirmations: number
   /** Wallets per day shard (default 5,000). */
   shardWallets?: number
+  /** Webhook delivery settings (default: DEFAULT_WEBHOOK_OPTIONS, public addresses only). */
+  webhooks?: WebhookOptions
 }
 
 /** Job names and how often the periodic ones run. */
@@ -31,6 +34,7 @@ export const JOBS = {
   sync: { name: 'sync', everyMs: 2_000 },
   allowlist: { name: 'allowlist', everyMs: 2_000 },
   days: { name: DAY_JOBS.schedule, everyMs: 2_000 },
+  webhooks: { name: WEBHOOK_JOBS.dispatch, everyMs: 1_000 },
 } as const
 
 /**
@@ -64,17 +68,19 @@ export function createJobs(deps: JobsDeps) {
       })
     : undefined
   let runner: JobRunner | undefined
+  const boundRunner = () => {
+    if (!runner) throw new Error('createJobs: useRunner() was not called before the jobs ran')
+    return runner
+  }
   const processors: Record<string, Processor> = {
+    ...createWebhookJobs({ db: deps.db, logger, options: deps.webhooks, runner: boundRunner }),
     ...createDayJobs({
       db: deps.db,
       chainId: deps.chain.chainId,
       logger,
       burnAddresses: [deps.chain.contracts.river, deps.chain.contracts.redeemManager],
       ...(deps.shardWallets ? { shardWallets: deps.shardWallets } : {}),
-      runner: () => {
-        if (!runner) throw new Error('createJobs: useRunner() was not called before the jobs ran')
-        return runner
-      },
+      runner: boundRunner,
     }),
     [JOBS.sync.name]: async () => {
       const r = await follower.syncOnce()

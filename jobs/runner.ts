@@ -1,6 +1,7 @@
 import { FlowProducer, Queue, UnrecoverableError, Worker } from 'bullmq'
 import { Redis } from 'ioredis'
 import type { Logger } from '../common/logger.ts'
+import { QUEUE_NAME, QUEUE_STATES, type QueueCounts } from './queue.ts'
 
 /** What a processor sees of a job: the same under BullMQ and the inline runner. */
 export interface JobInfo {
@@ -56,6 +57,8 @@ export interface JobRunner {
   /** Waits until no job is queued or running (tests, CLI). */
   idle(timeoutMs?: number): Promise<void>
   failed(): Promise<FailedJob[]>
+  /** Jobs per state now (the metrics' queue depth and failures). */
+  counts(): Promise<QueueCounts>
   /** Stops taking jobs and waits for the one in flight. */
   close(): Promise<void>
 }
@@ -264,6 +267,19 @@ export function createInlineRunner(processors: Record<string, Processor>, logger
     async failed() {
       return [...failedJobs]
     },
+    async counts() {
+      const now = Date.now()
+      const parents = queue.filter((j) => !childrenDone(j)).length
+      const delayed = queue.filter((j) => childrenDone(j) && j.runAt > now).length
+      return {
+        waiting: queue.length - parents - delayed,
+        active: active.size,
+        delayed,
+        prioritized: 0,
+        'waiting-children': parents,
+        failed: failedJobs.length,
+      }
+    },
     async close() {
       closing = true
       for (const t of timers) clearInterval(t)
@@ -290,7 +306,7 @@ export function createBullRunner(
 ): JobRunner {
   const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null })
   const prefix = options.prefix ?? 'lsreport'
-  const queue = new Queue('lsreport', { connection, prefix })
+  const queue = new Queue(QUEUE_NAME, { connection, prefix })
   const flows = new FlowProducer({ connection, prefix })
   const lockMs = options.lockMs ?? 15_000
   const jobOptions = (jobId: string | undefined, attempts = 5) => ({
@@ -322,6 +338,16 @@ export function createBullRunner(
     }
   })
   const has = async (id: string) => LIVE_STATES.includes(await queue.getJobState(id))
+  /**
+   * BullMQ ignores an add whose id it still holds, even a job that failed for good (kept in the failed set):
+   * remove such a finished job so the id can run again, as on the inline runner. True when a live job has it.
+   */
+  const liveOrFreed = async (id: string) => {
+    const state = await queue.getJobState(id)
+    if (LIVE_STATES.includes(state)) return true
+    if (state !== 'unknown') await (await queue.getJob(id))?.remove({ removeChildren: true })
+    return false
+  }
   let worker: Worker | undefined
   // BullMQ does not close a connection it was given: the runner closes the worker's own
   const workerConnection = connection.duplicate()
@@ -329,6 +355,7 @@ export function createBullRunner(
     kind: 'bullmq',
     async enqueue(name, data, opts = {}) {
       validateJobId(opts.jobId)
+      if (opts.jobId && (await liveOrFreed(opts.jobId))) return
       await queue.add(name, data, {
         ...jobOptions(opts.jobId, opts.attempts),
         ...(opts.delayMs ? { delay: opts.delayMs } : {}),
@@ -336,18 +363,15 @@ export function createBullRunner(
     },
     async enqueueFlow(flow) {
       for (const job of [flow, ...flow.children]) validateJobId(job.jobId)
-      if (await has(flow.jobId)) return
-      // a finished parent with this id (kept in the failed set) would make BullMQ ignore the new flow
-      const previous = await queue.getJob(flow.jobId)
-      if (previous) await previous.remove({ removeChildren: true })
+      if (await liveOrFreed(flow.jobId)) return
       await flows.add({
         name: flow.name,
-        queueName: 'lsreport',
+        queueName: QUEUE_NAME,
         data: flow.data,
         opts: jobOptions(flow.jobId),
         children: flow.children.map((child) => ({
           name: child.name,
-          queueName: 'lsreport',
+          queueName: QUEUE_NAME,
           data: child.data,
           opts: { ...jobOptions(child.jobId), failParentOnFailure: true },
         })),
@@ -360,7 +384,7 @@ export function createBullRunner(
     },
     async start() {
       worker = new Worker(
-        'lsreport',
+        QUEUE_NAME,
         async (job) => {
           const processor = processors[job.name]
           if (!processor) throw new UnrecoverableError(`no processor for job ${job.name}`)
@@ -408,6 +432,9 @@ export function createBullRunner(
         error: j.failedReason,
         attemptsMade: j.attemptsMade,
       }))
+    },
+    async counts() {
+      return (await queue.getJobCounts(...QUEUE_STATES)) as QueueCounts
     },
     async close() {
       await worker?.close()

@@ -103,6 +103,28 @@ describe.each(['inline', 'bullmq'] as const)('job runner (%s)', (kind) => {
     },
   )
 
+  test.runIf(run)(
+    'behavior: the id of a job that failed for good can be queued again, and runs',
+    async () => {
+      const seen: unknown[] = []
+      const r = make(kind, {
+        once: async (job) => {
+          seen.push(job.data)
+          if (seen.length === 1) throw new UnrecoverableError('first try fails')
+        },
+      })
+      await r.start()
+      await r.enqueue('once', { n: 1 }, { jobId: 'retry-me' })
+      await waitFor(() => seen.length === 1)
+      for (let i = 0; i < 100 && (await r.failed()).length === 0; i++)
+        await new Promise((res) => setTimeout(res, 20))
+      expect((await r.failed()).map((f) => f.id)).toEqual(['retry-me'])
+      await r.enqueue('once', { n: 2 }, { jobId: 'retry-me' })
+      await waitFor(() => seen.length === 2)
+      expect(seen).toEqual([{ n: 1 }, { n: 2 }])
+    },
+  )
+
   test.runIf(run)('behavior: every() runs a job periodically', async () => {
     let ticks = 0
     const r = make(kind, {

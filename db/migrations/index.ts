@@ -3,6 +3,7 @@ import * as m001 from './001_platform.ts'
 import * as m002 from './002_chain.ts'
 import * as m003 from './003_records.ts'
 import * as m004 from './004_reporting.ts'
+import * as m005 from './005_webhooks.ts'
 
 interface Migration {
   up(db: Knex): Promise<void>
@@ -15,6 +16,7 @@ const migrations: [string, Migration][] = [
   ['002_chain', m002],
   ['003_records', m003],
   ['004_reporting', m004],
+  ['005_webhooks', m005],
 ]
 
 /** knex migration source over the in-code list (works the same under tsx, vitest and any bundler). */

@@ -15,6 +15,7 @@ import {
   operatorFeeRows,
   reconcileReport,
 } from '../../engine/index.ts'
+import { dayFinalizedEvent } from '../webhooks/events.ts'
 import { DayDataError, DayNotReadyError } from './errors.ts'
 import { type DayInputs, describeReport } from './inputs.ts'
 
@@ -222,6 +223,10 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
       },
       tx,
     )
+    // webhooks: a first version, or a recompute whose figures changed, is announced (same transaction)
+    if (day.content_hash !== contentHash) {
+      await r.webhooks.emit(dayFinalizedEvent(day, job, inputs.day.date, contentHash, wallets), tx)
+    }
     return { status: 'computed', wallets, content_hash: contentHash }
   })
   if (outcome.status === 'computed') await repos.days.deleteHiddenVersions(job.chainId, job.epoch)

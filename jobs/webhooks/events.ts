@@ -1,0 +1,33 @@
+import type { DayRow } from '../../db/repos/days.ts'
+import type { NewWebhookEvent } from '../../db/repos/webhooks.ts'
+
+/**
+ * The day.finalized event of a run made visible: to every subscribed organization, once per (day, version).
+ * `recomputed` is true when a visible version with other figures existed before; a recompute that gives the
+ * same content hash emits nothing (the caller checks).
+ */
+export function dayFinalizedEvent(
+  day: Pick<DayRow, 'chain_id' | 'report_epoch' | 'visible_version' | 'content_hash' | 'block_number'>,
+  run: { version: number },
+  date: string,
+  contentHash: string,
+  wallets: number,
+): NewWebhookEvent {
+  return {
+    type: 'day.finalized',
+    factKey: `day.finalized:${day.chain_id}:${day.report_epoch}:v${run.version}`,
+    orgId: null,
+    data: {
+      chain_id: day.chain_id,
+      date,
+      report_epoch: String(day.report_epoch),
+      block_number: String(day.block_number),
+      version: run.version,
+      content_hash: contentHash,
+      wallets,
+      recomputed: day.visible_version !== null,
+      previous_version: day.visible_version,
+      previous_content_hash: day.content_hash,
+    },
+  }
+}
