@@ -9,6 +9,7 @@ import { migrate } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
 import type { DaySummary, LaunchedDevnet } from '../devnet/index.ts'
 import type { ChainSetup } from '../jobs/index.ts'
+import { createServiceMetrics, instrumentProcessors, type ServiceMetrics } from '../jobs/metrics.ts'
 import { type DemoAccount, type DemoClient, ensureDemoClient } from './admin.ts'
 import { type Context, createContext } from './context.ts'
 
@@ -79,8 +80,11 @@ function shown(file: string): string {
   return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative
 }
 
-/** Starts the HTTP API (`lsreport api` and `up`); returns the URL it listens on. */
-export async function startApi(ctx: Context) {
+/**
+ * Starts the HTTP API (`lsreport api` and `up`); returns the URL it listens on. `metrics`: the process's
+ * metrics when jobs run in it too (`up`), else the API builds its own.
+ */
+export async function startApi(ctx: Context, metrics?: ServiceMetrics) {
   const signingKey = await loadSigningKey({ pem: ctx.config.jwtPrivateKey, dataDir: ctx.config.dataDir })
   // the rate-limit store is shared through Redis when there is one
   const redis = ctx.config.redisUrl
@@ -93,6 +97,7 @@ export async function startApi(ctx: Context) {
     db: ctx.dbh.db,
     signingKey,
     redis,
+    metrics,
   })
   ctx.shutdown.add('api', () => app.close())
   ctx.logger.info({ url, docs: `${url}/docs`, backend: ctx.dbh.backend }, 'api listening')
@@ -103,7 +108,7 @@ export async function startApi(ctx: Context) {
  * Builds the jobs over the chain: BullMQ when REDIS_URL is set, else the inline runner. `start` runs them;
  * before it, the follower may be used directly (to see the chain head).
  */
-export async function buildJobs(ctx: Context, chain: ChainSetup) {
+export async function buildJobs(ctx: Context, chain: ChainSetup, metrics?: ServiceMetrics) {
   const [{ createJobs, JOBS }, { createBullRunner, createInlineRunner }, { assertChainId }] =
     await Promise.all([import('../jobs/index.ts'), import('../jobs/runner.ts'), import('../chain/client.ts')])
   const jobs = createJobs({
@@ -112,18 +117,23 @@ export async function buildJobs(ctx: Context, chain: ChainSetup) {
     chain,
     confirmations: ctx.config.confirmations,
     shardWallets: ctx.config.dayShardWallets,
+    webhooks: ctx.config.webhooks,
   })
   await assertChainId(jobs.client, chain.chainId)
+  // jobs run in the API's process (`up`): their durations are observed, the inline queue counted
+  const processors = metrics ? instrumentProcessors(jobs.processors, metrics) : jobs.processors
   const runner = ctx.config.redisUrl
-    ? createBullRunner(jobs.processors, {
+    ? createBullRunner(processors, {
         redisUrl: ctx.config.redisUrl,
         prefix: ctx.config.queuePrefix,
         concurrency: ctx.config.workerConcurrency,
         lockMs: ctx.config.jobLockMs,
         logger: ctx.logger,
       })
-    : createInlineRunner(jobs.processors, ctx.logger)
+    : createInlineRunner(processors, ctx.logger)
   jobs.useRunner(runner)
+  if (metrics && runner.kind === 'inline') metrics.useQueue(runner)
+  metrics?.useRpc(chain.rpcUrl)
   ctx.shutdown.add('jobs', () => runner.close())
   return {
     jobs,
@@ -237,7 +247,15 @@ export async function up(env: NodeJS.ProcessEnv): Promise<void> {
       : 'Postgres (DATABASE_URL)'
   log.line('database', `${where}; ${applied.length} migration(s) applied`)
 
-  const url = await startApi(ctx)
+  const metrics = createServiceMetrics({
+    db: ctx.dbh.db,
+    confirmations: config.confirmations,
+    rpcUrl: config.rpcUrl,
+    redisUrl: config.redisUrl,
+    queuePrefix: config.queuePrefix,
+  })
+  ctx.shutdown.add('metrics', () => metrics.close())
+  const url = await startApi(ctx, metrics)
   log.line('api', `${url} answers (OpenAPI: ${url}/docs)`)
 
   const { setupFromConfig, setupFromDevnet } = await import('./chain-setup.ts')
@@ -253,7 +271,7 @@ export async function up(env: NodeJS.ProcessEnv): Promise<void> {
     log.line('devnet', `anvil at ${devnet.rpcUrl}, contracts deployed (${shown(devnet.devnetFile)})`)
   }
   const chain = devnet ? setupFromDevnet(devnet) : await setupFromConfig(config)
-  const jobs = await buildJobs(ctx, chain)
+  const jobs = await buildJobs(ctx, chain, metrics)
 
   let account: DemoAccount | undefined
   if (devnet) {

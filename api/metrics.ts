@@ -1,0 +1,73 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { Histogram } from 'prom-client'
+import type { ServiceMetrics } from '../jobs/metrics.ts'
+import { ApiError } from './errors.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This process's metrics (served on GET /metrics); `useQueue` binds an embedded runner. */
+    metrics: ServiceMetrics
+  }
+}
+
+/** HTTP methods kept as label values; any other is counted as OTHER (label values stay a small set). */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+
+/** Latency buckets (seconds): a cached read is ~1 ms, a report over a large account ~1 s. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+/** sha-256, so the comparison takes the same time whatever the lengths. */
+const digest = (text: string) => createHash('sha256').update(text).digest()
+
+/**
+ * GET /metrics (Prometheus text format, hidden from the OpenAPI document, not rate limited) and one
+ * onResponse hook observing `lsreport_http_request_duration_seconds{method, route, status_class}`: the
+ * route is the template (`/v0/platform/accounts/:key`), `unmatched` for a 404 without route, never the raw
+ * URL. Without `token` the endpoint is public (like /health: keep the port off the internet or scrape
+ * through a private network); with it, a scrape must send `Authorization: Bearer <token>`.
+ *
+ * @example
+ * registerMetrics(app, { metrics, token: config.metricsToken })
+ */
+export function registerMetrics(
+  app: FastifyInstance,
+  options: { metrics: ServiceMetrics; token: string | undefined },
+): void {
+  const { metrics } = options
+  app.decorate('metrics', metrics)
+  const name = 'lsreport_http_request_duration_seconds'
+  const latency =
+    (metrics.registry.getSingleMetric(name) as Histogram<'method' | 'route' | 'status_class'> | undefined) ??
+    new Histogram({
+      name,
+      help: 'API request latency by route template, method and status class (this process)',
+      labelNames: ['method', 'route', 'status_class'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers: [metrics.registry],
+    })
+
+  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    latency.observe(
+      {
+        method: METHODS.has(request.method) ? request.method : 'OTHER',
+        route: request.routeOptions.url ?? 'unmatched',
+        status_class: `${Math.floor(reply.statusCode / 100)}xx`,
+      },
+      reply.elapsedTime / 1000,
+    )
+    done()
+  })
+
+  const expected = options.token === undefined ? undefined : digest(`Bearer ${options.token}`)
+  app.get('/metrics', { schema: { hide: true }, config: { rateLimit: false } }, async (request, reply) => {
+    if (expected) {
+      const header = request.headers.authorization
+      if (!header)
+        throw new ApiError('IR2000', 'missing bearer token: send Authorization: Bearer <METRICS_TOKEN>')
+      if (!timingSafeEqual(digest(header), expected)) throw new ApiError('IR2001', 'invalid metrics token')
+    }
+    const text = await metrics.scrape()
+    return reply.header('content-type', metrics.registry.contentType).send(text)
+  })
+}
