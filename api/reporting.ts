@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { Repos } from '../db/repos/index.ts'
-import type { AccountRecordRow, ReportDay, WalletRecordColumn, WalletRecordRow } from '../db/repos/reports.ts'
+import type { AccountRecordRow, ReportDay, WalletRecordRow } from '../db/repos/reports.ts'
 import {
   addDaysToDate,
   EngineError,
@@ -19,6 +19,7 @@ import {
 } from '../engine/index.ts'
 import { caller } from './auth/plugin.ts'
 import { ApiError } from './errors.ts'
+import { reportReads } from './report-cache.ts'
 import { Nullable } from './schemas.ts'
 
 /**
@@ -67,14 +68,20 @@ export function totalsSchema(version: RecordVersion) {
   return Type.Object(Object.fromEntries(totalsFields(version).map((f) => [f, Type.String()])))
 }
 
+/** Calendar dates already found valid (bounded: a date is 10 characters, a few thousand are ever asked). */
+const validDates = new Set<string>()
+
 /** Validates a YYYY-MM-DD calendar date (400 IR1000 naming the field). */
 export function parseDate(value: string, field: string): string {
+  if (validDates.has(value)) return value
   try {
     parseDateOnly(value, field)
   } catch (err) {
     if (err instanceof InvalidInputError) throw new ApiError('IR1000', `${field} must be a date YYYY-MM-DD`)
     throw err
   }
+  if (validDates.size >= 10_000) validDates.clear()
+  validDates.add(value)
   return value
 }
 
@@ -85,7 +92,7 @@ export function daySpan(from: string, to: string): number {
 
 /** An explanation of why a date (or range) has no computed report. */
 export async function noReport(repos: Repos, what: string): Promise<ApiError> {
-  const bounds = await repos.reports.bounds()
+  const bounds = await reportReads(repos).bounds()
   const known = bounds
     ? `reports are computed from ${bounds.first.date} to ${bounds.latest.date}`
     : 'no report has been computed yet'
@@ -94,7 +101,7 @@ export async function noReport(repos: Repos, what: string): Promise<ApiError> {
 
 /** The report answering for `date` (YYYY-MM-DD, already validated), or 404 IR4000. */
 export async function reportOr404(repos: Repos, date: string): Promise<ReportDay> {
-  const day = await repos.reports.day(date)
+  const day = await reportReads(repos).day(date)
   if (!day) throw await noReport(repos, date)
   return day
 }
@@ -110,7 +117,7 @@ export async function summaryDates(
   let to = query.to === undefined ? undefined : parseDate(query.to, 'to')
   const fromGiven = query.from === undefined ? undefined : parseDate(query.from, 'from')
   if (to === undefined) {
-    const bounds = await repos.reports.bounds()
+    const bounds = await reportReads(repos).bounds()
     if (!bounds) throw await noReport(repos, 'any date')
     to = bounds.latest.date
   }
@@ -131,70 +138,26 @@ export async function summaryRange(
   query: { from?: string | undefined; to?: string | undefined },
 ): Promise<{ from: string; to: string; days: ReportDay[] }> {
   const { from, to } = await summaryDates(repos, query)
-  const days = await repos.reports.daysBetween(from, to)
+  const days = await reportReads(repos).between(from, to)
   if (days.length === 0) throw await noReport(repos, `${from} to ${to}`)
   return { from, to, days }
 }
 
-/** What a wallet-record read returns: the range's reports and the records of the addresses asked. */
-export interface WalletRecordsRead {
-  days: ReportDay[]
-  rows: WalletRecordRow[]
-}
-
 /**
- * Reads wallet records of a date range (`reports.walletRecordsBetween`), coalescing the small reads made in
- * the same event-loop turn for the same range into one query: under load, concurrent single-wallet reads
- * share a round trip (DataLoader's batching). Consistent: every caller gets what the database holds after
- * it asked. Reads of more than `batchUpTo` addresses go alone.
- *
- * @example
- * const read = createWalletRecordReader(repos)
- * const { days, rows } = await read('2026-05-03', '2026-05-03', ['0xab...'])
+ * The reports of a date range (404 IR4000 when none) and the records of `addresses` on them, by date and
+ * address: from memory for computed days (`reportReads`), else in one round trip.
  */
-export function createWalletRecordReader(
+export async function walletRecordsOr404(
   repos: Repos,
-  options: { batchUpTo?: number; maxBatch?: number; columns?: readonly WalletRecordColumn[] } = {},
-) {
-  const batchUpTo = options.batchUpTo ?? 10
-  const maxBatch = options.maxBatch ?? MAX_REPORT_ITEMS
-  const columns = options.columns
-  const read = (from: string, to: string, addresses: readonly string[]) =>
-    repos.reports.walletRecordsBetween(from, to, addresses, undefined, columns)
-  type Waiter = {
-    addresses: readonly string[]
-    resolve: (read: WalletRecordsRead) => void
-    reject: (e: unknown) => void
-  }
-  const pending = new Map<string, { from: string; to: string; addresses: Set<string>; waiters: Waiter[] }>()
-
-  async function flush(key: string, batch: NonNullable<ReturnType<typeof pending.get>>) {
-    if (pending.get(key) === batch) pending.delete(key)
-    try {
-      const { days, rows } = await read(batch.from, batch.to, [...batch.addresses])
-      for (const waiter of batch.waiters) {
-        const wanted = new Set(waiter.addresses)
-        waiter.resolve({ days, rows: rows.filter((r) => wanted.has(r.address)) })
-      }
-    } catch (err) {
-      for (const waiter of batch.waiters) waiter.reject(err)
-    }
-  }
-
-  return (from: string, to: string, addresses: readonly string[]): Promise<WalletRecordsRead> => {
-    if (addresses.length > batchUpTo) return read(from, to, addresses)
-    const key = `${from}|${to}`
-    let batch = pending.get(key)
-    if (!batch || batch.addresses.size + addresses.length > maxBatch) {
-      const created = { from, to, addresses: new Set<string>(), waiters: [] as Waiter[] }
-      pending.set(key, created)
-      setImmediate(() => void flush(key, created))
-      batch = created
-    }
-    for (const a of addresses) batch.addresses.add(a)
-    const target = batch
-    return new Promise((resolve, reject) => target.waiters.push({ addresses, resolve, reject }))
-  }
+  from: string,
+  to: string,
+  addresses: readonly string[],
+): Promise<{ days: ReportDay[]; rows: WalletRecordRow[] }> {
+  const reads = reportReads(repos)
+  const days = from === to ? [await reads.day(from)].flatMap((d) => d ?? []) : await reads.between(from, to)
+  const read = days.length === 0 ? { days, rows: [] } : await reads.walletRows(days, addresses)
+  if (read.days.length === 0) throw await noReport(repos, from === to ? from : `${from} to ${to}`)
+  return read
 }
 
 /** Sets `X-Report-Epoch` / `X-Report-Date`: the report a response reflects (the latest one for ranges). */
@@ -218,10 +181,9 @@ export function notModified(
     reply.header('cache-control', 'no-cache')
     return false
   }
-  const hash = createHash('sha256')
-  hash.update(`${request.method} ${request.routeOptions.url}\n${JSON.stringify(inputs)}\n`)
-  for (const d of days) hash.update(`${d.report_epoch}:${d.visible_version}:${d.content_hash ?? ''}\n`)
-  const etag = `"${hash.digest('base64url').slice(0, 32)}"`
+  let text = `${request.method} ${request.routeOptions.url}\n${JSON.stringify(inputs)}\n`
+  for (const d of days) text += `${d.report_epoch}:${d.visible_version}:${d.content_hash ?? ''}\n`
+  const etag = `"${hash('sha256', text, 'base64url').slice(0, 32)}"`
   reply.header('etag', etag)
   reply.header('cache-control', 'private, no-cache')
   const match = request.headers['if-none-match']
@@ -308,20 +270,6 @@ export function formatStoredUnits18(value: string): string {
   return `${negative ? '-' : ''}${integer}.${fraction}`
 }
 
-/** The stored columns `presentStoredWallet` reads for a version (a read may select only these). */
-export function presentedColumns(version: RecordVersion): WalletRecordColumn[] {
-  const columns = new Set<string>([
-    'report_epoch',
-    'address',
-    'org_id',
-    'platform_fees_eth',
-    'total_platform_fees_eth',
-  ])
-  for (const field of walletFields(version))
-    if (field !== 'oracle_report' && field !== 'date') columns.add(field)
-  return [...columns] as WalletRecordColumn[]
-}
-
 const AMOUNT_FIELDS: ReadonlySet<string> = new Set(WALLET_AMOUNT_FIELDS)
 /** What asSeenBy hides from another organization, and what it shows instead. */
 const HIDDEN_FROM_OTHERS: Record<string, (row: WalletRecordRow) => string | null> = {
@@ -347,7 +295,69 @@ export function presentStoredWallet(
   orgId: string,
   version: RecordVersion,
 ): Record<string, string | null> {
+  // rows of computed days are shared (api/report-cache.ts): their presentations are kept beside them
   const own = row.org_id === orgId
+  const key = own ? `${version}:own` : version
+  let presented = presentations.get(row)
+  const hit = presented?.get(key)
+  if (hit) return hit
+  const out = presentRow(row, own, version)
+  if (!presented) {
+    presented = new Map()
+    presentations.set(row, presented)
+  }
+  presented.set(key, out)
+  return out
+}
+
+/**
+ * Sends stored wallet records presented for the reading org as a JSON array: each record's JSON is made
+ * once per (row, version, view) and kept beside the shared row, so a read of computed days serializes
+ * nothing. The bytes equal the route's response-schema serialization (the presented object has the
+ * schema's fields in its order, every value a string or null).
+ */
+export function sendStoredWallets(
+  reply: FastifyReply,
+  rows: readonly WalletRecordRow[],
+  orgId: string,
+  version: RecordVersion,
+) {
+  const parts: Buffer[] = [OPEN_BRACKET]
+  for (let i = 0; i < rows.length; i++) {
+    if (i > 0) parts.push(COMMA)
+    parts.push(storedWalletJson(rows[i] as WalletRecordRow, orgId, version))
+  }
+  parts.push(CLOSE_BRACKET)
+  return reply.type('application/json; charset=utf-8').send(Buffer.concat(parts))
+}
+const OPEN_BRACKET = Buffer.from('[')
+const COMMA = Buffer.from(',')
+const CLOSE_BRACKET = Buffer.from(']')
+
+/** `JSON.stringify(presentStoredWallet(row, orgId, version))` as UTF-8, kept beside the row. */
+function storedWalletJson(row: WalletRecordRow, orgId: string, version: RecordVersion): Buffer {
+  const key = row.org_id === orgId ? `${version}:own` : version
+  let json = walletJson.get(row)
+  const hit = json?.get(key)
+  if (hit) return hit
+  const out = Buffer.from(JSON.stringify(presentStoredWallet(row, orgId, version)))
+  if (!json) {
+    json = new Map()
+    walletJson.set(row, json)
+  }
+  json.set(key, out)
+  return out
+}
+const walletJson = new WeakMap<WalletRecordRow, Map<string, Buffer>>()
+
+/** Presentations of stored rows by version and view (own organization or not); callers never mutate them. */
+const presentations = new WeakMap<WalletRecordRow, Map<string, Readonly<Record<string, string | null>>>>()
+
+function presentRow(
+  row: WalletRecordRow,
+  own: boolean,
+  version: RecordVersion,
+): Record<string, string | null> {
   const out: Record<string, string | null> = {}
   for (const field of walletFields(version)) {
     const hidden = own ? undefined : HIDDEN_FROM_OTHERS[field]

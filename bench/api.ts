@@ -5,7 +5,7 @@
  * - data: a synthetic history of BENCH_HOLDERS (100,000) holders written straight into a scratch database
  *   (bench/day-history.ts) and its days computed by the real day pipeline (bench/api-data.ts);
  * - server: the real app (`buildApp`, Postgres pool of 10) in this process, listening on 127.0.0.1;
- * - load: autocannon in a process of its own (bench/api-load.ts), one case at a time, each after a warm-up;
+ * - load: autocannon in a process of its own (bench/load.ts), one case at a time, each after a warm-up;
  *   requests cycle through 1,000 different addresses (half of them the reading org's wallets);
  * - token verification: the cost of one ES256 verification (jose) and of the verified-token cache, measured
  *   apart (in this process, with no load running).
@@ -89,7 +89,7 @@ function postgresCpuSince(database: string, before: Map<string, number>): number
   return ticks / CLK_TCK
 }
 
-/** Runs autocannon in its own process (bench/api-load.ts) and returns its result. */
+/** Runs autocannon in its own process (bench/load.ts) and returns its result. */
 function load(args: {
   url: string
   method?: string
@@ -103,7 +103,7 @@ function load(args: {
       [
         '--import',
         'tsx',
-        path.join(import.meta.dirname, 'api-load.ts'),
+        path.join(import.meta.dirname, 'load.ts'),
         JSON.stringify({ connections, seconds, warmup, ...args }),
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },

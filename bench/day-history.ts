@@ -4,11 +4,12 @@
  * River's fee-mint formula), `lseth_transfers` (N holders minted before report 1; each day a few % of them
  * send part of their balance to another holder, a few new holders deposit, the fee mint goes to the
  * collector), `report_operators`, the `river` chain cursor, and optionally registered wallets (orgs,
- * accounts, discount rates). Deterministic (seeded mulberry32). Rows go in with `bulkWrite` (COPY on
+ * accounts, discount rates). Deterministic (seeded devnet/rng.ts). Rows go in with `bulkWrite` (COPY on
  * Postgres, INSERT batches on PGlite).
  */
 import { type BulkValue, bulkWrite } from '../db/bulk.ts'
 import type { Db } from '../db/index.ts'
+import { createRng } from '../devnet/rng.ts'
 import { feeSharesToMint } from '../engine/index.ts'
 
 export const BENCH_CHAIN_ID = 31_337
@@ -57,17 +58,6 @@ export interface History {
   registered: number
 }
 
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
-
 const reportBlock = (k: number) => FIRST_REPORT_BLOCK + (k - 1) * BLOCKS_PER_DAY
 const blockTime = (block: number) => new Date(GENESIS_TIME + block * 12_000)
 const hash = (n: number, salt: string) => `0x${salt}${n.toString(16).padStart(64 - salt.length, '0')}`
@@ -83,7 +73,8 @@ export function reportInfo(k: number): ReportInfo {
   }
 }
 
-const TRANSFER_COLUMNS = [
+/** The columns every event row starts with (where on the chain it happened). */
+const EVENT_COLUMNS = [
   'chain_id',
   'block_number',
   'log_index',
@@ -91,19 +82,12 @@ const TRANSFER_COLUMNS = [
   'block_hash',
   'tx_hash',
   'block_time',
-  'from_address',
-  'to_address',
-  'value',
 ]
 
+const TRANSFER_COLUMNS = [...EVENT_COLUMNS, 'from_address', 'to_address', 'value']
+
 const REPORT_COLUMNS = [
-  'chain_id',
-  'block_number',
-  'log_index',
-  'tx_index',
-  'block_hash',
-  'tx_hash',
-  'block_time',
+  ...EVENT_COLUMNS,
   'report_date',
   'epoch',
   'validators_balance',
@@ -133,7 +117,7 @@ export async function writeHistory(
   options: HistoryOptions,
   cursorAt = options.reports,
 ): Promise<History> {
-  const random = mulberry32(options.seed ?? 7)
+  const random = createRng(options.seed ?? 7).next
   const senders = options.senders ?? 0.03
   const newHolders = Math.round(options.holders * (options.newHolders ?? 0.001))
   const randomAddress = () => {

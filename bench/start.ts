@@ -13,9 +13,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
+import { freePort } from '../test/helpers/free-port.ts'
 
 const repo = path.resolve(import.meta.dirname, '..')
 const args = process.argv.slice(2)
@@ -27,17 +27,6 @@ const FIRST_DATE = '2026-04-01'
 /** The variables of the service that a developer's shell may hold: the bench starts from none of them. */
 const SERVICE_VARS =
   /^(DATABASE_URL|REDIS_URL|RPC_URL|CHAIN|BEACON_URL|BASE_URL|AUTH_URL|LOG_LEVEL|JWT_PRIVATE_KEY)$/
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /** pid -> [ppid, rss bytes, name] of every process, from /proc. */
 function processes(): Map<number, [number, number, string]> {

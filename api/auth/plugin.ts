@@ -92,15 +92,19 @@ export const authPlugin = fp(
       audience: options.audience,
     })
     // A token is immutable: once its signature, issuer and audience are verified, only its expiry and its
-    // client's status can change the answer. Verified tokens are cached (bounded); the expiry is checked
-    // on every request and the client's status through a cache of a few seconds (revocation).
+    // client's status can change the answer. Verified tokens are cached by the raw token for their
+    // remaining lifetime (least recently used evicted first); the expiry is checked on every request and
+    // the client's status through a cache of a few seconds (revocation, on every request, cached or not).
     const verified = new Map<string, TokenClaims>()
     const verify = async (token: string): Promise<TokenClaims> => {
       const hit = verified.get(token)
       if (hit) {
-        if (hit.exp * 1000 > Date.now()) return hit
         verified.delete(token)
-        throw Object.assign(new Error('token expired'), { code: 'ERR_JWT_EXPIRED' })
+        if (hit.exp * 1000 <= Date.now()) {
+          throw Object.assign(new Error('token expired'), { code: 'ERR_JWT_EXPIRED' })
+        }
+        verified.set(token, hit)
+        return hit
       }
       const claims = await verifySignature(token)
       if (verified.size >= 10_000) verified.delete(verified.keys().next().value as string)

@@ -1,8 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import type { FEE_RATE_COLUMNS } from '../../db/records/columns.ts'
+import { FEE_AMOUNT_COLUMNS } from '../../db/records/columns.ts'
 import type { Repos } from '../../db/repos/index.ts'
 import type { FeeKind, FeeRecordRow, OperatorFeeRecordRow, ReportDay } from '../../db/repos/reports.ts'
 import { feeModelAt, formatUnits18, presentProtocolRecord, V3_CUTOVER_ISO } from '../../engine/index.ts'
+import { reportReads } from '../report-cache.ts'
 import {
   notModified,
   parseDate,
@@ -20,49 +23,35 @@ import { errorResponses, Nullable, StringEnum } from '../schemas.ts'
  * never shown.
  */
 
-const FEE_AMOUNTS_V1 = [
-  'balance_lseth',
-  'gross_rewards_eth',
-  'rewards_eth',
-  'fees_eth',
+/** Amount columns only the V3 fee model fills (the v1 fields) and only the v0 one (the v0 fields). */
+const V3_ONLY_AMOUNTS: ReadonlySet<string> = new Set([
   'lc_fees_eth',
   'period_lc_fees_lseth',
   'tech_provider_fees_eth',
   'period_tech_provider_fees_lseth',
-  'operator_fees_eth',
-  'platform_fees_eth',
-  'rebate_eth',
-  'rebate_lseth',
-  'platform_fees_at_discount_rate_eth',
-] as const
-const FEE_RATES_V1 = [
-  'lc_fees_rate',
-  'tech_provider_fees_rate',
-  'operator_fees_rate',
-  'platform_fees_rate',
-  'rebate_rate',
-  'platform_fees_at_discount_rate_rate',
-] as const
-const FEE_AMOUNTS_V0 = [
-  'balance_lseth',
-  'gross_rewards_eth',
-  'rewards_eth',
-  'fees_eth',
+])
+const V0_ONLY_AMOUNTS: ReadonlySet<string> = new Set([
   'dao_fees_eth',
   'provider_fees_eth',
   'slashing_fees_eth',
-  'operator_fees_eth',
-  'platform_fees_eth',
-  'rebate_eth',
-  'rebate_lseth',
-  'platform_fees_at_discount_rate_eth',
-] as const
-const FEE_RATES_V0 = [
-  'operator_fees_rate',
-  'platform_fees_rate',
-  'rebate_rate',
-  'platform_fees_at_discount_rate_rate',
-] as const
+])
+/** The fee record's amount fields of each version: the stored columns, in their order. */
+const FEE_AMOUNTS = {
+  v1: FEE_AMOUNT_COLUMNS.filter((c) => !V0_ONLY_AMOUNTS.has(c)),
+  v0: FEE_AMOUNT_COLUMNS.filter((c) => !V3_ONLY_AMOUNTS.has(c)),
+}
+/** The fee record's rate fields of each version (stored columns, in the interface's order). */
+const FEE_RATES: Record<'v0' | 'v1', readonly (typeof FEE_RATE_COLUMNS)[number][]> = {
+  v1: [
+    'lc_fees_rate',
+    'tech_provider_fees_rate',
+    'operator_fees_rate',
+    'platform_fees_rate',
+    'rebate_rate',
+    'platform_fees_at_discount_rate_rate',
+  ],
+  v0: ['operator_fees_rate', 'platform_fees_rate', 'rebate_rate', 'platform_fees_at_discount_rate_rate'],
+}
 /** v0 fields still populated after the V3 cutover (the fee and rate fields are null from then on). */
 const V0_KEPT_AFTER_CUTOVER = new Set(['balance_lseth', 'gross_rewards_eth', 'rewards_eth'])
 
@@ -70,8 +59,8 @@ const Str = Type.String()
 const NullableStr = Nullable('string')
 
 function feeRecordSchema(version: 'v0' | 'v1') {
-  const amounts = version === 'v1' ? FEE_AMOUNTS_V1 : FEE_AMOUNTS_V0
-  const rates = version === 'v1' ? FEE_RATES_V1 : FEE_RATES_V0
+  const amounts = FEE_AMOUNTS[version]
+  const rates = FEE_RATES[version]
   const field = version === 'v1' ? Str : NullableStr
   return Type.Object({
     oracle_report: Str,
@@ -121,8 +110,8 @@ function presentFeeRecord(
   orgId: string,
   version: 'v0' | 'v1',
 ): Record<string, string | number | null> {
-  const amounts = version === 'v1' ? FEE_AMOUNTS_V1 : FEE_AMOUNTS_V0
-  const rates = version === 'v1' ? FEE_RATES_V1 : FEE_RATES_V0
+  const amounts = FEE_AMOUNTS[version]
+  const rates = FEE_RATES[version]
   const blank = version === 'v0' && isV3(day)
   const out: Record<string, string | number | null> = {
     oracle_report: day.report_epoch,
@@ -157,6 +146,7 @@ function presentOperator(
 /** Platform, originator and operator fees (v1 and v0) and the public protocol record. */
 export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   const { repos } = deps
+  const reads = reportReads(repos)
   const rewards = { onRequest: app.requireScope('read:eth-rewards') }
   const tags = ['fees']
   const DateParams = Type.Object({ date: Type.String({ description: 'YYYY-MM-DD' }) })
@@ -178,7 +168,9 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
       reply.header('link', `</eth/v1/${kind}s/${date}>; rel="successor-version"`)
     }
     if (notModified(request, reply, [day], { orgId })) return reply
-    const row = await repos.reports.feeRecord(day, kind, orgId)
+    const row = await reads.cached([day], `fee:${kind}:${orgId}`, () =>
+      repos.reports.feeRecord(day, kind, orgId),
+    )
     return presentFeeRecord(row, day, orgId, version)
   }
 
@@ -192,7 +184,8 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
       reply.header('link', `</eth/v1/operators/${date}>; rel="successor-version"`)
     }
     if (notModified(request, reply, [day], {})) return reply
-    return (await repos.reports.operatorFeeRecords(day)).map((row) => presentOperator(row, day, version))
+    const rows = await reads.cached([day], 'operators', () => repos.reports.operatorFeeRecords(day))
+    return rows.map((row) => presentOperator(row, day, version))
   }
 
   const feeDescription = (who: string) =>
@@ -289,7 +282,7 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
       const day = await reportOr404(repos, date)
       setReportHeaders(reply, day)
       if (notModified(request, reply, [day], {})) return reply
-      const row = await repos.reports.protocolRecord(day)
+      const row = await reads.cached([day], 'protocol', () => repos.reports.protocolRecord(day))
       if (!row) return []
       return [
         presentProtocolRecord({

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { toAddress as normalizeAddress } from '../../common/address.ts'
 import { isUuid } from '../../db/repos/accounts.ts'
 import type { Repos } from '../../db/repos/index.ts'
 import type { ReportDay, WalletRecordRow } from '../../db/repos/reports.ts'
@@ -11,12 +12,11 @@ import {
   type WalletAmounts,
   zeroWalletAmounts,
 } from '../../engine/index.ts'
-import { normalizeAddress } from '../../platform/service.ts'
 import { ApiError } from '../errors.ts'
+import { reportReads } from '../report-cache.ts'
 import {
   accountAmountsOf,
   asSeenBy,
-  createWalletRecordReader,
   engineErrorToApi,
   inUnit,
   jsonOrCsv,
@@ -24,13 +24,13 @@ import {
   noReport,
   notModified,
   parseDate,
-  presentedColumns,
   presentStoredWallet,
   type RecordVersion,
   readingOrg,
   rejectUnit,
   reportOr404,
   sendCsv,
+  sendStoredWallets,
   setReportHeaders,
   summaryDates,
   summaryRange,
@@ -39,6 +39,7 @@ import {
   walletFields,
   walletRecordOf,
   walletRecordSchema,
+  walletRecordsOr404,
   wantsCsv,
 } from '../reporting.ts'
 import { errorResponses, Nullable } from '../schemas.ts'
@@ -124,10 +125,7 @@ function presentTotals(amounts: WalletAmounts, version: RecordVersion): Record<s
 export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   const { repos } = deps
   const rewards = { onRequest: app.requireScope('read:eth-rewards') }
-  // wallet records with their day, in one (batched) round trip: every column for summaries (totals), the
-  // presented ones for the v1 date read
-  const readWalletRecords = createWalletRecordReader(repos)
-  const readPresentedV1 = createWalletRecordReader(repos, { columns: presentedColumns('v1') })
+  const reads = reportReads(repos)
   const tags = ['rewards']
 
   /** A wallet row presented for the reading org, in a version and unit. */
@@ -170,10 +168,9 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     const csv = wantsCsv(request)
     const ids = await accountsOf(orgId, body.accounts)
     if (notModified(request, reply, [day], { orgId, ids, unit, csv })) return reply
-    const [accounts, wallets] = await Promise.all([
-      repos.reports.accountRecords(day, ids),
-      repos.reports.accountWalletRecords(day, ids),
-    ])
+    const [accounts, wallets] = await reads.cached([day], `accounts:${ids.join(',')}`, () =>
+      Promise.all([repos.reports.accountRecords(day, ids), repos.reports.accountWalletRecords(day, ids)]),
+    )
     const records = ids.map((id) => {
       const stored = accounts.find((a) => a.account_id === id)
       const totals = inUnit(stored ? accountAmountsOf(stored) : zeroWalletAmounts(), unit, day)
@@ -204,23 +201,35 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     return wallet.address
   }
 
+  /** What both summaries start with: the request's id or key, its reading org, its range query. */
+  async function summaryRequest(request: FastifyRequest) {
+    const { idOrKey } = request.params as { idOrKey: string }
+    const query = request.query as { from?: string; to?: string }
+    return { idOrKey, query, orgId: await readingOrg(request, repos), csv: wantsCsv(request) }
+  }
+
+  /** Report headers of a summary's last day; true after answering 304 to a matching If-None-Match. */
+  function summaryNotModified(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    days: readonly ReportDay[],
+    inputs: Record<string, unknown>,
+  ): boolean {
+    setReportHeaders(reply, days[days.length - 1] as ReportDay)
+    return notModified(request, reply, days, inputs)
+  }
+
   async function walletSummary(
     request: FastifyRequest,
     reply: FastifyReply,
     version: RecordVersion,
     unit: Unit,
   ) {
-    const { idOrKey } = request.params as { idOrKey: string }
-    const query = request.query as { from?: string; to?: string }
-    const orgId = await readingOrg(request, repos)
+    const { idOrKey, query, orgId, csv } = await summaryRequest(request)
     const address = await summaryAddress(orgId, idOrKey)
     const { from, to } = await summaryDates(repos, query)
-    // the range's reports and the wallet's records on them: one round trip
-    const { days, rows } = await readWalletRecords(from, to, [address])
-    if (days.length === 0) throw await noReport(repos, `${from} to ${to}`)
-    setReportHeaders(reply, days[days.length - 1] as ReportDay)
-    const csv = wantsCsv(request)
-    if (notModified(request, reply, days, { orgId, address, from, to, unit, csv })) return reply
+    const { days, rows } = await walletRecordsOr404(repos, from, to, [address])
+    if (summaryNotModified(request, reply, days, { orgId, address, from, to, unit, csv })) return reply
     const dayOf = new Map(days.map((d) => [d.report_epoch, d]))
     const records = rows.map((row) =>
       inUnit(asSeenBy(walletRecordOf(row), orgId), unit, dayOf.get(row.report_epoch) as ReportDay),
@@ -247,16 +256,16 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     version: RecordVersion,
     unit: Unit,
   ) {
-    const { idOrKey } = request.params as { idOrKey: string }
-    const query = request.query as { from?: string; to?: string }
-    const orgId = await readingOrg(request, repos)
+    const { idOrKey, query, orgId, csv } = await summaryRequest(request)
     const account = await repos.accounts.findByIdOrKey(orgId, idOrKey)
     if (!account) throw new ApiError('IR3000', `account ${JSON.stringify(idOrKey)} not found`)
     const { from, to, days } = await summaryRange(repos, query)
-    setReportHeaders(reply, days[days.length - 1] as ReportDay)
-    const csv = wantsCsv(request)
-    if (notModified(request, reply, days, { orgId, account: account.id, from, to, unit, csv })) return reply
-    const series = await repos.reports.accountSeries(days, account.id)
+    if (summaryNotModified(request, reply, days, { orgId, account: account.id, from, to, unit, csv })) {
+      return reply
+    }
+    const series = await reads.cached(days, `account-series:${account.id}`, () =>
+      repos.reports.accountSeries(days, account.id),
+    )
     const dayOf = new Map(days.map((d) => [d.report_epoch, d]))
     const daily = series.accounts.map((row) => {
       const day = dayOf.get(row.report_epoch) as ReportDay
@@ -316,9 +325,14 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
         parseDate(lot.from, `[${i}].from`)
         if (lot.to !== undefined) parseDate(lot.to, `[${i}].to`)
       })
-      const [rates, bounds] = await Promise.all([repos.reports.conversionRates(), repos.reports.bounds()])
+      const [days, bounds] = await Promise.all([reads.all(), reads.bounds()])
       if (!bounds) throw new ApiError('IR4000', 'no computed report yet: lots need at least one')
       setReportHeaders(reply, bounds.latest)
+      const rates = days.map((d) => ({
+        date: d.date,
+        report_epoch: d.report_epoch,
+        conversion_rate: d.conversion_rate,
+      }))
       const identity = rates.map((r) => `${r.date}|${r.report_epoch}|${r.conversion_rate}`)
       if (notModified(request, reply, [bounds.latest], { lots, identity })) return reply
       try {
@@ -366,22 +380,22 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
       const addresses = [...new Set(body.addresses.map((a, i) => normalizeAddress(a, `addresses[${i}]`)))]
       const date = parseDate(body.date, 'date')
       const orgId = await readingOrg(request, repos)
-      // the date's report and the records of the addresses on it: one round trip
+      // the date's report and the records of the addresses on it: from memory once read
       const {
         days: [day],
         rows,
-      } = await readPresentedV1(date, date, addresses)
+      } = await walletRecordsOr404(repos, date, date, addresses)
       if (!day) throw await noReport(repos, date)
       setReportHeaders(reply, day)
       const csv = wantsCsv(request)
       if (notModified(request, reply, [day], { orgId, addresses, csv })) return reply
       const byAddress = new Map(rows.map((r) => [r.address, r]))
-      const records = addresses.flatMap((a) => {
-        const row = byAddress.get(a)
-        return row ? [presentStoredWallet(row, orgId, 'v1')] : []
-      })
-      if (csv) return sendCsv(reply, `wallets-${day.date}`, walletFields('v1'), records)
-      return records
+      const found = addresses.flatMap((a) => byAddress.get(a) ?? [])
+      if (csv) {
+        const records = found.map((row) => presentStoredWallet(row, orgId, 'v1'))
+        return sendCsv(reply, `wallets-${day.date}`, walletFields('v1'), records)
+      }
+      return sendStoredWallets(reply, found, orgId, 'v1')
     },
   )
 
@@ -452,41 +466,41 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
       }
       return (request.query as { unit?: Unit }).unit ?? 'lseth'
     }
-    app.get(
-      `/eth/${version}/rewards/wallets/:idOrKey/summary`,
+    const summaries = [
       {
-        ...rewards,
-        schema: {
-          tags,
-          summary: `A wallet's rewards over a range of dates: totals and the daily series (${version} fields)`,
-          description:
-            'idOrKey: a wallet id of the reading organization, or any 0x address. totals: period amounts summed over ' +
-            'the range, balance_lseth and total_* as of the last report. At most 366 days.',
-          params: IdOrKey,
-          querystring: query,
-          headers: ImpersonateHeaders,
-          response: { 200: jsonOrCsv(walletSummarySchema(version)), ...errorResponses(400, 401, 403, 404) },
-        },
+        what: 'wallets',
+        whose: "A wallet's",
+        idOrKey: 'a wallet id of the reading organization, or any 0x address',
+        schema: walletSummarySchema(version),
+        handler: walletSummary,
       },
-      async (request, reply) => walletSummary(request, reply, version, unitOf(request)),
-    )
-    app.get(
-      `/eth/${version}/rewards/accounts/:idOrKey/summary`,
       {
-        ...rewards,
-        schema: {
-          tags,
-          summary: `An account's rewards over a range of dates: totals and the daily series (${version} fields)`,
-          description:
-            'idOrKey: an account id or key of the reading organization. totals: period amounts summed over the range, ' +
-            'balance_lseth and total_* as of the last report. At most 366 days.',
-          params: IdOrKey,
-          querystring: query,
-          headers: ImpersonateHeaders,
-          response: { 200: jsonOrCsv(accountSummarySchema(version)), ...errorResponses(400, 401, 403, 404) },
-        },
+        what: 'accounts',
+        whose: "An account's",
+        idOrKey: 'an account id or key of the reading organization',
+        schema: accountSummarySchema(version),
+        handler: accountSummary,
       },
-      async (request, reply) => accountSummary(request, reply, version, unitOf(request)),
-    )
+    ]
+    for (const summary of summaries) {
+      app.get(
+        `/eth/${version}/rewards/${summary.what}/:idOrKey/summary`,
+        {
+          ...rewards,
+          schema: {
+            tags,
+            summary: `${summary.whose} rewards over a range of dates: totals and the daily series (${version} fields)`,
+            description:
+              `idOrKey: ${summary.idOrKey}. totals: period amounts summed over the range, ` +
+              'balance_lseth and total_* as of the last report. At most 366 days.',
+            params: IdOrKey,
+            querystring: query,
+            headers: ImpersonateHeaders,
+            response: { 200: jsonOrCsv(summary.schema), ...errorResponses(400, 401, 403, 404) },
+          },
+        },
+        async (request, reply) => summary.handler(request, reply, version, unitOf(request)),
+      )
+    }
   }
 }
