@@ -14,12 +14,14 @@ import type { Redis } from 'ioredis'
 import { type ConsensusSource, createConsensusSource, DEVNET_CONSENSUS_FILE } from '../chain/beacon.ts'
 import type { Config } from '../common/config.ts'
 import type { Logger } from '../common/logger.ts'
-import type { Db } from '../db/index.ts'
+import { type Db, isConnectionLoss } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
+import { createServiceMetrics, type ServiceMetrics } from '../jobs/metrics.ts'
 import { createPlatformService } from '../platform/service.ts'
 import type { SigningKey } from './auth/keys.ts'
 import { authPlugin } from './auth/plugin.ts'
-import { ApiError, type ErrorBody, type ErrorCode } from './errors.ts'
+import { ApiError, apiErrorOf, type ErrorBody, type ErrorCode } from './errors.ts'
+import { registerMetrics } from './metrics.ts'
 import { adminRoutes } from './routes/admin.ts'
 import { discountRoutes } from './routes/discounts.ts'
 import { feeRoutes } from './routes/fees.ts'
@@ -30,6 +32,7 @@ import { projectionRoutes } from './routes/projections.ts'
 import { redeemRoutes } from './routes/redeems.ts'
 import { rewardRoutes } from './routes/rewards.ts'
 import { solRoutes } from './routes/sol.ts'
+import { webhookRoutes } from './routes/webhooks.ts'
 import { coerceBySchema, ErrorBodySchema, SAFE_REQUEST_ID, unboundedNumbers, unsafeInput } from './schemas.ts'
 
 /** What the API needs: built once by the entrypoint. */
@@ -42,6 +45,8 @@ export interface ApiContext {
   redis?: Redis | undefined
   /** Consensus-layer figures for the exit queue; absent: BEACON_URL, else `$DATA_DIR/devnet-consensus.json`. */
   consensus?: ConsensusSource | undefined
+  /** This process's metrics (the embedded start shares them with its jobs); absent: built from the config. */
+  metrics?: ServiceMetrics | undefined
 }
 
 /** The longest path segment (an account key of 256 characters, percent-encoded, fits). */
@@ -57,6 +62,8 @@ export function toErrorReply(err: unknown): {
   body: ErrorBody
   headers: Record<string, string>
 } {
+  const domain = apiErrorOf(err)
+  if (domain) return toErrorReply(domain)
   if (err instanceof ApiError)
     return { http: err.http, body: errorBody(err.code, err.message), headers: err.headers }
   const e = err as FastifyError & { validationContext?: string }
@@ -95,6 +102,13 @@ export function toErrorReply(err: unknown): {
   }
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return { http: 400, body: errorBody('IR1000', e.message || 'invalid request'), headers: {} }
+  }
+  if (isConnectionLoss(err)) {
+    return {
+      http: 503,
+      body: errorBody('IR5030', 'database unreachable: retry shortly'),
+      headers: { 'retry-after': '1' },
+    }
   }
   return {
     http: 500,
@@ -195,6 +209,19 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
+
+  // GET /metrics and the latency histogram's onResponse hook (api/metrics.ts)
+  const metrics =
+    ctx.metrics ??
+    createServiceMetrics({
+      db: ctx.db,
+      confirmations: ctx.config.confirmations,
+      rpcUrl: ctx.config.rpcUrl,
+      redisUrl: ctx.config.redisUrl,
+      queuePrefix: ctx.config.queuePrefix,
+    })
+  if (!ctx.metrics) app.addHook('onClose', () => metrics.close())
+  registerMetrics(app, { metrics, token: ctx.config.metricsToken })
 
   app.addHook('onRoute', (route) => {
     // A route whose schema takes an unbounded integer is a bug: refuse it when it is registered.
@@ -336,6 +363,7 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
       }),
   })
   adminRoutes(app, { repos })
+  webhookRoutes(app, { repos, allowPrivate: ctx.config.webhooks.allowPrivate })
 
   return app
 }

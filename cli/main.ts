@@ -3,6 +3,7 @@
 import fs from 'node:fs/promises'
 import { Command, InvalidArgumentError } from 'commander'
 import { ConfigError, LsReportError } from '../common/errors.ts'
+import { DATE_YEARS, parseDateOnly } from '../engine/dates.ts'
 import type { Context } from './context.ts'
 
 const program = new Command()
@@ -257,8 +258,10 @@ function parseWhole(value: string): number {
 }
 
 function parseDate(value: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
-    throw new InvalidArgumentError('expected a date YYYY-MM-DD')
+  try {
+    parseDateOnly(value)
+  } catch {
+    throw new InvalidArgumentError(`expected a date YYYY-MM-DD from ${DATE_YEARS.min}-01-01`)
   }
   return value
 }

@@ -66,7 +66,10 @@ export async function openDb(options: DbOptions): Promise<DbHandle> {
   if (options.databaseUrl) {
     const db = knex({
       client: 'pg',
-      connection: options.databaseUrl,
+      // a lost server fails fast (never a hang): connect within 5 s, wait at most 5 s for a pooled
+      // connection, TCP keepalive finds dead peers; broken connections are evicted by pg and knex.
+      connection: { connectionString: options.databaseUrl, connectionTimeoutMillis: 5_000, keepAlive: true },
+      acquireConnectionTimeout: 5_000,
       pool: { min: 0, max: options.poolMax ?? 10 },
     })
     return { db, backend: 'postgres', close: () => db.destroy() }
@@ -114,6 +117,40 @@ export function pgliteKnex(pglite: PGlite): Db {
   })
   markPglite(db)
   return db
+}
+
+const CONNECTION_ERRNOS = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+])
+/** SQLSTATEs of a lost server: admin/crash shutdown, cannot connect now, and every 08xxx connection exception. */
+const CONNECTION_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123])$/
+const CONNECTION_MESSAGE =
+  /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Timeout acquiring a connection|Client was closed and is not queryable|the database system is (starting up|shutting down)/i
+
+/**
+ * True when `err` (or an error in its `cause` chain) says the database connection was lost or cannot be made:
+ * a socket errno (ECONNRESET, ECONNREFUSED, ...), a SQLSTATE of class 08 or 57P01-57P03 (e.g.
+ * `pg_terminate_backend`), pg's "Connection terminated", or knex's pool acquire timeout. The API answers
+ * these 503 IR5030; the pool drops such connections and the next request reconnects.
+ */
+export function isConnectionLoss(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 8; depth++) {
+    const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown }
+    if (typeof code === 'string' && (CONNECTION_ERRNOS.has(code) || CONNECTION_SQLSTATE.test(code)))
+      return true
+    if (name === 'KnexTimeoutError') return true
+    if (typeof message === 'string' && CONNECTION_MESSAGE.test(message)) return true
+    e = (e as { cause?: unknown }).cause
+  }
+  return false
 }
 
 /** Applies every pending migration (append-only list in db/migrations). Returns the names applied. */

@@ -16,7 +16,18 @@ describe('parseDateOnly', () => {
   test('behavior: accepts calendar dates only', () => {
     expect(parseDateOnly('2026-05-01')).toBe(1_777_593_600)
     expect(parseDateOnly('2024-02-29')).toBe(1_709_164_800)
-    for (const bad of ['2026-02-30', '2026-5-1', '2026-05-01T00:00:00Z', '', '20260501']) {
+    expect(parseDateOnly('1970-01-01')).toBe(0)
+    expect(parseDateOnly('9999-12-31')).toBe(253_402_214_400)
+    // years the database cannot store (0000) or before any chain data: refused by the one date check
+    for (const bad of [
+      '2026-02-30',
+      '2026-5-1',
+      '2026-05-01T00:00:00Z',
+      '',
+      '20260501',
+      '0000-01-01',
+      '1969-12-31',
+    ]) {
       expect(() => parseDateOnly(bad), bad).toThrow(InvalidInputError)
     }
     expect(addDaysToDate('2026-04-30', 1)).toBe('2026-05-01')

@@ -40,20 +40,24 @@ export function isoTimestampOf(timestamp: number, field = 'timestamp'): string {
   return new Date(timestamp * 1000).toISOString().replace('.000Z', 'Z')
 }
 
+/** The calendar years a date may name: from the Unix epoch (no chain data is older) to 9999. */
+export const DATE_YEARS = { min: 1970, max: 9999 } as const
+
 /**
- * Validates a `YYYY-MM-DD` calendar date and returns its UTC midnight in unix seconds.
- * Throws `InvalidInputError` (code INVALID_DATE) for anything else, including 2026-02-30.
+ * Validates a `YYYY-MM-DD` calendar date from 1970-01-01 to 9999-12-31 and returns its UTC midnight in
+ * unix seconds. Throws `InvalidInputError` (code INVALID_DATE) for anything else, including 2026-02-30 and
+ * 0000-01-01 (the one date check of the project: the API, the CLI and the jobs all use it).
  *
  * @example
  * parseDateOnly('2026-05-01') // 1777593600
  */
 export function parseDateOnly(date: string, field = 'date'): number {
   const match = DATE_ONLY.exec(date)
-  if (match) {
+  if (match && Number(match[1]) >= DATE_YEARS.min) {
     const ms = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))
     if (!Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === date) return ms / 1000
   }
-  throw new InvalidInputError(`${field} must be a calendar date YYYY-MM-DD`, {
+  throw new InvalidInputError(`${field} must be a calendar date YYYY-MM-DD from ${DATE_YEARS.min}-01-01`, {
     code: 'INVALID_DATE',
     details: { field, value: date },
   })

@@ -1,23 +1,13 @@
 import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
 import { arbSchedule } from '../fixtures/engine/arbitraries.ts'
+import { TEST_V0_SCHEDULE, TEST_V3_SCHEDULE } from '../fixtures/engine/hand-report.ts'
 import { decFloorToBigint, toDec } from './decimal.ts'
 import { InvalidInputError } from './errors.ts'
-import type { FeeScheduleV0, FeeScheduleV3 } from './fee-schedule.ts'
 import { feePartRates, prepareFeeSplit, splitFee } from './fee-split.ts'
 
-const V0: FeeScheduleV0 = {
-  id: 'v0',
-  model: 'v0',
-  effective_from: '2022-01-01T00:00:00Z',
-  shares: { dao: '0.2', provider: '0.15', slashing_coverage: '0.1', operators: '0.3', platform: '0.25' },
-}
-const V3: FeeScheduleV3 = {
-  id: 'v3',
-  model: 'v3',
-  effective_from: '2026-05-01T00:00:00Z',
-  shares: { lc: '0.4', tech_provider: '0.1', operators: '0.25', platform: '0.25' },
-}
+const V0 = TEST_V0_SCHEDULE
+const V3 = TEST_V3_SCHEDULE
 const arbFee = fc.oneof(fc.bigInt({ min: 0n, max: 1000n }), fc.bigInt({ min: 0n, max: 2n ** 90n }))
 
 describe('splitFee', () => {

@@ -9,10 +9,14 @@ import {
   E,
   protocolStep,
 } from '../fixtures/engine/arbitraries.ts'
+import {
+  handReport as handReportOf,
+  TEST_V0_SCHEDULE,
+  TEST_V3_SCHEDULE,
+  V3_CUTOVER,
+} from '../fixtures/engine/hand-report.ts'
 import { Dec, decFloorToBigint, toDec } from './decimal.ts'
 import { EngineError, FeeScheduleError, InvalidInputError } from './errors.ts'
-import type { FeeScheduleV0, FeeScheduleV3 } from './fee-schedule.ts'
-import { feeSharesToMint } from './rates.ts'
 import type { ReportInput, WalletInput, WalletRecord } from './wallet-record.ts'
 import {
   CUMULATIVE_FIELDS,
@@ -25,40 +29,12 @@ import {
   walletTotalsOf,
 } from './wallet-record.ts'
 
-const V0: FeeScheduleV0 = {
-  id: 'v0-test',
-  model: 'v0',
-  effective_from: '2022-01-01T00:00:00Z',
-  shares: { dao: '0.2', provider: '0.15', slashing_coverage: '0.1', operators: '0.3', platform: '0.25' },
-}
-const V3: FeeScheduleV3 = {
-  id: 'v3-test',
-  model: 'v3',
-  effective_from: '2026-05-01T00:00:00Z',
-  shares: { lc: '0.4', tech_provider: '0.1', operators: '0.25', platform: '0.25' },
-}
-const CUTOVER = 1_777_593_600
+const V0 = TEST_V0_SCHEDULE
+const V3 = TEST_V3_SCHEDULE
+const CUTOVER = V3_CUTOVER
 
 /** The hand-checkable report: a 1000 ETH pool at rate 1 earns 1 ETH at a 10 % fee. */
-function handReport(timestamp: number): ReportInput {
-  const minted = feeSharesToMint({
-    rewards: E,
-    supplyBefore: 1000n * E,
-    underlyingAfter: 1001n * E,
-    feeBps: 1000,
-  })
-  return {
-    oracle_report: 'hand',
-    timestamp,
-    underlying: 1001n * E,
-    supply_pre_fee: 1000n * E,
-    supply: 1000n * E + minted,
-    previous_underlying: 1000n * E,
-    previous_supply: 1000n * E,
-    global_fee_bps: 1000,
-    fee_schedule: timestamp < CUTOVER ? V0 : V3,
-  }
-}
+const handReport = (timestamp: number): ReportInput => handReportOf(timestamp, 'hand')
 
 const wallet = (over: Partial<WalletInput> = {}): WalletInput => ({
   address: '0x00000000000000000000000000000000000000aa',

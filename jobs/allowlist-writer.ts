@@ -1,7 +1,5 @@
 import {
   type Address,
-  BaseError,
-  ContractFunctionRevertedError,
   encodeFunctionData,
   getAddress,
   type Hash,
@@ -13,6 +11,7 @@ import {
 import { allowlistAbi } from '../chain/abi.ts'
 import type { ChainClient, WriteClient } from '../chain/client.ts'
 import { isTransientRpcError } from '../chain/retry.ts'
+import { revertReasonOf } from '../chain/revert-reasons.ts'
 import type { Logger } from '../common/logger.ts'
 import { isPglite } from '../db/bulk.ts'
 import type { Db } from '../db/index.ts'
@@ -40,17 +39,8 @@ export interface WriterResult {
 /** One allowlist writer at a time across every worker: the key of its transaction-scoped advisory lock ('lsal'). */
 export const WRITER_LOCK_KEY = 0x6c73616c
 
-/** The revert reason of a failed simulation/transaction, in words. */
-export function revertReason(err: unknown): string {
-  if (err instanceof BaseError) {
-    const revert = err.walk((e) => e instanceof ContractFunctionRevertedError)
-    if (revert instanceof ContractFunctionRevertedError) {
-      return revert.data?.errorName ?? revert.reason ?? revert.shortMessage
-    }
-    return err.shortMessage
-  }
-  return (err as Error).message
-}
+/** The revert reason of a failed simulation/transaction, in words (custom errors decoded: chain/revert-reasons.ts). */
+export const revertReason = revertReasonOf
 
 /**
  * The allowlist writer: batches pending permission changes into `setAllowPermissions` transactions,

@@ -122,7 +122,14 @@ describe.each([
   )
 
   test.runIf(enabled)('behavior: 400 with {message, status} on a malformed date or range', async () => {
-    for (const query of ['from=2026-4-1', 'to=2026-02-30', 'from=yesterday', 'chain_id=mainnet']) {
+    for (const query of [
+      'from=2026-4-1',
+      'to=2026-02-30',
+      'from=yesterday',
+      'chain_id=mainnet',
+      'from=0000-01-01',
+      'to=1969-12-31',
+    ]) {
       const res = await admin('GET', `/v1/admin/days?${query}`)
       expect([res.status, res.body.status], query).toEqual([400, 'IR1000'])
       expect(res.body.message, query).toEqual(expect.stringMatching(/from|to|chain_id/))

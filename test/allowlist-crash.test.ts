@@ -1,7 +1,4 @@
 import { randomBytes } from 'node:crypto'
-import fs from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import { type Address, type Hash, parseEventLogs } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { allowlistAbi } from '../chain/abi.ts'
@@ -9,13 +6,15 @@ import { type ChainClient, createChainClient, createWriteClient } from '../chain
 import { createLogger } from '../common/logger.ts'
 import type { Db } from '../db/index.ts'
 import { type AllowlistChangeRow, createRepos } from '../db/repos/index.ts'
-import { type DevnetHandle, startDevnet } from '../devnet/index.ts'
+import type { DevnetHandle } from '../devnet/index.ts'
+import { createRng } from '../devnet/rng.ts'
 import { createAllowlistWriter } from '../jobs/allowlist-writer.ts'
 import { createPlatformService } from '../platform/service.ts'
 import { http, orgWithToken, startTestApi } from './helpers/api.ts'
 import { devnetFollower } from './helpers/chain.ts'
 import { spawnCli } from './helpers/cli.ts'
-import { type RpcProxy, seededRandom, startRpcProxy } from './helpers/rpc-proxy.ts'
+import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
+import { type RpcProxy, startRpcProxy } from './helpers/rpc-proxy.ts'
 import { migratedTestDatabase, postgresAvailable, REDIS_URL, redisAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
@@ -123,21 +122,23 @@ async function chainPermissions(client: ChainClient, devnet: DevnetHandle, addre
 }
 
 describe.runIf(pgOk)('allowlist writer after a crash (Postgres, anvil)', () => {
-  let devnet: DevnetHandle
-  let dataDir: string
+  let devnet: TestDevnet
   let proxy: RpcProxy
   const cleanups: (() => Promise<void>)[] = []
 
   beforeAll(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-allowlist-crash-'))
-    devnet = await startDevnet({ dataDir, days: 2, walletCount: 10, dayIntervalMs: 0, blockIntervalMs: 100 })
+    devnet = await startTestDevnet('allowlist-crash', {
+      days: 2,
+      walletCount: 10,
+      dayIntervalMs: 0,
+      blockIntervalMs: 100,
+    })
     proxy = await startRpcProxy({ upstream: devnet.rpcUrl, seed: 3 })
   }, 300_000)
   afterAll(async () => {
     for (const c of cleanups.reverse()) await c().catch(() => undefined)
     await proxy?.stop()
     await devnet?.stop()
-    await fs.rm(dataDir, { recursive: true, force: true })
   })
 
   const writerFor = (db: Db) =>
@@ -268,14 +269,11 @@ describe.runIf(pgOk)('allowlist writer after a crash (Postgres, anvil)', () => {
 describe.runIf(redisOk)(
   'allowlist writer under SIGKILL (lsreport worker processes, BullMQ, Postgres, anvil)',
   () => {
-    let devnet: DevnetHandle
-    let dataDir: string
+    let devnet: TestDevnet
     const cleanups: (() => Promise<void>)[] = []
 
     beforeAll(async () => {
-      dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-allowlist-kill-'))
-      devnet = await startDevnet({
-        dataDir,
+      devnet = await startTestDevnet('allowlist-kill', {
         days: 2,
         walletCount: 10,
         dayIntervalMs: 0,
@@ -285,11 +283,10 @@ describe.runIf(redisOk)(
     afterAll(async () => {
       for (const c of cleanups.reverse()) await c().catch(() => undefined)
       await devnet?.stop()
-      await fs.rm(dataDir, { recursive: true, force: true })
     })
 
     test(`behavior: ${KILLS} SIGKILLs during pauses and reactivations: the chain ends with the latest intents and no stale one is ever sent`, async () => {
-      const random = seededRandom(SEED)
+      const random = createRng(SEED).next
       const dbh = await migratedTestDatabase()
       cleanups.push(() => dbh.close())
       const api = await startTestApi('postgres', {}, { dbh })
@@ -302,7 +299,7 @@ describe.runIf(redisOk)(
       })
       cleanups.push(() => proxy.stop())
       const env = {
-        DATA_DIR: dataDir,
+        DATA_DIR: devnet.dataDir,
         DATABASE_URL: dbh.url,
         REDIS_URL,
         QUEUE_PREFIX: `t${randomBytes(4).toString('hex')}`,

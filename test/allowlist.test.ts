@@ -1,6 +1,3 @@
-import fs from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import { type Address, createWalletClient, encodeFunctionData, type Hash, http as viemHttp } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -11,10 +8,10 @@ import { createRepos } from '../db/repos/index.ts'
 import { devnetRiverAbi } from '../devnet/abi.ts'
 import { devAccount } from '../devnet/accounts.ts'
 import { createDevnetClients } from '../devnet/blocks.ts'
-import { type DevnetHandle, startDevnet } from '../devnet/index.ts'
 import { createJobs } from '../jobs/index.ts'
 import { createInlineRunner, type JobRunner } from '../jobs/runner.ts'
 import { http, orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
+import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
@@ -35,14 +32,17 @@ async function until<T>(
 }
 
 describe.runIf(pgOk)('allowlist onboarding end to end (API -> allowlist job -> devnet -> follower)', () => {
-  let devnet: DevnetHandle
+  let devnet: TestDevnet
   let api: TestApi
   let runner: JobRunner
-  let dataDir: string
 
   beforeAll(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-allowlist-'))
-    devnet = await startDevnet({ dataDir, days: 3, walletCount: 10, dayIntervalMs: 0, blockIntervalMs: 100 })
+    devnet = await startTestDevnet('allowlist', {
+      days: 3,
+      walletCount: 10,
+      dayIntervalMs: 0,
+      blockIntervalMs: 100,
+    })
     api = await startTestApi('postgres')
     const jobs = createJobs({
       db: api.dbh.db,
@@ -64,7 +64,6 @@ describe.runIf(pgOk)('allowlist onboarding end to end (API -> allowlist job -> d
     await runner?.close()
     await api?.close()
     await devnet?.stop()
-    await fs.rm(dataDir, { recursive: true, force: true })
   })
 
   const chain = () => createChainClient({ rpcUrl: devnet.rpcUrl, chainId: devnet.chainId })

@@ -116,7 +116,9 @@ describe('lsreport backfill and days on PGlite (inline runner)', () => {
   test('behavior: bad dates and a range past the ingested reports fail with a clear error', async () => {
     const bad = await cliFails(['backfill', '--from', FIRST, '--to', '2026-04-31'], env)
     expect(bad.code).toBe(1)
-    expect(bad.stderr).toContain('lsreport: --to must be a date YYYY-MM-DD (got "2026-04-31")')
+    expect(bad.stderr).toContain(
+      'lsreport: --to must be a date YYYY-MM-DD from 1970-01-01 (got "2026-04-31")',
+    )
     const reversed = await cliFails(['backfill', '--from', LAST, '--to', FIRST], env)
     expect(reversed.stderr).toContain(`lsreport: --from ${LAST} is after --to ${FIRST}`)
     const beyond = await cliFails(['backfill', '--from', FIRST, '--to', '2026-04-20'], env)

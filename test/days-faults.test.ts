@@ -1,15 +1,12 @@
 import { randomBytes } from 'node:crypto'
-import fs from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { setupFromDevnet } from '../cli/chain-setup.ts'
 import { createLogger } from '../common/logger.ts'
-import { type DevnetHandle, startDevnet } from '../devnet/index.ts'
 import { createRng } from '../devnet/rng.ts'
 import { createJobs } from '../jobs/index.ts'
 import { createInlineRunner } from '../jobs/runner.ts'
 import { spawnCli } from './helpers/cli.ts'
+import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { computeInline, dayStatuses, recordsHash } from './helpers/records.ts'
 import { type PrivateRedis, startPrivateRedis } from './helpers/redis-server.ts'
 import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
@@ -22,15 +19,12 @@ const KILLS = Number(process.env.FAULT_KILLS ?? 6)
 describe.runIf(pgOk)(
   'day jobs survive SIGKILLed workers and a Redis restart (BullMQ, Postgres, anvil)',
   () => {
-    let devnet: DevnetHandle
-    let dataDir: string
+    let devnet: TestDevnet
     let redis: PrivateRedis
     const cleanups: (() => Promise<void>)[] = []
 
     beforeAll(async () => {
-      dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-days-faults-'))
-      devnet = await startDevnet({
-        dataDir,
+      devnet = await startTestDevnet('days-faults', {
         days: DAYS,
         walletCount: 40,
         startDate: '2026-04-20',
@@ -43,7 +37,6 @@ describe.runIf(pgOk)(
       for (const c of cleanups.reverse()) await c().catch(() => undefined)
       await redis?.stop()
       await devnet?.stop()
-      await fs.rm(dataDir, { recursive: true, force: true })
     })
 
     test(`behavior: ${KILLS} SIGKILLs of workers at random points and a Redis restart lose and duplicate nothing`, async () => {
@@ -69,7 +62,7 @@ describe.runIf(pgOk)(
       const faulty = await migratedTestDatabase()
       cleanups.push(() => faulty.close())
       const env = {
-        DATA_DIR: dataDir,
+        DATA_DIR: devnet.dataDir,
         DATABASE_URL: faulty.url,
         REDIS_URL: redis.url,
         QUEUE_PREFIX: `t${randomBytes(4).toString('hex')}`,

@@ -1,7 +1,7 @@
 import { type Address, parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createChainClient } from '../chain/client.ts'
-import { createLogFetcher } from '../chain/logs.ts'
+import { createLogFetcher } from '../chain/log-fetcher.ts'
 import { createLogger } from '../common/logger.ts'
 import type { Db, DbHandle } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'

@@ -1,14 +1,11 @@
-import fs from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import type { Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { redeemManagerAbi, riverAbi } from '../chain/abi.ts'
 import { createChainClient } from '../chain/client.ts'
 import type { DbHandle } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
-import { type DevnetHandle, startDevnet } from '../devnet/index.ts'
 import { devnetFollower, dumpEvents } from './helpers/chain.ts'
+import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { startRpcProxy } from './helpers/rpc-proxy.ts'
 import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
 
@@ -16,8 +13,7 @@ const pgOk = await postgresAvailable()
 const DAYS = 35
 
 describe.runIf(pgOk)('chain follower on the devnet (Postgres)', () => {
-  let devnet: DevnetHandle
-  let dataDir: string
+  let devnet: TestDevnet
   const handles: DbHandle[] = []
   const freshDb = async () => {
     const dbh = await migratedTestDatabase()
@@ -26,9 +22,7 @@ describe.runIf(pgOk)('chain follower on the devnet (Postgres)', () => {
   }
 
   beforeAll(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-follower-'))
-    devnet = await startDevnet({
-      dataDir,
+    devnet = await startTestDevnet('follower', {
       days: DAYS,
       walletCount: 60,
       startDate: '2026-04-10',
@@ -39,7 +33,6 @@ describe.runIf(pgOk)('chain follower on the devnet (Postgres)', () => {
   afterAll(async () => {
     await devnet?.stop()
     for (const h of handles) await h.close()
-    await fs.rm(dataDir, { recursive: true, force: true })
   })
 
   test('behavior: ingests 30+ days; every balance equals balanceOf and every report rate equals U/S on chain', async () => {

@@ -9,7 +9,7 @@ import {
 import { afterAll, describe, expect, test } from 'vitest'
 import { allowlistAbi } from '../chain/abi.ts'
 import { createChainClient } from '../chain/client.ts'
-import { createLogFetcher } from '../chain/logs.ts'
+import { createLogFetcher } from '../chain/log-fetcher.ts'
 import { createLogger } from '../common/logger.ts'
 import { migrate, openDb } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'

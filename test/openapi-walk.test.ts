@@ -199,6 +199,14 @@ describe('the served OpenAPI document, walked over HTTP', () => {
         const f = await fresh()
         return { url: `${prefix}/${f.key}/wallets/${f.address}/${action}` }
       }
+      const webhook = async (): Promise<string> => {
+        const res = await call('POST', '/v1/webhooks', {
+          url: 'https://203.0.113.10/hook',
+          events: ['day.finalized'],
+        })
+        expect(res.status).toBe(201)
+        return res.body.id
+      }
       const accountAction = (action: string) => async (): Promise<Req> => ({
         url: `/v0/platform/accounts/${(await fresh()).key}/${action}`,
       })
@@ -323,6 +331,22 @@ describe('the served OpenAPI document, walked over HTTP', () => {
         'GET /eth/v0/operators/{date}': async () => ({ url: `/eth/v0/operators/${first}` }),
         'GET /eth/v0/protocol/{date}': async () => ({ url: `/eth/v0/protocol/${last}` }),
         'GET /v1/admin/days': async () => ({ url: `/v1/admin/days?from=${first}&to=${last}` }),
+        'POST /v1/webhooks': async () => ({
+          url: '/v1/webhooks',
+          body: { url: 'https://203.0.113.10/hook', events: ['day.finalized'] },
+        }),
+        'GET /v1/webhooks': async () => ({ url: '/v1/webhooks' }),
+        'GET /v1/webhooks/{id}': async () => ({ url: `/v1/webhooks/${await webhook()}` }),
+        'DELETE /v1/webhooks/{id}': async () => ({ url: `/v1/webhooks/${await webhook()}` }),
+        'GET /v1/webhooks/{id}/deliveries': async () => ({
+          url: `/v1/webhooks/${await webhook()}/deliveries?limit=10&offset=0`,
+        }),
+        'POST /v1/webhooks/{id}/deliveries/{deliveryId}/replay': async () => {
+          const id = await webhook()
+          await repos.webhooks.emit({ type: 'day.finalized', factKey: `walk:${id}`, orgId: null, data: {} })
+          const delivery = await db('webhook_deliveries').where({ webhook_id: id }).first('id')
+          return { url: `/v1/webhooks/${id}/deliveries/${delivery.id}/replay` }
+        },
       }
 
       const walked = operations.map((o) => `${o.method} ${o.path}`)

@@ -1,15 +1,12 @@
-import fs from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import { type Address, createPublicClient, http as viemHttp } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { redeemManagerAbi } from '../chain/abi.ts'
 import type { DbHandle } from '../db/index.ts'
-import { type DevnetHandle, startDevnet } from '../devnet/index.ts'
 import { referenceMath } from '../devnet/testing.ts'
 import { parseUnits18 } from '../engine/index.ts'
 import { http, startTestApi, type TestApi } from './helpers/api.ts'
 import { devnetFollower } from './helpers/chain.ts'
+import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
@@ -22,17 +19,14 @@ type Info = { total_amount_redeem_queue_lseth: string; total_amount_withdrawal_s
  * RedeemManager read is an eth_call at the asked block (anvil keeps historical state).
  */
 describe.runIf(pgOk)('redemption reads as of a block or a date', () => {
-  let devnet: DevnetHandle
+  let devnet: TestDevnet
   let dbh: DbHandle
   let api: TestApi
-  let dataDir: string
   let finalCount = 0
   let indexedHead = 0n
 
   beforeAll(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-redeems-as-of-'))
-    devnet = await startDevnet({
-      dataDir,
+    devnet = await startTestDevnet('redeems-as-of', {
       days: 60,
       walletCount: 120,
       startDate: '2026-04-10',
@@ -48,7 +42,6 @@ describe.runIf(pgOk)('redemption reads as of a block or a date', () => {
     await api?.close()
     await dbh?.close()
     await devnet?.stop()
-    await fs.rm(dataDir, { recursive: true, force: true })
   })
 
   // batched JSON-RPC: thousands of historical eth_calls in few round trips

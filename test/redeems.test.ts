@@ -1,30 +1,24 @@
-import fs from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import { type Address, createWalletClient, encodeFunctionData, parseEventLogs, http as viemHttp } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { redeemManagerAbi } from '../chain/abi.ts'
 import { createChainClient } from '../chain/client.ts'
 import type { DbHandle } from '../db/index.ts'
 import { devnetRiverAbi } from '../devnet/abi.ts'
-import { type DevnetHandle, startDevnet } from '../devnet/index.ts'
 import { parseUnits18 } from '../engine/index.ts'
 import { http, startTestApi, type TestApi } from './helpers/api.ts'
 import { devnetFollower } from './helpers/chain.ts'
+import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
 
 describe.runIf(pgOk)('redemption reads against the devnet', () => {
-  let devnet: DevnetHandle
+  let devnet: TestDevnet
   let dbh: DbHandle
   let api: TestApi
-  let dataDir: string
 
   beforeAll(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-redeems-'))
-    devnet = await startDevnet({
-      dataDir,
+    devnet = await startTestDevnet('redeems', {
       days: 35,
       walletCount: 60,
       startDate: '2026-04-10',
@@ -39,7 +33,6 @@ describe.runIf(pgOk)('redemption reads against the devnet', () => {
     await api?.close()
     await dbh?.close()
     await devnet?.stop()
-    await fs.rm(dataDir, { recursive: true, force: true })
   })
 
   const chain = () => createChainClient({ rpcUrl: devnet.rpcUrl, chainId: devnet.chainId })

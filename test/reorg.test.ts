@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import fs from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import { type Address, createWalletClient, encodeFunctionData, http as viemHttp } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { allowlistAbi, PERMISSION, riverAbi } from '../chain/abi.ts'
@@ -10,16 +7,15 @@ import { createRepos } from '../db/repos/index.ts'
 import { devnetRiverAbi } from '../devnet/abi.ts'
 import { devAccount } from '../devnet/accounts.ts'
 import { createDevnetClients } from '../devnet/blocks.ts'
-import { type DevnetHandle, startDevnet } from '../devnet/index.ts'
 import { createPlatformService } from '../platform/service.ts'
 import { devnetFollower, dumpEvents } from './helpers/chain.ts'
+import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
 
 describe.runIf(pgOk)('reorg handling (anvil snapshot / revert)', () => {
-  let devnet: DevnetHandle
-  let dataDir: string
+  let devnet: TestDevnet
   const handles: DbHandle[] = []
   const freshDb = async () => {
     const dbh = await migratedTestDatabase()
@@ -28,9 +24,7 @@ describe.runIf(pgOk)('reorg handling (anvil snapshot / revert)', () => {
   }
 
   beforeAll(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-reorg-'))
-    devnet = await startDevnet({
-      dataDir,
+    devnet = await startTestDevnet('reorg', {
       days: 4,
       walletCount: 20,
       dayIntervalMs: 0,
@@ -41,7 +35,6 @@ describe.runIf(pgOk)('reorg handling (anvil snapshot / revert)', () => {
   afterAll(async () => {
     await devnet?.stop()
     for (const h of handles) await h.close()
-    await fs.rm(dataDir, { recursive: true, force: true })
   })
 
   test('behavior: rows past the fork point are rolled back, the new branch is ingested, nothing lost or duplicated', async () => {

@@ -10,13 +10,13 @@ import { computeExitQueue } from '../engine/index.ts'
 import { createPlatformService } from '../platform/service.ts'
 import { type Backend, startTestApi, type TestApi } from './helpers/api.ts'
 import { type ComputedHistory, computedHistory } from './helpers/days.ts'
+import { balancesAt, netReward } from './helpers/records.ts'
 import { postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
 const backends: Backend[] = pgOk ? ['pglite', 'postgres'] : ['pglite']
 
 const E18 = 10n ** 18n
-const floorDiv = (a: bigint, b: bigint) => (a >= 0n ? a / b : -((-a + b - 1n) / b))
 const wei = (value: string) => {
   const [int = '0', frac = ''] = value.replace('-', '').split('.')
   const units = BigInt(int) * E18 + BigInt(frac.padEnd(18, '0') || '0')
@@ -213,17 +213,7 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
         expect(res.headers['x-report-epoch']).toBe(report.epoch)
         expect(res.headers['x-report-date']).toBe(report.date)
         const served = new Map((res.body as Record<string, string>[]).map((r) => [r.address, r]))
-        const balances = await Promise.all(
-          holders.map((a) =>
-            client.readContract({
-              address: river,
-              abi: riverAbi,
-              functionName: 'balanceOf',
-              args: [a as Address],
-              blockNumber: report.block - 1n,
-            }),
-          ),
-        )
+        const balances = await balancesAt(client, river, holders, report.block - 1n)
         holders.forEach((address, i) => {
           const balance = balances[i] as bigint
           const record = served.get(address)
@@ -232,10 +222,7 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
             return
           }
           const where = `${address} on ${report.date}`
-          const rewards = floorDiv(
-            balance * (report.U * report.Sp - report.Up * report.S),
-            report.S * report.Sp,
-          )
+          const rewards = netReward(balance, report)
           const total = (running.get(address) ?? 0n) + rewards
           running.set(address, total)
           expect(wei(record.balance_lseth as string), `balance of ${where}`).toBe(balance)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type Anvil, startAnvil } from '../devnet/anvil.ts'
-import { createRpcProxy, type RpcProxy, seededRandom, startRpcProxy } from './helpers/rpc-proxy.ts'
+import { createRng } from '../devnet/rng.ts'
+import { createRpcProxy, type RpcProxy, startRpcProxy } from './helpers/rpc-proxy.ts'
 
 let anvil: Anvil
 
@@ -152,7 +153,7 @@ describe('rpc proxy', () => {
     expect(a).toContain('drop')
     expect(a).toContain('500')
     expect(a).toContain('200')
-    expect(seededRandom(1)()).toBe(seededRandom(1)())
+    expect(createRng(1).next()).toBe(createRng(1).next())
   })
 
   test('behavior: refuses a non-loopback upstream', () => {

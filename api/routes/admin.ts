@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import type { DayRow } from '../../db/repos/days.ts'
 import type { Repos } from '../../db/repos/index.ts'
 import { ApiError } from '../errors.ts'
+import { parseDate } from '../reporting.ts'
 import { BoundedInteger, errorResponses, MAX_INPUT_INTEGER, Nullable, StringEnum } from '../schemas.ts'
 
 const DATE_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
@@ -42,12 +43,7 @@ export function adminDayJson(day: DayRow) {
 
 /** A real calendar date YYYY-MM-DD (the schema checks the shape; 2026-02-30 is refused here). */
 function checkDate(name: string, value: string | undefined): string | undefined {
-  if (value === undefined) return undefined
-  const date = new Date(`${value}T00:00:00Z`)
-  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
-    throw new ApiError('IR1000', `querystring/${name} must be a date YYYY-MM-DD (got ${value})`)
-  }
-  return value
+  return value === undefined ? undefined : parseDate(value, `querystring/${name}`)
 }
 
 /** Operator endpoints under /v1/admin (scope `admin`). */

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
+import { toAddress as normalizeAddress } from '../../common/address.ts'
 import type { Repos } from '../../db/repos/index.ts'
 import type { RedeemAsOf, WithdrawalEventRow } from '../../db/repos/redemptions.ts'
 import {
@@ -10,7 +11,6 @@ import {
   type RedeemRequestState,
   type WithdrawalEventInput,
 } from '../../engine/index.ts'
-import { normalizeAddress } from '../../platform/service.ts'
 import { ApiError } from '../errors.ts'
 import { parseDate } from '../reporting.ts'
 import { BooleanLike, errorResponses, StringEnum, toBool } from '../schemas.ts'

@@ -79,7 +79,7 @@ describe('startBackfill and backfillProgress', () => {
   test('behavior: dates must be real YYYY-MM-DD dates and from must not be after to', () => {
     expect(parseDate('2026-02-28', '--from')).toBe('2026-02-28')
     expect(() => parseDate('2026-02-30', '--from')).toThrow(
-      '--from must be a date YYYY-MM-DD (got "2026-02-30")',
+      '--from must be a date YYYY-MM-DD from 1970-01-01 (got "2026-02-30")',
     )
     expect(() => parseDate('2026-4-1', '--to')).toThrow('--to must be a date YYYY-MM-DD')
     expect(() => validateRange({ from: '2026-04-02', to: '2026-04-01' })).toThrow(

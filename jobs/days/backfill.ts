@@ -2,6 +2,7 @@ import { ValidationError } from '../../common/errors.ts'
 import type { Db } from '../../db/index.ts'
 import type { DayRow } from '../../db/repos/days.ts'
 import { createRepos } from '../../db/repos/index.ts'
+import { DATE_YEARS, parseDateOnly } from '../../engine/index.ts'
 import type { Processor } from '../runner.ts'
 import { SCHEDULER_LOCK_KEY } from './scheduler.ts'
 
@@ -18,10 +19,12 @@ export interface DateRange {
  * parseDate('2026-04-01', '--from') // '2026-04-01'
  */
 export function parseDate(value: string, name: string): string {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value)
-  const date = match ? new Date(`${value}T00:00:00Z`) : undefined
-  if (!date || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
-    throw new ValidationError(`${name} must be a date YYYY-MM-DD (got ${JSON.stringify(value)})`)
+  try {
+    parseDateOnly(value, name)
+  } catch {
+    throw new ValidationError(
+      `${name} must be a date YYYY-MM-DD from ${DATE_YEARS.min}-01-01 (got ${JSON.stringify(value)})`,
+    )
   }
   return value
 }

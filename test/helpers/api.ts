@@ -1,5 +1,4 @@
 import fs from 'node:fs/promises'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
@@ -10,21 +9,13 @@ import { createClient, createOrg } from '../../cli/admin.ts'
 import { loadConfig } from '../../common/config.ts'
 import { createLogger } from '../../common/logger.ts'
 import { type DbHandle, migrate, openDb } from '../../db/index.ts'
+import { freePort } from './free-port.ts'
 import { createTestDatabase } from './services.ts'
 
-export type Backend = 'pglite' | 'postgres'
+/** A free TCP port on 127.0.0.1 (from ./free-port.ts, kept here for the tests that import it from api.ts). */
+export { freePort }
 
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
+export type Backend = 'pglite' | 'postgres'
 
 export interface TestApi {
   backend: Backend

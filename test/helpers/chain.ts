@@ -1,5 +1,5 @@
 import { createChainClient } from '../../chain/client.ts'
-import { createLogFetcher } from '../../chain/logs.ts'
+import { createLogFetcher } from '../../chain/log-fetcher.ts'
 import { setupFromDevnet } from '../../cli/chain-setup.ts'
 import { createLogger } from '../../common/logger.ts'
 import type { Db } from '../../db/index.ts'

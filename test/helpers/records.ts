@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { type Address, createPublicClient, http } from 'viem'
+import { type Address, createPublicClient, http, type PublicClient } from 'viem'
 import { expect } from 'vitest'
 import { riverAbi } from '../../chain/abi.ts'
 import type { Db } from '../../db/index.ts'
@@ -100,6 +100,37 @@ export async function copyPlatformData(from: Db, to: Db): Promise<void> {
   }
 }
 
+/** a / b rounded toward negative infinity (b > 0). */
+export const floorDiv = (a: bigint, b: bigint): bigint => (a >= 0n ? a / b : -((-a + b - 1n) / b))
+
+/**
+ * The reward of `shares` held over a report, recomputed from the pool on chain: floor(shares x (U Sp - Up S) /
+ * (S Sp)) with U, S after and Up, Sp before (gross rewards: U and S at the fee mint instead).
+ */
+export function netReward(shares: bigint, pool: { U: bigint; S: bigint; Up: bigint; Sp: bigint }): bigint {
+  return floorDiv(shares * (pool.U * pool.Sp - pool.Up * pool.S), pool.S * pool.Sp)
+}
+
+/** LsETH `balanceOf` each of `addresses` at `blockNumber`, read on chain (in the same order). */
+export function balancesAt(
+  client: PublicClient,
+  river: Address,
+  addresses: readonly string[],
+  blockNumber: bigint,
+): Promise<bigint[]> {
+  return Promise.all(
+    addresses.map((address) =>
+      client.readContract({
+        address: river,
+        abi: riverAbi,
+        functionName: 'balanceOf',
+        args: [address as Address],
+        blockNumber,
+      }),
+    ),
+  )
+}
+
 const V0_PARTS = [
   'dao_fees_eth',
   'provider_fees_eth',
@@ -162,17 +193,7 @@ export async function verifyRecordsAgainstChain(
       .orderBy('address')
     const byAddress = new Map(records.map((r) => [r.address as string, r]))
     const addresses = [...new Set([...chain.holders.map((h) => h.toLowerCase()), ...byAddress.keys()])]
-    const balances = await Promise.all(
-      addresses.map((address) =>
-        client.readContract({
-          address: river,
-          abi: riverAbi,
-          functionName: 'balanceOf',
-          args: [address as Address],
-          blockNumber: block - 1n,
-        }),
-      ),
-    )
+    const balances = await balancesAt(client, river, addresses, block - 1n)
     addresses.forEach((address, i) => {
       const balance = balances[i] as bigint
       const record = byAddress.get(address)
@@ -183,14 +204,12 @@ export async function verifyRecordsAgainstChain(
       walletDays += 1
       const where = `${address} at report ${day.report_epoch}`
       expect(BigInt(record.balance_lseth as string), `balance of ${where}`).toBe(balance)
-      const num = balance * (U * Sp - Up * S)
-      const den = S * Sp
-      const floor = num >= 0n ? num / den : -((-num + den - 1n) / den)
-      expect(BigInt(record.rewards_eth as string), `net rewards of ${where}`).toBe(floor)
-      const grossNum = balance * ((Um as bigint) * Sp - Up * (S0 as bigint))
-      const grossDen = (S0 as bigint) * Sp
-      const grossFloor = grossNum >= 0n ? grossNum / grossDen : -((-grossNum + grossDen - 1n) / grossDen)
-      expect(BigInt(record.gross_rewards_eth as string), `gross rewards of ${where}`).toBe(grossFloor)
+      expect(BigInt(record.rewards_eth as string), `net rewards of ${where}`).toBe(
+        netReward(balance, { U, S, Up, Sp }),
+      )
+      expect(BigInt(record.gross_rewards_eth as string), `gross rewards of ${where}`).toBe(
+        netReward(balance, { U: Um as bigint, S: S0 as bigint, Up, Sp }),
+      )
       holdersFees += BigInt(record.fees_eth as string)
       holdersShares += balance
       holders += 1n

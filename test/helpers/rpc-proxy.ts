@@ -13,6 +13,7 @@
  */
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { createRng } from '../../devnet/rng.ts'
 
 /** One JSON-RPC call as the proxy sees it. */
 export interface RpcCall {
@@ -92,18 +93,6 @@ export interface RpcProxy {
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1'])
 
-/** mulberry32: a small seeded generator of floats in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 function emptyStats(): RpcProxyStats {
   return {
     requests: 0,
@@ -139,7 +128,7 @@ export function createRpcProxy(options: RpcProxyOptions): RpcProxy {
   if (!LOOPBACK_HOSTS.has(upstream.hostname)) {
     throw new Error(`rpc proxy: upstream must be a loopback address, got ${upstream.hostname}`)
   }
-  const random = seededRandom(options.seed ?? 1)
+  const random = createRng(options.seed ?? 1).next
   let faults: RpcProxyFaults = { ...options.faults }
   let stats = emptyStats()
   let port = 0
