@@ -13,6 +13,14 @@ import type { Db, Queryable } from '../db/index.ts'
 import type { EventTable } from '../db/repos/chain.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { applyPermissionEvents, recomputeWalletChainState } from '../platform/chain-sync.ts'
+import {
+  type BlockFacts,
+  type ChunkContext,
+  type EventRows,
+  eventRows,
+  logKey,
+  type ReportReads,
+} from './follower/event-rows.ts'
 import { emitRedeemEvents } from './webhooks/emit.ts'
 
 export interface FollowerDeps {
@@ -41,11 +49,6 @@ interface Stream {
 }
 
 const lower = (a: string) => a.toLowerCase()
-
-/** UTC date (YYYY-MM-DD) of a block time. */
-export function utcDate(time: Date): string {
-  return time.toISOString().slice(0, 10)
-}
 
 /**
  * The chain follower: ingests the protocol's events up to `head - confirmations`, one cursor per
@@ -151,24 +154,13 @@ export function createFollower(deps: FollowerDeps) {
     }
   }
 
-  /** Converts a chunk of decoded logs to table rows (and the report reads at their blocks). */
-  async function rows(logs: DecodedLog[]) {
-    const out = new Map<EventTable, Record<string, unknown>[]>()
-    const push = (table: EventTable, row: Record<string, unknown>) => {
-      const list = out.get(table) ?? []
-      list.push(row)
-      out.set(table, list)
-    }
-    const permissions: { address: string; permissions: bigint; txHash: string }[] = []
-    const feeSharesByTx = new Map<string, bigint>()
-    for (const log of logs) {
-      if (log.eventName === 'RewardsEarned') {
-        const a = log.args as { newTotalSupply: bigint; oldTotalSupply: bigint }
-        feeSharesByTx.set(log.transactionHash, a.newTotalSupply - a.oldTotalSupply)
-      }
-    }
-    const reports: string[] = []
-    // block headers (time, hash) of the chunk, 8 at a time
+  /**
+   * The chain reads a chunk needs (ChunkContext): block headers 8 at a time, checked against the logs'
+   * hashes; River's U, S and fee and the operators at each report's block; the accounts of legacy
+   * Allowlist logs from their calldata. In log order, as the rows are then made.
+   */
+  async function readChunkContext(logs: DecodedLog[]): Promise<ChunkContext> {
+    const blocks = new Map<bigint, BlockFacts>()
     const numbers = [...new Set(logs.map((l) => l.blockNumber))]
     for (let i = 0; i < numbers.length; i += 8) await Promise.all(numbers.slice(i, i + 8).map(block))
     for (const log of logs) {
@@ -184,193 +176,50 @@ export function createFollower(deps: FollowerDeps) {
           },
         })
       }
-      const key = {
-        chain_id: chainId,
-        block_number: log.blockNumber,
-        log_index: log.logIndex,
-        tx_index: log.transactionIndex,
-        block_hash: log.blockHash,
-        tx_hash: log.transactionHash,
-        block_time: b.time,
-      }
-      // biome-ignore lint/suspicious/noExplicitAny: decoded args are validated by the fetcher against the ABI
-      const a = log.args as any
-      switch (log.eventName) {
-        case 'Transfer':
-          push('lseth_transfers', {
-            ...key,
-            from_address: lower(a.from),
-            to_address: lower(a.to),
-            value: a.value,
-          })
-          break
-        case 'UserDeposit':
-          push('user_deposits', {
-            ...key,
-            depositor: lower(a.depositor),
-            recipient: lower(a.recipient),
-            amount: a.amount,
-          })
-          break
-        case 'RewardsEarned':
-          push('rewards_earned', {
-            ...key,
-            collector: lower(a.collector),
-            old_total_underlying_balance: a.oldTotalUnderlyingBalance,
-            old_total_supply: a.oldTotalSupply,
-            new_total_underlying_balance: a.newTotalUnderlyingBalance,
-            new_total_supply: a.newTotalSupply,
-          })
-          break
-        case 'SetGlobalFee':
-          push('global_fee_changes', { ...key, fee_bps: Number(a.fee) })
-          break
-        case 'ProcessedConsensusLayerReport': {
-          const [u, s, fee, operators] = await Promise.all([
-            readAtBlock(client, {
-              address: contracts.river,
-              abi: riverAbi,
-              functionName: 'totalUnderlyingSupply',
-              blockNumber: log.blockNumber,
-            }),
-            readAtBlock(client, {
-              address: contracts.river,
-              abi: riverAbi,
-              functionName: 'totalSupply',
-              blockNumber: log.blockNumber,
-            }),
-            readAtBlock(client, {
-              address: contracts.river,
-              abi: riverAbi,
-              functionName: 'getGlobalFee',
-              blockNumber: log.blockNumber,
-            }),
-            operatorsAt(log.blockNumber),
-          ])
-          for (const operator of operators) {
-            push('report_operators', {
-              chain_id: chainId,
-              block_number: log.blockNumber,
-              log_index: log.logIndex,
-              ...operator,
-            })
-          }
-          const r = a.report
-          const t = a.trace
-          const date = utcDate(b.time)
-          reports.push(date)
-          push('oracle_reports', {
-            ...key,
-            report_date: date,
-            epoch: r.epoch,
-            validators_balance: r.validatorsBalance,
-            validators_skimmed_balance: r.validatorsSkimmedBalance,
-            validators_exited_balance: r.validatorsExitedBalance,
-            validators_exiting_balance: r.validatorsExitingBalance,
-            validators_count: Number(r.validatorsCount),
-            stopped_validator_count_per_operator: (
-              r.stoppedValidatorCountPerOperator as readonly number[]
-            ).map(Number),
-            rebalance_deposit_to_redeem_mode: r.rebalanceDepositToRedeemMode,
-            slashing_containment_mode: r.slashingContainmentMode,
-            trace_rewards: t.rewards,
-            trace_pulled_el_fees: t.pulledELFees,
-            trace_pulled_redeem_manager_exceeding_eth: t.pulledRedeemManagerExceedingEthBuffer,
-            trace_pulled_coverage_funds: t.pulledCoverageFunds,
-            total_underlying_supply: u as bigint,
-            total_supply: s as bigint,
-            fee_shares: feeSharesByTx.get(log.transactionHash) ?? 0n,
-            global_fee_bps: Number(fee as bigint),
-          })
-          break
-        }
-        case 'RequestedRedeem':
-          push('redeem_requests', {
-            ...key,
-            request_id: Number(a.id),
-            recipient: lower(a.recipient),
-            height: a.height,
-            amount: a.amount,
-            max_redeemable_eth: a.maxRedeemableEth,
-          })
-          break
-        case 'ReportedWithdrawal':
-          push('withdrawal_events', {
-            ...key,
-            withdrawal_event_id: Number(a.id),
-            height: a.height,
-            amount: a.amount,
-            eth_amount: a.ethAmount,
-          })
-          break
-        case 'SatisfiedRedeemRequest':
-          push('redeem_satisfactions', {
-            ...key,
-            request_id: Number(a.redeemRequestId),
-            withdrawal_event_id: Number(a.withdrawalEventId),
-            lseth_amount_satisfied: a.lsEthAmountSatisfied,
-            eth_amount_satisfied: a.ethAmountSatisfied,
-            lseth_amount_remaining: a.lsEthAmountRemaining,
-            eth_amount_exceeding: a.ethAmountExceeding,
-          })
-          break
-        case 'ClaimedRedeemRequest':
-          push('redeem_claims', {
-            ...key,
-            request_id: Number(a.redeemRequestId),
-            recipient: lower(a.recipient),
-            eth_amount: a.ethAmount,
-            lseth_amount: a.lsEthAmount,
-            remaining_lseth_amount: a.remainingLsEthAmount,
-          })
-          break
-        case 'SetAllowlistPermissions': {
-          const perms = a.permissions as readonly bigint[]
-          let accounts = a.accounts as readonly string[]
-          if (log.legacyIndexed) {
-            // first mainnet implementation: the log has only the accounts' hash; the calldata has them
-            const tx = await withRetry(() => client.getTransaction({ hash: log.transactionHash }))
-            const recovered = recoverLegacyAllowlistAccounts(tx.input, log.args)
-            if (!recovered) {
-              logger.warn(
-                {
-                  block_number: log.blockNumber.toString(),
-                  tx_hash: log.transactionHash,
-                  log_index: log.logIndex,
-                },
-                'legacy allowlist log skipped: its accounts are not recoverable from the calldata',
-              )
-              break
-            }
-            accounts = recovered
-          }
-          accounts.forEach((account, position) => {
-            push('allowlist_permissions', {
-              ...key,
-              position,
-              address: lower(account),
-              permissions: perms[position],
-            })
-            permissions.push({
-              address: lower(account),
-              permissions: perms[position]!,
-              txHash: log.transactionHash,
-            })
-          })
-          break
-        }
-        default:
-          break // other River events (PulledELFees, ...) are not stored
+      blocks.set(log.blockNumber, b)
+    }
+    const reportReads = new Map<string, ReportReads>()
+    const legacyAccounts = new Map<string, readonly string[] | undefined>()
+    for (const log of logs) {
+      if (log.eventName === 'ProcessedConsensusLayerReport') {
+        const at = { address: contracts.river, abi: riverAbi, blockNumber: log.blockNumber } as const
+        const [totalUnderlyingSupply, totalSupply, globalFee, operators] = await Promise.all([
+          readAtBlock(client, { ...at, functionName: 'totalUnderlyingSupply' }),
+          readAtBlock(client, { ...at, functionName: 'totalSupply' }),
+          readAtBlock(client, { ...at, functionName: 'getGlobalFee' }),
+          operatorsAt(log.blockNumber),
+        ])
+        reportReads.set(logKey(log), {
+          totalUnderlyingSupply: totalUnderlyingSupply as bigint,
+          totalSupply: totalSupply as bigint,
+          globalFee: globalFee as bigint,
+          operators,
+        })
+      } else if (log.eventName === 'SetAllowlistPermissions' && log.legacyIndexed) {
+        const tx = await withRetry(() => client.getTransaction({ hash: log.transactionHash }))
+        legacyAccounts.set(logKey(log), recoverLegacyAllowlistAccounts(tx.input, log.args) ?? undefined)
       }
     }
-    return { tables: out, permissions, reports }
+    return { blocks, reportReads, legacyAccounts }
+  }
+
+  /** Converts a chunk of decoded logs to table rows: the chain reads, then the pure mapping. */
+  async function rows(logs: DecodedLog[]): Promise<EventRows> {
+    const converted = eventRows(chainId, logs, await readChunkContext(logs))
+    for (const log of converted.skippedLegacy) {
+      logger.warn(
+        { block_number: log.blockNumber.toString(), tx_hash: log.transactionHash, log_index: log.logIndex },
+        'legacy allowlist log skipped: its accounts are not recoverable from the calldata',
+      )
+    }
+    return converted
   }
 
   async function writeChunk(
     tx: Queryable,
     stream: Stream,
     chunk: { toBlock: bigint; logs: DecodedLog[] },
-    converted: Awaited<ReturnType<typeof rows>>,
+    converted: EventRows,
     end: { hash: string; time: Date },
   ) {
     const repos = createRepos(tx)

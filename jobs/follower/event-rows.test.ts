@@ -1,0 +1,225 @@
+import { describe, expect, test } from 'vitest'
+import type { DecodedLog } from '../../chain/log-decoding.ts'
+import { type ChunkContext, eventRows, logKey } from './event-rows.ts'
+
+const CHAIN = 31337
+const TIME = new Date('2026-05-03T12:00:00Z')
+const HASH_BLOCK = `0x${'b'.repeat(64)}` as const
+const A = '0xAaAaaAaAAaaaAaaAaAaaAAAaaaAAaaaAAaAaaAaA'
+const B = '0xbBbBbbBBBBbbBbbbBBbBBbbbbbBbBbbbbBbBbbBB'
+
+let logIndex = 0
+/** A decoded log at block 10 of transaction `tx` (one hex digit), with the next log index. */
+function log(tx: string, eventName: string, args: unknown, extra: object = {}): DecodedLog {
+  return {
+    address: A,
+    blockNumber: 10n,
+    blockHash: HASH_BLOCK,
+    transactionHash: `0x${tx.repeat(64)}`,
+    transactionIndex: 0,
+    logIndex: logIndex++,
+    eventName,
+    args,
+    ...extra,
+  } as DecodedLog
+}
+
+const reportArgs = {
+  report: {
+    epoch: 7n,
+    validatorsBalance: 1n,
+    validatorsSkimmedBalance: 2n,
+    validatorsExitedBalance: 3n,
+    validatorsExitingBalance: 4n,
+    validatorsCount: 5,
+    stoppedValidatorCountPerOperator: [0, 1],
+    rebalanceDepositToRedeemMode: false,
+    slashingContainmentMode: true,
+  },
+  trace: {
+    rewards: 6n,
+    pulledELFees: 7n,
+    pulledRedeemManagerExceedingEthBuffer: 8n,
+    pulledCoverageFunds: 9n,
+  },
+}
+
+describe('eventRows', () => {
+  test('behavior: maps every stored event kind to its row, with lower-cased addresses and the chain reads', () => {
+    logIndex = 0
+    const logs = [
+      log('1', 'Transfer', { from: A, to: B, value: 5n }),
+      log('1', 'UserDeposit', { depositor: A, recipient: B, amount: 9n }),
+      log('2', 'RewardsEarned', {
+        collector: B,
+        oldTotalUnderlyingBalance: 100n,
+        oldTotalSupply: 90n,
+        newTotalUnderlyingBalance: 110n,
+        newTotalSupply: 91n,
+      }),
+      log('2', 'ProcessedConsensusLayerReport', reportArgs),
+      log('3', 'SetGlobalFee', { fee: 1000n }),
+      log('4', 'RequestedRedeem', { id: 3n, recipient: A, height: 10n, amount: 11n, maxRedeemableEth: 12n }),
+      log('4', 'ReportedWithdrawal', { id: 2n, height: 0n, amount: 11n, ethAmount: 12n }),
+      log('4', 'SatisfiedRedeemRequest', {
+        redeemRequestId: 3n,
+        withdrawalEventId: 2n,
+        lsEthAmountSatisfied: 11n,
+        ethAmountSatisfied: 12n,
+        lsEthAmountRemaining: 0n,
+        ethAmountExceeding: 0n,
+      }),
+      log('5', 'ClaimedRedeemRequest', {
+        redeemRequestId: 3n,
+        recipient: A,
+        ethAmount: 12n,
+        lsEthAmount: 11n,
+        remainingLsEthAmount: 0n,
+      }),
+      log('6', 'SetAllowlistPermissions', { accounts: [A, B], permissions: [3n, 0n] }),
+      log('7', 'PulledELFees', { amount: 1n }),
+    ]
+    const report = logs[3]!
+    const context: ChunkContext = {
+      blocks: new Map([[10n, { hash: HASH_BLOCK, time: TIME }]]),
+      reportReads: new Map([
+        [
+          logKey(report),
+          {
+            totalUnderlyingSupply: 110n,
+            totalSupply: 91n,
+            globalFee: 1000n,
+            operators: [{ operator_index: 0, funded: 4 }],
+          },
+        ],
+      ]),
+      legacyAccounts: new Map(),
+    }
+    const out = eventRows(CHAIN, logs, context)
+    const key = (i: number) => ({
+      chain_id: CHAIN,
+      block_number: 10n,
+      log_index: i,
+      tx_index: 0,
+      block_hash: HASH_BLOCK,
+      tx_hash: logs[i]!.transactionHash,
+      block_time: TIME,
+    })
+    const a = A.toLowerCase()
+    const b = B.toLowerCase()
+    expect(Object.fromEntries(out.tables)).toEqual({
+      lseth_transfers: [{ ...key(0), from_address: a, to_address: b, value: 5n }],
+      user_deposits: [{ ...key(1), depositor: a, recipient: b, amount: 9n }],
+      rewards_earned: [
+        {
+          ...key(2),
+          collector: b,
+          old_total_underlying_balance: 100n,
+          old_total_supply: 90n,
+          new_total_underlying_balance: 110n,
+          new_total_supply: 91n,
+        },
+      ],
+      report_operators: [{ chain_id: CHAIN, block_number: 10n, log_index: 3, operator_index: 0, funded: 4 }],
+      oracle_reports: [
+        {
+          ...key(3),
+          report_date: '2026-05-03',
+          epoch: 7n,
+          validators_balance: 1n,
+          validators_skimmed_balance: 2n,
+          validators_exited_balance: 3n,
+          validators_exiting_balance: 4n,
+          validators_count: 5,
+          stopped_validator_count_per_operator: [0, 1],
+          rebalance_deposit_to_redeem_mode: false,
+          slashing_containment_mode: true,
+          trace_rewards: 6n,
+          trace_pulled_el_fees: 7n,
+          trace_pulled_redeem_manager_exceeding_eth: 8n,
+          trace_pulled_coverage_funds: 9n,
+          total_underlying_supply: 110n,
+          total_supply: 91n,
+          fee_shares: 1n, // the RewardsEarned of the same transaction: 91 - 90
+          global_fee_bps: 1000,
+        },
+      ],
+      global_fee_changes: [{ ...key(4), fee_bps: 1000 }],
+      redeem_requests: [
+        { ...key(5), request_id: 3, recipient: a, height: 10n, amount: 11n, max_redeemable_eth: 12n },
+      ],
+      withdrawal_events: [{ ...key(6), withdrawal_event_id: 2, height: 0n, amount: 11n, eth_amount: 12n }],
+      redeem_satisfactions: [
+        {
+          ...key(7),
+          request_id: 3,
+          withdrawal_event_id: 2,
+          lseth_amount_satisfied: 11n,
+          eth_amount_satisfied: 12n,
+          lseth_amount_remaining: 0n,
+          eth_amount_exceeding: 0n,
+        },
+      ],
+      redeem_claims: [
+        {
+          ...key(8),
+          request_id: 3,
+          recipient: a,
+          eth_amount: 12n,
+          lseth_amount: 11n,
+          remaining_lseth_amount: 0n,
+        },
+      ],
+      allowlist_permissions: [
+        { ...key(9), position: 0, address: a, permissions: 3n },
+        { ...key(9), position: 1, address: b, permissions: 0n },
+      ],
+    })
+    expect(out.permissions).toEqual([
+      { address: a, permissions: 3n, txHash: logs[9]!.transactionHash },
+      { address: b, permissions: 0n, txHash: logs[9]!.transactionHash },
+    ])
+    expect(out.reports).toEqual(['2026-05-03'])
+    expect(out.skippedLegacy).toEqual([])
+  })
+
+  test('behavior: a legacy Allowlist log takes its recovered accounts, or is skipped when none were', () => {
+    logIndex = 0
+    const legacy = (tx: string) =>
+      log(
+        tx,
+        'SetAllowlistPermissions',
+        { accountsHash: `0x${'c'.repeat(64)}`, permissions: [1n] },
+        {
+          legacyIndexed: true,
+        },
+      )
+    const recovered = legacy('1')
+    const lost = legacy('2')
+    const out = eventRows(CHAIN, [recovered, lost], {
+      blocks: new Map([[10n, { hash: HASH_BLOCK, time: TIME }]]),
+      reportReads: new Map(),
+      legacyAccounts: new Map([
+        [logKey(recovered), [A]],
+        [logKey(lost), undefined],
+      ]),
+    })
+    expect(out.permissions).toEqual([
+      { address: A.toLowerCase(), permissions: 1n, txHash: recovered.transactionHash },
+    ])
+    expect(out.tables.get('allowlist_permissions')).toHaveLength(1)
+    expect(out.skippedLegacy).toEqual([lost])
+  })
+
+  test('behavior: a log without its chain reads is an error, not a row with missing figures', () => {
+    logIndex = 0
+    const report = log('1', 'ProcessedConsensusLayerReport', reportArgs)
+    const blocks = new Map([[10n, { hash: HASH_BLOCK, time: TIME }]])
+    expect(() =>
+      eventRows(CHAIN, [report], { blocks, reportReads: new Map(), legacyAccounts: new Map() }),
+    ).toThrow(/no report reads/)
+    expect(() =>
+      eventRows(CHAIN, [report], { blocks: new Map(), reportReads: new Map(), legacyAccounts: new Map() }),
+    ).toThrow(/no block facts/)
+  })
+})

@@ -1,0 +1,238 @@
+import type { DecodedLog } from '../../chain/log-decoding.ts'
+import type { EventTable } from '../../db/repos/chain.ts'
+
+/** A block's hash and time, as read from the node. */
+export interface BlockFacts {
+  hash: string
+  time: Date
+}
+
+/** What the chain said at a ProcessedConsensusLayerReport's block: River's U, S, fee and the operators. */
+export interface ReportReads {
+  totalUnderlyingSupply: bigint
+  totalSupply: bigint
+  globalFee: bigint
+  operators: { operator_index: number; funded: number }[]
+}
+
+/**
+ * The chain reads a chunk of logs needs before it can be mapped to rows (jobs/follower.ts reads them):
+ * the header of every block with a log, the reads at each report's block, and the accounts of each
+ * legacy Allowlist log recovered from its calldata (undefined: not recoverable, the log is skipped).
+ */
+export interface ChunkContext {
+  blocks: ReadonlyMap<bigint, BlockFacts>
+  reportReads: ReadonlyMap<string, ReportReads>
+  legacyAccounts: ReadonlyMap<string, readonly string[] | undefined>
+}
+
+/** A permission change seen on chain, for the wallet state machine (platform/chain-sync.ts). */
+export interface PermissionEvent {
+  address: string
+  permissions: bigint
+  txHash: string
+}
+
+/** The rows of a chunk, by table, and what the follower does with them besides storing. */
+export interface EventRows {
+  tables: Map<EventTable, Record<string, unknown>[]>
+  permissions: PermissionEvent[]
+  /** UTC dates of the oracle reports in the chunk, in chain order. */
+  reports: string[]
+  /** Legacy Allowlist logs whose accounts were not recoverable (not stored; the caller warns). */
+  skippedLegacy: DecodedLog[]
+}
+
+/** The key of a log within its chain: transaction hash and log index. */
+export function logKey(log: Pick<DecodedLog, 'transactionHash' | 'logIndex'>): string {
+  return `${log.transactionHash}:${log.logIndex}`
+}
+
+/** UTC date (YYYY-MM-DD) of a block time. */
+export function utcDate(time: Date): string {
+  return time.toISOString().slice(0, 10)
+}
+
+const lower = (a: string) => a.toLowerCase()
+
+/**
+ * Maps a chunk of decoded logs to table rows: pure and synchronous, every chain fact it needs comes in
+ * `context`. Addresses are lower-cased; amounts stay bigint; events the service does not store (River's
+ * PulledELFees and the like) are passed over.
+ *
+ * @example
+ * const { tables, permissions, reports } = eventRows(1, logs, await readChunkContext(logs))
+ */
+export function eventRows(chainId: number, logs: readonly DecodedLog[], context: ChunkContext): EventRows {
+  const tables = new Map<EventTable, Record<string, unknown>[]>()
+  const push = (table: EventTable, row: Record<string, unknown>) => {
+    const list = tables.get(table) ?? []
+    list.push(row)
+    tables.set(table, list)
+  }
+  const permissions: PermissionEvent[] = []
+  const reports: string[] = []
+  const skippedLegacy: DecodedLog[] = []
+  // the fee shares minted by a report's transaction: its RewardsEarned supply increase
+  const feeSharesByTx = new Map<string, bigint>()
+  for (const log of logs) {
+    if (log.eventName === 'RewardsEarned') {
+      const a = log.args as { newTotalSupply: bigint; oldTotalSupply: bigint }
+      feeSharesByTx.set(log.transactionHash, a.newTotalSupply - a.oldTotalSupply)
+    }
+  }
+  for (const log of logs) {
+    const b = context.blocks.get(log.blockNumber)
+    if (!b) throw new Error(`eventRows: no block facts for block ${log.blockNumber}`)
+    const key = {
+      chain_id: chainId,
+      block_number: log.blockNumber,
+      log_index: log.logIndex,
+      tx_index: log.transactionIndex,
+      block_hash: log.blockHash,
+      tx_hash: log.transactionHash,
+      block_time: b.time,
+    }
+    // biome-ignore lint/suspicious/noExplicitAny: decoded args are validated by the fetcher against the ABI
+    const a = log.args as any
+    switch (log.eventName) {
+      case 'Transfer':
+        push('lseth_transfers', {
+          ...key,
+          from_address: lower(a.from),
+          to_address: lower(a.to),
+          value: a.value,
+        })
+        break
+      case 'UserDeposit':
+        push('user_deposits', {
+          ...key,
+          depositor: lower(a.depositor),
+          recipient: lower(a.recipient),
+          amount: a.amount,
+        })
+        break
+      case 'RewardsEarned':
+        push('rewards_earned', {
+          ...key,
+          collector: lower(a.collector),
+          old_total_underlying_balance: a.oldTotalUnderlyingBalance,
+          old_total_supply: a.oldTotalSupply,
+          new_total_underlying_balance: a.newTotalUnderlyingBalance,
+          new_total_supply: a.newTotalSupply,
+        })
+        break
+      case 'SetGlobalFee':
+        push('global_fee_changes', { ...key, fee_bps: Number(a.fee) })
+        break
+      case 'ProcessedConsensusLayerReport': {
+        const reads = context.reportReads.get(logKey(log))
+        if (!reads) throw new Error(`eventRows: no report reads for log ${logKey(log)}`)
+        for (const operator of reads.operators) {
+          push('report_operators', {
+            chain_id: chainId,
+            block_number: log.blockNumber,
+            log_index: log.logIndex,
+            ...operator,
+          })
+        }
+        const r = a.report
+        const t = a.trace
+        const date = utcDate(b.time)
+        reports.push(date)
+        push('oracle_reports', {
+          ...key,
+          report_date: date,
+          epoch: r.epoch,
+          validators_balance: r.validatorsBalance,
+          validators_skimmed_balance: r.validatorsSkimmedBalance,
+          validators_exited_balance: r.validatorsExitedBalance,
+          validators_exiting_balance: r.validatorsExitingBalance,
+          validators_count: Number(r.validatorsCount),
+          stopped_validator_count_per_operator: (r.stoppedValidatorCountPerOperator as readonly number[]).map(
+            Number,
+          ),
+          rebalance_deposit_to_redeem_mode: r.rebalanceDepositToRedeemMode,
+          slashing_containment_mode: r.slashingContainmentMode,
+          trace_rewards: t.rewards,
+          trace_pulled_el_fees: t.pulledELFees,
+          trace_pulled_redeem_manager_exceeding_eth: t.pulledRedeemManagerExceedingEthBuffer,
+          trace_pulled_coverage_funds: t.pulledCoverageFunds,
+          total_underlying_supply: reads.totalUnderlyingSupply,
+          total_supply: reads.totalSupply,
+          fee_shares: feeSharesByTx.get(log.transactionHash) ?? 0n,
+          global_fee_bps: Number(reads.globalFee),
+        })
+        break
+      }
+      case 'RequestedRedeem':
+        push('redeem_requests', {
+          ...key,
+          request_id: Number(a.id),
+          recipient: lower(a.recipient),
+          height: a.height,
+          amount: a.amount,
+          max_redeemable_eth: a.maxRedeemableEth,
+        })
+        break
+      case 'ReportedWithdrawal':
+        push('withdrawal_events', {
+          ...key,
+          withdrawal_event_id: Number(a.id),
+          height: a.height,
+          amount: a.amount,
+          eth_amount: a.ethAmount,
+        })
+        break
+      case 'SatisfiedRedeemRequest':
+        push('redeem_satisfactions', {
+          ...key,
+          request_id: Number(a.redeemRequestId),
+          withdrawal_event_id: Number(a.withdrawalEventId),
+          lseth_amount_satisfied: a.lsEthAmountSatisfied,
+          eth_amount_satisfied: a.ethAmountSatisfied,
+          lseth_amount_remaining: a.lsEthAmountRemaining,
+          eth_amount_exceeding: a.ethAmountExceeding,
+        })
+        break
+      case 'ClaimedRedeemRequest':
+        push('redeem_claims', {
+          ...key,
+          request_id: Number(a.redeemRequestId),
+          recipient: lower(a.recipient),
+          eth_amount: a.ethAmount,
+          lseth_amount: a.lsEthAmount,
+          remaining_lseth_amount: a.remainingLsEthAmount,
+        })
+        break
+      case 'SetAllowlistPermissions': {
+        const perms = a.permissions as readonly bigint[]
+        // first mainnet implementation: the log has only the accounts' hash; the calldata has them
+        const accounts = log.legacyIndexed
+          ? context.legacyAccounts.get(logKey(log))
+          : (a.accounts as readonly string[])
+        if (!accounts) {
+          skippedLegacy.push(log)
+          break
+        }
+        accounts.forEach((account, position) => {
+          push('allowlist_permissions', {
+            ...key,
+            position,
+            address: lower(account),
+            permissions: perms[position],
+          })
+          permissions.push({
+            address: lower(account),
+            permissions: perms[position]!,
+            txHash: log.transactionHash,
+          })
+        })
+        break
+      }
+      default:
+        break // other River events (PulledELFees, ...) are not stored
+    }
+  }
+  return { tables, permissions, reports, skippedLegacy }
+}
