@@ -6,11 +6,11 @@ import { createChainClient } from '../chain/client.ts'
 import { createLogger } from '../common/logger.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { devnetRiverAbi } from '../devnet/abi.ts'
-import { devAccount } from '../devnet/accounts.ts'
 import { createDevnetClients } from '../devnet/blocks.ts'
 import { createJobs } from '../jobs/index.ts'
 import { createInlineRunner, type JobRunner } from '../jobs/runner.ts'
 import { http, orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
+import { denyOnChain } from './helpers/chain.ts'
 import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { postgresAvailable } from './helpers/services.ts'
 
@@ -82,23 +82,6 @@ describe.runIf(pgOk)('allowlist onboarding end to end (API -> allowlist job -> d
     })
     const receipt = await chain().waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 100 })
     return receipt.status
-  }
-
-  /** The devnet's denier sets the DENY bit on `address`; returns the receipt status. */
-  async function denyOnChain(address: Address) {
-    const denier = createWalletClient({
-      account: privateKeyToAccount(devAccount('denier').privateKey),
-      transport: viemHttp(devnet.rpcUrl),
-    })
-    const hash = await denier.writeContract({
-      chain: null,
-      address: devnet.contracts.allowlist as Address,
-      abi: allowlistAbi,
-      functionName: 'setDenyPermissions',
-      args: [[address], [PERMISSION.DENY]],
-      gas: 200_000n,
-    })
-    return (await chain().waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 100 })).status
   }
 
   async function newFundedAddress(): Promise<Address> {
@@ -191,7 +174,7 @@ describe.runIf(pgOk)('allowlist onboarding end to end (API -> allowlist job -> d
       'ALLOWLISTED',
       async () => (await call('GET', `/v0/platform/wallets/${address}`)).body.status === 'ALLOWLISTED',
     )
-    expect(await denyOnChain(address)).toBe('success')
+    expect(await denyOnChain(devnet, address)).toBe('success')
     const account = await until('account DENIED', async () => {
       const a = await call('GET', '/v0/platform/accounts/to-deny')
       return a.body.status === 'DENIED' ? a.body : undefined
@@ -210,7 +193,7 @@ describe.runIf(pgOk)('allowlist onboarding end to end (API -> allowlist job -> d
     const call = http(api.url, org.token)
     const denied = await newFundedAddress()
     const fine = await newFundedAddress()
-    expect(await denyOnChain(denied)).toBe('success')
+    expect(await denyOnChain(devnet, denied)).toBe('success')
     // the deny is ingested before the wallet exists: the wallet is not flipped by the follower, the
     // allowlist job meets the revert
     const repos = createRepos(api.dbh.db)

@@ -2,20 +2,19 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { Webhook } from 'standardwebhooks'
-import { type Address, createWalletClient, http as viemHttp } from 'viem'
+import type { Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { allowlistAbi, PERMISSION } from '../chain/abi.ts'
 import { createChainClient } from '../chain/client.ts'
 import { setupFromDevnet } from '../cli/chain-setup.ts'
 import { createLogger } from '../common/logger.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { WEBHOOK_EVENT_TYPES } from '../db/repos/webhooks.ts'
-import { devAccount } from '../devnet/accounts.ts'
 import { type DevnetHandle, startDevnet } from '../devnet/index.ts'
 import { createJobs } from '../jobs/index.ts'
 import { createInlineRunner, type JobRunner } from '../jobs/runner.ts'
 import { http, orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
+import { denyOnChain } from './helpers/chain.ts'
 import { postgresAvailable } from './helpers/services.ts'
 import { startWebhookReceiver, until, type WebhookReceiver } from './helpers/webhook-receiver.ts'
 
@@ -63,23 +62,7 @@ describe.runIf(pgOk)('signed webhooks on the devnet (API -> outbox -> delivery j
     await fs.rm(dataDir, { recursive: true, force: true })
   })
 
-  const chain = () => createChainClient({ rpcUrl: devnet.rpcUrl, chainId: devnet.chainId })
-
-  async function denyOnChain(address: Address) {
-    const denier = createWalletClient({
-      account: privateKeyToAccount(devAccount('denier').privateKey),
-      transport: viemHttp(devnet.rpcUrl),
-    })
-    const hash = await denier.writeContract({
-      chain: null,
-      address: devnet.contracts.allowlist as Address,
-      abi: allowlistAbi,
-      functionName: 'setDenyPermissions',
-      args: [[address], [PERMISSION.DENY]],
-      gas: 200_000n,
-    })
-    await chain().waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 100 })
-  }
+  const _chain = () => createChainClient({ rpcUrl: devnet.rpcUrl, chainId: devnet.chainId })
 
   const fresh = () => privateKeyToAccount(generatePrivateKey()).address.toLowerCase()
 
@@ -126,7 +109,7 @@ describe.runIf(pgOk)('signed webhooks on the devnet (API -> outbox -> delivery j
       ).toBe(200)
     }
     expect((await call('PATCH', `/v0/platform/accounts/leaver/wallets/${leaver}/remove`)).status).toBe(200)
-    await denyOnChain(denied as Address)
+    await denyOnChain(devnet, denied as Address)
 
     await runner.every('sync', 200)
     await runner.every('allowlist', 200)

@@ -1,9 +1,13 @@
+import { type Address, createWalletClient, http as viemHttp } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { allowlistAbi, PERMISSION } from '../../chain/abi.ts'
 import { createChainClient } from '../../chain/client.ts'
 import { createLogFetcher } from '../../chain/log-fetcher.ts'
 import { setupFromDevnet } from '../../cli/chain-setup.ts'
 import { createLogger } from '../../common/logger.ts'
 import type { Db } from '../../db/index.ts'
 import { EVENT_TABLES } from '../../db/repos/chain.ts'
+import { devAccount } from '../../devnet/accounts.ts'
 import type { DevnetHandle } from '../../devnet/index.ts'
 import { createFollower } from '../../jobs/follower.ts'
 
@@ -38,4 +42,22 @@ export async function dumpEvents(db: Db): Promise<Record<string, unknown[]>> {
       )
   }
   return out
+}
+
+/** The devnet's denier sets the DENY bit on `address`; returns the mined transaction's receipt status. */
+export async function denyOnChain(devnet: DevnetHandle, address: Address): Promise<'success' | 'reverted'> {
+  const denier = createWalletClient({
+    account: privateKeyToAccount(devAccount('denier').privateKey),
+    transport: viemHttp(devnet.rpcUrl),
+  })
+  const hash = await denier.writeContract({
+    chain: null,
+    address: devnet.contracts.allowlist as Address,
+    abi: allowlistAbi,
+    functionName: 'setDenyPermissions',
+    args: [[address], [PERMISSION.DENY]],
+    gas: 200_000n,
+  })
+  const client = createChainClient({ rpcUrl: devnet.rpcUrl, chainId: devnet.chainId })
+  return (await client.waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 100 })).status
 }
