@@ -19,7 +19,13 @@ export interface Context {
  */
 export async function createContext(
   env: NodeJS.ProcessEnv,
-  options: { migrate: boolean; logTo?: 'stdout' | 'stderr'; quiet?: boolean },
+  options: {
+    migrate: boolean
+    logTo?: 'stdout' | 'stderr'
+    quiet?: boolean
+    /** this command's bound on a silent Postgres query (DB_STALL_MS overrides it; see DbOptions.stallMs) */
+    stallMs?: number
+  },
 ): Promise<Context> {
   const config = loadConfig(env)
   const level = options.quiet && !env.LOG_LEVEL ? 'warn' : config.logLevel
@@ -27,7 +33,8 @@ export async function createContext(
   const shutdown = createShutdown(logger)
   const pgliteDir = config.databaseUrl ? undefined : path.join(config.dataDir, 'pg')
   const release = pgliteDir ? lockDataDir(pgliteDir) : undefined
-  const dbh = await openDb({ databaseUrl: config.databaseUrl, pgliteDir })
+  const stallMs = config.dbStallMs ?? options.stallMs
+  const dbh = await openDb({ databaseUrl: config.databaseUrl, pgliteDir, ...(stallMs ? { stallMs } : {}) })
   shutdown.add('database', async () => {
     await dbh.close()
     release?.()

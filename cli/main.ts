@@ -41,7 +41,8 @@ program
   .description('Serve the HTTP API only')
   .action(async () => {
     const [{ createContext }, { startApi }] = await Promise.all([import('./context.ts'), import('./up.ts')])
-    const ctx = await createContext(process.env, { migrate: false, logTo: 'stdout' })
+    // an API request waits at most 15 s on a database that went silent, then answers 503 IR5030
+    const ctx = await createContext(process.env, { migrate: false, logTo: 'stdout', stallMs: 15_000 })
     ctx.shutdown.installSignalHandlers()
     await startApi(ctx)
   })

@@ -49,6 +49,11 @@ export interface Config {
   }
   /** Bearer token GET /metrics requires (METRICS_TOKEN); undefined: /metrics is public. */
   metricsToken: string | undefined
+  /**
+   * DB_STALL_MS: how long a Postgres query may hear nothing before its connection counts as lost; undefined
+   * leaves each command its default (`lsreport api` 15 s, the others 120 s).
+   */
+  dbStallMs: number | undefined
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -171,5 +176,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       retryWindowMs: readInt(env, 'WEBHOOK_RETRY_WINDOW_MS', 86_400_000, 1_000, 604_800_000),
     },
     metricsToken,
+    dbStallMs: env.DB_STALL_MS?.trim() ? readInt(env, 'DB_STALL_MS', 0, 1_000, 3_600_000) : undefined,
   }
 }

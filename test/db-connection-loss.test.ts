@@ -6,6 +6,7 @@ import pg from 'pg'
 import { afterAll, describe, expect, test } from 'vitest'
 import { toErrorReply } from '../api/app.ts'
 import { isConnectionLoss } from '../db/index.ts'
+import { DatabaseStallError } from '../db/stall-watchdog.ts'
 import { freePort, http } from './helpers/api.ts'
 import { cli, spawnCli } from './helpers/cli.ts'
 import { createTestDatabase, postgresAvailable } from './helpers/services.ts'
@@ -34,6 +35,8 @@ describe('database connection loss maps to 503 IR5030', () => {
     ['08003 connection does not exist', coded('08003')],
     ['pg: Connection terminated unexpectedly', new Error('Connection terminated unexpectedly')],
     ['pg: connect timeout', new Error('timeout exceeded when trying to connect')],
+    ['pg: connected, no startup answer', new Error('timeout expired')],
+    ['a silent connection', new DatabaseStallError(2_000)],
     [
       'knex pool acquire timeout',
       new KnexTimeoutError('Knex: Timeout acquiring a connection. The pool is probably full.'),
@@ -57,48 +60,54 @@ describe('database connection loss maps to 503 IR5030', () => {
 
 type Answer = { status: number; body: Record<string, unknown>; ms: number }
 
+/** `lsreport api` on a fresh database reached through a TCP proxy the test can cut or stall, with a token. */
+async function apiThroughProxy(extraEnv: Record<string, string> = {}) {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-dbloss-'))
+  cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }))
+  const database = await createTestDatabase()
+  cleanups.push(database.drop)
+  const direct = new URL(database.url)
+  const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) })
+  cleanups.push(proxy.stop)
+  const viaProxy = new URL(database.url)
+  viaProxy.hostname = '127.0.0.1'
+  viaProxy.port = String(proxy.port)
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const env = { DATA_DIR: dataDir, DATABASE_URL: database.url, PORT: String(port), LOG_LEVEL: 'warn' }
+  await cli(['migrate'], env)
+  const org = await cli<{ id: string }>(['orgs', 'create', '--name', 'Outage Org', '--json'], env)
+  const client = await cli<{ client_id: string; client_secret: string }>(
+    ['clients', 'create', '--org', org.id, '--scopes', 'read:platform write:platform', '--json'],
+    env,
+  )
+  const server = await spawnCli(
+    ['api'],
+    { ...env, DATABASE_URL: viaProxy.toString(), RATE_LIMIT_MAX: '100000', ...extraEnv },
+    async () => (await fetch(`${base}/ready`)).status === 200,
+  )
+  cleanups.push(server.stop)
+  const token = await http(base)('POST', '/oauth/token', {
+    grant_type: 'client_credentials',
+    audience: base,
+    client_id: client.client_id,
+    client_secret: client.client_secret,
+  })
+  expect(token.status).toBe(200)
+  const call = http(base, token.body.access_token as string)
+  const timed = async (method: string, url: string, body?: unknown): Promise<Answer> => {
+    const started = Date.now()
+    const res = await call(method, url, body)
+    return { status: res.status, body: res.body, ms: Date.now() - started }
+  }
+  return { database, direct, proxy, server, base, org, timed }
+}
+
 describe.runIf(pgOk)(
   'database connection loss against a running API (lsreport api through a TCP proxy)',
   () => {
     test('behavior: during a Postgres outage requests answer 503 IR5030 within a bound; after it the same process answers 200 with no lost or duplicated writes', async () => {
-      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-dbloss-'))
-      cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }))
-      const database = await createTestDatabase()
-      cleanups.push(database.drop)
-      const direct = new URL(database.url)
-      const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) })
-      cleanups.push(proxy.stop)
-      const viaProxy = new URL(database.url)
-      viaProxy.hostname = '127.0.0.1'
-      viaProxy.port = String(proxy.port)
-      const port = await freePort()
-      const base = `http://127.0.0.1:${port}`
-      const env = { DATA_DIR: dataDir, DATABASE_URL: database.url, PORT: String(port), LOG_LEVEL: 'warn' }
-      await cli(['migrate'], env)
-      const org = await cli<{ id: string }>(['orgs', 'create', '--name', 'Outage Org', '--json'], env)
-      const client = await cli<{ client_id: string; client_secret: string }>(
-        ['clients', 'create', '--org', org.id, '--scopes', 'read:platform write:platform', '--json'],
-        env,
-      )
-      const server = await spawnCli(
-        ['api'],
-        { ...env, DATABASE_URL: viaProxy.toString(), RATE_LIMIT_MAX: '100000' },
-        async () => (await fetch(`${base}/ready`)).status === 200,
-      )
-      cleanups.push(server.stop)
-      const token = await http(base)('POST', '/oauth/token', {
-        grant_type: 'client_credentials',
-        audience: base,
-        client_id: client.client_id,
-        client_secret: client.client_secret,
-      })
-      expect(token.status).toBe(200)
-      const call = http(base, token.body.access_token as string)
-      const timed = async (method: string, url: string, body?: unknown): Promise<Answer> => {
-        const started = Date.now()
-        const res = await call(method, url, body)
-        return { status: res.status, body: res.body, ms: Date.now() - started }
-      }
+      const { database, direct, proxy, server, base, org, timed } = await apiThroughProxy()
       const createAccount = (key: string) => timed('POST', '/v0/platform/accounts', { key })
       expect((await createAccount('before')).status).toBe(201)
 
@@ -190,5 +199,37 @@ describe.runIf(pgOk)(
       )
       expect(total.rows[0]?.n).toBe(total.rows[0]?.d)
     }, 180_000)
+
+    test('behavior: a database that goes silent (no reset, bytes just stop) answers 503 IR5030 within DB_STALL_MS plus the acquire bound, and the same process recovers', async () => {
+      const STALL_MS = 2_000
+      const { proxy, server, timed } = await apiThroughProxy({ DB_STALL_MS: String(STALL_MS) })
+      expect((await timed('POST', '/v0/platform/accounts', { key: 'before' })).status).toBe(201)
+      proxy.stall()
+      const silent = await Promise.all([
+        timed('GET', '/v0/platform/accounts/before'),
+        timed('POST', '/v0/platform/accounts', { key: 'during' }),
+        timed('GET', '/v0/platform/accounts'),
+      ])
+      for (const a of silent) {
+        expect(a.status, `${JSON.stringify(a)}\n${server.output()}`).toBe(503)
+        expect(a.body).toEqual({ message: expect.any(String), status: 'IR5030' })
+        // a pooled connection fails after the stall bound; a new one after the 5 s connect bound
+        expect(a.ms).toBeLessThan(STALL_MS + 5_000 + 2_000)
+      }
+      proxy.restore()
+      let after = await timed('GET', '/v0/platform/accounts/before')
+      for (let i = 0; i < 50 && after.status !== 200; i++) {
+        await new Promise((r) => setTimeout(r, 200))
+        after = await timed('GET', '/v0/platform/accounts/before')
+      }
+      expect(after.status, server.output()).toBe(200)
+      expect(server.child.exitCode).toBeNull()
+      // the write cut by the stall is whole or absent; a retry never duplicates
+      const retry = await timed('POST', '/v0/platform/accounts', { key: 'during' })
+      expect([201, 400]).toContain(retry.status)
+      const list = await timed('GET', '/v0/platform/accounts')
+      const keys = (list.body as unknown as { key: string }[]).map((a) => a.key).sort()
+      expect(keys).toEqual(['before', 'during'])
+    }, 120_000)
   },
 )

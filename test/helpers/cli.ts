@@ -30,6 +30,7 @@ const SERVICE_VARS = [
   'WORKER_CONCURRENCY',
   'JOB_LOCK_MS',
   'DAY_SHARD_WALLETS',
+  'DB_STALL_MS',
   'MODE',
   'DEV',
   'PROD',

@@ -1,7 +1,9 @@
 /**
  * A TCP proxy on 127.0.0.1 in front of a server (Postgres in the tests), which a test can cut: every open
  * connection is destroyed and new ones are accepted then closed at once (the peer sees ECONNRESET or
- * "Connection terminated"), until `restore()`. For tests that prove a process survives a database outage.
+ * "Connection terminated"), until `restore()`; or stall: bytes stop flowing both ways on open and new
+ * connections while every socket stays open (a network that silently drops), until `restore()`. For tests
+ * that prove a process survives a database outage.
  *
  * @example
  * const proxy = await startTcpProxy({ host: '127.0.0.1', port: 5432 })
@@ -16,7 +18,9 @@ export interface TcpProxy {
   port: number
   /** Destroys every open connection and closes new ones at once, until `restore()`. */
   cut(): void
-  /** Forwards new connections again. */
+  /** Stops forwarding bytes on every connection, open or new, without closing any, until `restore()`. */
+  stall(): void
+  /** Forwards again: new connections after a cut, and the held bytes after a stall. */
   restore(): void
   /** Connections accepted so far (forwarded or refused). */
   readonly accepted: number
@@ -29,7 +33,18 @@ export interface TcpProxy {
 export async function startTcpProxy(upstream: { host: string; port: number }): Promise<TcpProxy> {
   const pairs = new Set<[net.Socket, net.Socket]>()
   let down = false
+  let stalled = false
   let accepted = 0
+  const flow = (pair: [net.Socket, net.Socket], on: boolean) => {
+    const [client, upstreamSocket] = pair
+    if (on) {
+      client.pipe(upstreamSocket)
+      upstreamSocket.pipe(client)
+    } else {
+      client.unpipe(upstreamSocket).pause()
+      upstreamSocket.unpipe(client).pause()
+    }
+  }
   const server = net.createServer((client) => {
     accepted++
     if (down) {
@@ -46,8 +61,7 @@ export async function startTcpProxy(upstream: { host: string; port: number }): P
     }
     client.on('error', close).on('close', close)
     server.on('error', close).on('close', close)
-    client.pipe(server)
-    server.pipe(client)
+    flow(pair, !stalled)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as net.AddressInfo
@@ -64,8 +78,14 @@ export async function startTcpProxy(upstream: { host: string; port: number }): P
       down = true
       cutAll()
     },
+    stall() {
+      stalled = true
+      for (const pair of pairs) flow(pair, false)
+    },
     restore() {
       down = false
+      if (stalled) for (const pair of pairs) flow(pair, true)
+      stalled = false
     },
     get accepted() {
       return accepted
