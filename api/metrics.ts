@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Histogram } from 'prom-client'
-import type { ServiceMetrics } from '../jobs/metrics.ts'
+import type { ServiceMetrics } from '../jobs/metrics/index.ts'
 import { ApiError } from './errors.ts'
 
 declare module 'fastify' {

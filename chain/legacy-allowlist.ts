@@ -1,11 +1,12 @@
 import { type Address, concatHex, decodeFunctionData, type Hash, type Hex, keccak256, pad } from 'viem'
+import { type Address as StoredAddress, toAddress } from '../common/address.ts'
 import { allowlistAbi } from './abi.ts'
 
 /**
  * Recovers the accounts of a `SetAllowlistPermissions` log of the first mainnet Allowlist implementation,
  * which declared `address[] indexed accounts` (the log holds only keccak256 of the accounts). When the
  * transaction called `setAllowPermissions(accounts, permissions)` directly, its calldata has them: they are
- * returned when their hash and the permissions match the log, else undefined (e.g. a call through a
+ * returned (lower case, `common/address.ts`) when their hash and the permissions match the log, else undefined (e.g. a call through a
  * multisig, whose calldata wraps the inner call).
  *
  * @example
@@ -14,7 +15,7 @@ import { allowlistAbi } from './abi.ts'
 export function recoverLegacyAllowlistAccounts(
   input: Hex,
   log: { accountsHash: Hash; permissions: readonly bigint[] },
-): Address[] | undefined {
+): StoredAddress[] | undefined {
   let decoded: ReturnType<typeof decodeFunctionData<typeof allowlistAbi>>
   try {
     decoded = decodeFunctionData({ abi: allowlistAbi, data: input })
@@ -29,5 +30,5 @@ export function recoverLegacyAllowlistAccounts(
   if (permissions.length !== log.permissions.length || permissions.some((p, i) => p !== log.permissions[i])) {
     return undefined
   }
-  return [...accounts]
+  return accounts.map((a) => toAddress(a, 'accounts'))
 }

@@ -1,4 +1,13 @@
-import { type Abi, encodeAbiParameters, getAddress, type Hash, keccak256, toEventSelector, toHex } from 'viem'
+import {
+  type Abi,
+  encodeAbiParameters,
+  getAddress,
+  type Hash,
+  keccak256,
+  pad,
+  toEventSelector,
+  toHex,
+} from 'viem'
 import { describe, expect, test } from 'vitest'
 import { allowlistAbi, riverAbi } from './abi.ts'
 import { InvalidLogError, LogDecodeError } from './errors.ts'
@@ -40,6 +49,25 @@ describe('createLogDecoder', () => {
         value: 10n ** 18n,
       },
     })
+  })
+
+  test('behavior: address and address[] arguments come in the one stored form (lower case), not checksummed', () => {
+    const holder = '0x8c1bed5b9a0928467c9b1341da1d7bd5e10b6549'
+    const other = '0xfe3b557e8fb62b89f4916b721be55ceb828dbd73'
+    const log = decode({ ...transfer, topics: [TRANSFER, pad(holder), pad(other)] })
+    expect(log.eventName === 'Transfer' && log.args).toEqual({ from: holder, to: other, value: 10n ** 18n })
+    const permissions = createLogDecoder(allowlistAbi)({
+      ...base,
+      topics: [PERMISSIONS],
+      data: encodeAbiParameters(
+        [{ type: 'address[]' }, { type: 'uint256[]' }],
+        [
+          [getAddress(holder), getAddress(other)],
+          [5n, 0n],
+        ],
+      ),
+    })
+    expect(permissions.args).toEqual({ accounts: [holder, other], permissions: [5n, 0n] })
   })
 
   test('behavior: data too short raises LogDecodeError naming block, tx and log index', () => {
@@ -110,7 +138,7 @@ describe('createLogDecoder', () => {
     }
     expect(decodeLog(allowlistAbi, current)).toMatchObject({
       eventName: 'SetAllowlistPermissions',
-      args: { accounts: [getAddress('0x00000000000000000000000000000000000000a1')], permissions: [5n] },
+      args: { accounts: ['0x00000000000000000000000000000000000000a1'], permissions: [5n] },
     })
     expect(decodeLog(allowlistAbi, current).legacyIndexed).toBeUndefined()
   })

@@ -16,12 +16,13 @@ import {
   parseAbiItem,
   toEventSelector,
 } from 'viem'
+import { type Address as StoredAddress, toAddress } from '../common/address.ts'
 import { InvalidLogError, LogDecodeError, type LogPosition } from './errors.ts'
 import { ADDRESS, HASH, isHex, quantity, shortMessage } from './rpc-values.ts'
 
-/** Where a decoded log sits on chain. `address` is lower case. */
+/** Where a decoded log sits on chain. `address` is lower case (the one stored form). */
 export interface LogMeta {
-  address: Address
+  address: StoredAddress
   blockNumber: bigint
   blockHash: Hash
   transactionHash: Hash
@@ -29,10 +30,33 @@ export interface LogMeta {
   logIndex: number
 }
 
-/** The event union of an ABI as viem decodes it (bigint for uint/int, checksummed addresses). */
+/** viem's decoded value with every address (alone or in an array) in the stored form, `common/address.ts`. */
+type StoredAddresses<value> = value extends Address
+  ? StoredAddress
+  : value extends readonly Address[]
+    ? readonly StoredAddress[]
+    : value
+
+/** An event's args with `StoredAddresses` applied to each field. */
+type StoredArgs<args> = args extends readonly unknown[]
+  ? { readonly [i in keyof args]: StoredAddresses<args[i]> }
+  : args extends Record<string, unknown>
+    ? { [key in keyof args]: StoredAddresses<args[key]> }
+    : args
+
+/** viem's decoded event union with its args in stored form (below). */
+type WithStoredArgs<event> = event extends { args: infer args }
+  ? Omit<event, 'args'> & { args: StoredArgs<args> }
+  : event
+
+/**
+ * The event union of an ABI as viem decodes it (bigint for uint/int), except that every `address` and
+ * `address[]` argument is an `Address` of common/address.ts: lower case, normalized once here where chain
+ * data enters, so no later layer lower-cases it again.
+ */
 export type DecodedEvent<abi extends Abi> = Abi extends abi
   ? { eventName: string; args: Record<string, unknown> | readonly unknown[] | undefined }
-  : DecodeEventLogReturnType<abi, undefined, Hex[], Hex, true>
+  : WithStoredArgs<DecodeEventLogReturnType<abi, undefined, Hex[], Hex, true>>
 
 /**
  * A `SetAllowlistPermissions` log of the very first mainnet Allowlist implementation, which declared
@@ -98,7 +122,7 @@ function validateMeta(raw: RawLog): LogMeta {
   if (transactionIndexBig === null) fail('transactionIndex is missing')
   if (typeof raw.address !== 'string' || !ADDRESS.test(raw.address)) fail('address is missing or malformed')
   return {
-    address: (raw.address as string).toLowerCase() as Address,
+    address: toAddress(raw.address as string, 'log address'),
     blockNumber: blockNumber as bigint,
     blockHash: (raw.blockHash as string).toLowerCase() as Hash,
     transactionHash: (raw.transactionHash as string).toLowerCase() as Hash,
@@ -175,11 +199,20 @@ function decodeStrict(entry: EventEntry, topics: Hex[], data: Hex): StrictDecodi
   let nextIndexed = 0
   let nextValue = 0
   for (const [position, param] of inputs.entries()) {
-    const value = param.indexed ? indexed[nextIndexed++] : values[nextValue++]
+    const value = storedForm(param, param.indexed ? indexed[nextIndexed++] : values[nextValue++])
     if (unnamed) list[position] = value
     else named[param.name as string] = value
   }
   return { ok: true, args: unnamed ? list : named }
+}
+
+/** A decoded value as the service stores it: `address` and `address[]` in lower case (`toAddress`). */
+function storedForm(param: AbiParameter & { indexed?: boolean | undefined }, value: unknown): unknown {
+  // an indexed dynamic value is only its topic (a hash): nothing to normalize
+  if (param.indexed && !isStaticType(param.type)) return value
+  if (param.type === 'address') return toAddress(value as string, param.name)
+  if (param.type === 'address[]') return (value as string[]).map((a) => toAddress(a, param.name))
+  return value
 }
 
 /**

@@ -8,10 +8,11 @@ import pg from 'pg'
 import { markPglite } from './bulk.ts'
 import { migrationSource } from './migrations/index.ts'
 import { seedFromTemplate } from './pglite-template.ts'
+import { watchForStalls } from './stall-watchdog.ts'
 
 export type Db = Knex
 export type Tx = Knex.Transaction
-/** A database handle or a transaction: every repository method takes one. */
+/** A database handle or a transaction: every repository factory takes one (see `inTransaction` in db/repos). */
 export type Queryable = Knex | Knex.Transaction
 
 // numeric and int8 come back as strings (exact); timestamptz as Date. Same on pg and PGlite.
@@ -35,6 +36,9 @@ export const PGLITE_START_PARAMS = [
   ...Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
 ]
 
+/** How long a query may hear nothing from Postgres before its connection counts as lost (`DbOptions.stallMs`). */
+export const DEFAULT_STALL_MS = 120_000
+
 export interface DbOptions {
   /** Postgres URL; when absent, PGlite is used. */
   databaseUrl?: string | undefined
@@ -42,6 +46,11 @@ export interface DbOptions {
   pgliteDir?: string | undefined
   /** Pool size on real Postgres (default 10). */
   poolMax?: number
+  /**
+   * Real Postgres: a query that hears nothing from the server for this long is failed as a lost connection
+   * and its connection dropped (default 120 s; `lsreport api` uses 15 s, DB_STALL_MS overrides both).
+   */
+  stallMs?: number
 }
 
 export interface DbHandle {
@@ -67,10 +76,18 @@ export async function openDb(options: DbOptions): Promise<DbHandle> {
     const db = knex({
       client: 'pg',
       // a lost server fails fast (never a hang): connect within 5 s, wait at most 5 s for a pooled
-      // connection, TCP keepalive finds dead peers; broken connections are evicted by pg and knex.
+      // connection, TCP keepalive finds dead peers, a query on a connection that went silent fails after
+      // `stallMs`; broken connections are evicted by pg and knex.
       connection: { connectionString: options.databaseUrl, connectionTimeoutMillis: 5_000, keepAlive: true },
       acquireConnectionTimeout: 5_000,
-      pool: { min: 0, max: options.poolMax ?? 10 },
+      pool: {
+        min: 0,
+        max: options.poolMax ?? 10,
+        afterCreate: (connection: unknown, done: (err: Error | null, connection: unknown) => void) => {
+          watchForStalls(connection, options.stallMs ?? DEFAULT_STALL_MS)
+          done(null, connection)
+        },
+      },
     })
     return { db, backend: 'postgres', close: () => db.destroy() }
   }
@@ -133,12 +150,13 @@ const CONNECTION_ERRNOS = new Set([
 /** SQLSTATEs of a lost server: admin/crash shutdown, cannot connect now, and every 08xxx connection exception. */
 const CONNECTION_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123])$/
 const CONNECTION_MESSAGE =
-  /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Timeout acquiring a connection|Client was closed and is not queryable|the database system is (starting up|shutting down)/i
+  /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|^timeout expired$|Timeout acquiring a connection|Client was closed and is not queryable|the database system is (starting up|shutting down)/i
 
 /**
  * True when `err` (or an error in its `cause` chain) says the database connection was lost or cannot be made:
  * a socket errno (ECONNRESET, ECONNREFUSED, ...), a SQLSTATE of class 08 or 57P01-57P03 (e.g.
- * `pg_terminate_backend`), pg's "Connection terminated", or knex's pool acquire timeout. The API answers
+ * `pg_terminate_backend`), pg's "Connection terminated", a silent connection (`DatabaseStallError`), or knex's
+ * pool acquire timeout. The API answers
  * these 503 IR5030; the pool drops such connections and the next request reconnects.
  */
 export function isConnectionLoss(err: unknown): boolean {
@@ -146,7 +164,7 @@ export function isConnectionLoss(err: unknown): boolean {
     const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown }
     if (typeof code === 'string' && (CONNECTION_ERRNOS.has(code) || CONNECTION_SQLSTATE.test(code)))
       return true
-    if (name === 'KnexTimeoutError') return true
+    if (name === 'KnexTimeoutError' || name === 'DatabaseStallError') return true
     if (typeof message === 'string' && CONNECTION_MESSAGE.test(message)) return true
     e = (e as { cause?: unknown }).cause
   }

@@ -15,7 +15,7 @@ import { revertReasonOf } from '../chain/revert-reasons.ts'
 import type { Logger } from '../common/logger.ts'
 import { isPglite } from '../db/bulk.ts'
 import type { Db } from '../db/index.ts'
-import { type AllowlistChangeRow, createRepos } from '../db/repos/index.ts'
+import { type AllowlistChangeRow, createRepos, inTransaction } from '../db/repos/index.ts'
 
 export interface AllowlistWriterDeps {
   db: Db
@@ -152,16 +152,12 @@ export function createAllowlistWriter(deps: AllowlistWriterDeps) {
     })
     const signed = await wallet.signTransaction(request as never)
     const hash = keccak256(signed)
-    const claimed = await db.transaction(async (tx) => {
-      const locked = await repos.allowlistChanges.claim(
-        rows.map((r) => r.id),
-        tx,
-      )
+    const claimed = await inTransaction(db, async (txRepos) => {
+      const locked = await txRepos.allowlistChanges.claim(rows.map((r) => r.id))
       if (locked.length !== rows.length) return false
-      await repos.allowlistChanges.mark(
+      await txRepos.allowlistChanges.mark(
         rows.map((r) => r.id),
         { state: 'submitted', tx_hash: hash, attempts: (rows[0]?.attempts ?? 0) + 1 },
-        tx,
       )
       return true
     })

@@ -8,10 +8,11 @@ import { recoverLegacyAllowlistAccounts } from '../chain/legacy-allowlist.ts'
 import type { DecodedLog } from '../chain/log-decoding.ts'
 import type { LogFetcher } from '../chain/log-fetcher.ts'
 import { withRetry } from '../chain/retry.ts'
+import { type Address as StoredAddress, toAddress } from '../common/address.ts'
 import type { Logger } from '../common/logger.ts'
-import type { Db, Queryable } from '../db/index.ts'
+import type { Db } from '../db/index.ts'
 import type { EventTable } from '../db/repos/chain.ts'
-import { createRepos } from '../db/repos/index.ts'
+import { createRepos, inTransaction, type Repos } from '../db/repos/index.ts'
 import { applyPermissionEvents, recomputeWalletChainState } from '../platform/chain-sync.ts'
 import {
   type BlockFacts,
@@ -48,8 +49,6 @@ interface Stream {
   abi: Abi
 }
 
-const lower = (a: string) => a.toLowerCase()
-
 /**
  * The chain follower: ingests the protocol's events up to `head - confirmations`, one cursor per
  * contract, each chunk written in one transaction with its cursor (so a crash loses nothing and a
@@ -57,6 +56,7 @@ const lower = (a: string) => a.toLowerCase()
  */
 export function createFollower(deps: FollowerDeps) {
   const { db, client, fetcher, chainId, contracts, logger } = deps
+  const repos = createRepos(db)
   const streams: Stream[] = [
     { name: 'river', address: contracts.river, abi: riverAbi as Abi },
     { name: 'redeemManager', address: contracts.redeemManager, abi: redeemManagerAbi as Abi },
@@ -85,7 +85,6 @@ export function createFollower(deps: FollowerDeps) {
 
   /** Finds the newest stored block that the chain still has; rolls back everything after it. */
   async function checkReorg(head: bigint): Promise<bigint | undefined> {
-    const repos = createRepos(db)
     const cursors = await repos.chain.cursors(chainId)
     let suspect = false
     for (const c of cursors) {
@@ -105,11 +104,11 @@ export function createFollower(deps: FollowerDeps) {
         break
       }
     }
-    await db.transaction(async (tx) => {
-      const { allowlistAddresses } = await createRepos(tx).chain.rollbackFrom(chainId, forkPoint, tx)
-      await recomputeWalletChainState(tx, chainId, allowlistAddresses)
+    await inTransaction(db, async (txRepos) => {
+      const { allowlistAddresses } = await txRepos.chain.rollbackFrom(chainId, forkPoint)
+      await recomputeWalletChainState(txRepos, chainId, allowlistAddresses)
       // the days of the rolled-back reports, and every later day's totals, are computed again
-      await createRepos(tx).days.markStaleFrom(chainId, forkPoint, tx)
+      await txRepos.days.markStaleFrom(chainId, forkPoint)
     })
     logger.warn(
       { chain_id: chainId, rolled_back_from: forkPoint.toString() },
@@ -179,7 +178,7 @@ export function createFollower(deps: FollowerDeps) {
       blocks.set(log.blockNumber, b)
     }
     const reportReads = new Map<string, ReportReads>()
-    const legacyAccounts = new Map<string, readonly string[] | undefined>()
+    const legacyAccounts = new Map<string, readonly StoredAddress[] | undefined>()
     for (const log of logs) {
       if (log.eventName === 'ProcessedConsensusLayerReport') {
         const at = { address: contracts.river, abi: riverAbi, blockNumber: log.blockNumber } as const
@@ -215,34 +214,31 @@ export function createFollower(deps: FollowerDeps) {
     return converted
   }
 
+  /** Writes a converted chunk through `txRepos`, those of the chunk's transaction. */
   async function writeChunk(
-    tx: Queryable,
+    txRepos: Repos,
     stream: Stream,
     chunk: { toBlock: bigint; logs: DecodedLog[] },
     converted: EventRows,
     end: { hash: string; time: Date },
   ) {
-    const repos = createRepos(tx)
-    for (const [table, list] of converted.tables) await repos.chain.insertEvents(table, list, tx)
-    await emitRedeemEvents(tx, chainId, converted.tables)
+    for (const [table, list] of converted.tables) await txRepos.chain.insertEvents(table, list)
+    await emitRedeemEvents(txRepos, chainId, converted.tables)
     const blocks = new Map<bigint, { number: bigint; hash: string; time: Date }>()
     for (const log of chunk.logs) {
       const b = blockTimes.get(log.blockNumber)
       if (b) blocks.set(log.blockNumber, { number: log.blockNumber, ...b })
     }
     blocks.set(chunk.toBlock, { number: chunk.toBlock, ...end })
-    await repos.chain.saveBlocks(chainId, [...blocks.values()], tx)
-    if (converted.permissions.length > 0) await applyPermissionEvents(tx, converted.permissions)
-    await repos.chain.setCursor(
-      {
-        chainId,
-        stream: stream.name,
-        address: lower(stream.address),
-        blockNumber: chunk.toBlock,
-        blockHash: end.hash,
-      },
-      tx,
-    )
+    await txRepos.chain.saveBlocks(chainId, [...blocks.values()])
+    if (converted.permissions.length > 0) await applyPermissionEvents(txRepos, converted.permissions)
+    await txRepos.chain.setCursor({
+      chainId,
+      stream: stream.name,
+      address: toAddress(stream.address, `${stream.name} address`),
+      blockNumber: chunk.toBlock,
+      blockHash: end.hash,
+    })
   }
 
   return {
@@ -251,14 +247,13 @@ export function createFollower(deps: FollowerDeps) {
       const head = await getHeadBlockNumber(client)
       const target = head - BigInt(deps.confirmations)
       const headBlock = await withRetry(() => client.getBlock({ blockNumber: head }))
-      await createRepos(db).chain.setHead(chainId, {
+      await repos.chain.setHead(chainId, {
         number: head,
         time: new Date(Number(headBlock.timestamp) * 1000),
       })
       const rolledBackFrom = await checkReorg(head)
       const inserted: Partial<Record<EventTable, number>> = {}
       const reports: string[] = []
-      const repos = createRepos(db)
       for (const stream of streams) {
         const cursor = await repos.chain.cursor(chainId, stream.name)
         const from = cursor ? BigInt(cursor.block_number) + 1n : contracts.startBlock
@@ -271,7 +266,7 @@ export function createFollower(deps: FollowerDeps) {
         })) {
           const converted = await rows(chunk.logs)
           const end = await block(chunk.toBlock)
-          await db.transaction((tx) => writeChunk(tx, stream, chunk, converted, end))
+          await inTransaction(db, (txRepos) => writeChunk(txRepos, stream, chunk, converted, end))
           for (const [table, list] of converted.tables) inserted[table] = (inserted[table] ?? 0) + list.length
           reports.push(...converted.reports)
         }

@@ -1,6 +1,6 @@
+import type { Address } from '../common/address.ts'
 import { ALLOW_MASK, PERMISSION } from '../common/permissions.ts'
-import type { Queryable } from '../db/index.ts'
-import { createRepos, type WalletRow, type WalletStatus } from '../db/repos/index.ts'
+import type { Repos, WalletRow, WalletStatus } from '../db/repos/index.ts'
 import { moveAccount, moveWallet } from './moves.ts'
 
 /** True when the permission mask lets the address deposit or redeem (and it is not denied). */
@@ -28,24 +28,21 @@ export function statusFromChain(
  * Applies `SetAllowlistPermissions` entries, in chain order, to the wallets that hold those addresses:
  * chain permissions, `allowlisted`, status flips, settled allowlist changes, and a DENY bit putting the
  * wallet and its account in DENIED (the account's other live wallets are paused and taken off the Allowlist).
- * Addresses that are no wallet of any org are ignored here (they are still indexed).
+ * Addresses that are no wallet of any org are ignored here (they are still indexed). `repos`: those of the
+ * transaction that ingests the entries (`inTransaction`).
  */
 export async function applyPermissionEvents(
-  tx: Queryable,
-  entries: { address: string; permissions: bigint; txHash: string }[],
+  repos: Repos,
+  entries: { address: Address; permissions: bigint; txHash: string }[],
 ): Promise<void> {
-  const repos = createRepos(tx)
   // accounts, then wallets, in id order: the API's order (account first), so the two never deadlock
-  await repos.wallets.lockByAddresses(
-    entries.map((e) => e.address),
-    tx,
-  )
+  await repos.wallets.lockByAddresses(entries.map((e) => e.address))
   for (const entry of entries) {
-    const wallet = await repos.wallets.findByAddressAnyOrg(entry.address, tx)
+    const wallet = await repos.wallets.findByAddressAnyOrg(entry.address)
     if (!wallet) continue
     const to = statusFromChain(wallet, entry.permissions)
     await moveWallet(
-      tx,
+      repos,
       wallet,
       to,
       {
@@ -56,46 +53,45 @@ export async function applyPermissionEvents(
       },
       { actor: 'chain', reason: `tx ${entry.txHash}` },
     )
-    await repos.allowlistChanges.confirmSeen(entry.address, entry.permissions, entry.txHash, tx)
-    if (to === 'DENIED') await denyAccountOf(tx, wallet, entry.txHash)
+    await repos.allowlistChanges.confirmSeen(entry.address, entry.permissions, entry.txHash)
+    if (to === 'DENIED') await denyAccountOf(repos, wallet, entry.txHash)
   }
 }
 
-async function denyAccountOf(tx: Queryable, wallet: WalletRow, txHash: string) {
-  const account = await createRepos(tx).accounts.get(wallet.account_id, tx)
+async function denyAccountOf(repos: Repos, wallet: WalletRow, txHash: string) {
+  const account = await repos.accounts.get(wallet.account_id)
   if (!account) return
   // refused (a REMOVED account) or already DENIED: nothing more to do
-  await moveAccount(tx, account, 'deny', 'chain', `wallet ${wallet.address} denied in tx ${txHash}`)
+  await moveAccount(repos, account, 'deny', 'chain', `wallet ${wallet.address} denied in tx ${txHash}`)
 }
 
 /**
  * After a reorg removed Allowlist rows: resets each wallet's chain view to the latest remaining
  * permission, moves statuses the chain no longer supports back (ALLOWLISTED -> NOT_READY, REMOVED or
  * NOT_ALLOWLISTED from a removal -> PENDING_REMOVAL) and re-queues the wallet's latest change so the
- * allowlist writer sends it again.
+ * allowlist writer sends it again. `repos`: those of the transaction that rolled the rows back.
  */
 export async function recomputeWalletChainState(
-  tx: Queryable,
+  repos: Repos,
   chainId: number,
-  addresses: string[],
+  addresses: Address[],
 ): Promise<void> {
-  const repos = createRepos(tx)
-  await repos.wallets.lockByAddresses(addresses, tx)
-  const latest = await repos.chain.latestPermissions(chainId, addresses, tx)
+  await repos.wallets.lockByAddresses(addresses)
+  const latest = await repos.chain.latestPermissions(chainId, addresses)
   for (const address of addresses) {
-    const wallet = await repos.wallets.findByAddressAnyOrg(address, tx)
+    const wallet = await repos.wallets.findByAddressAnyOrg(address)
     if (!wallet) continue
     const permissions = latest.get(address) ?? 0n
     const allowed = isAllowlisted(permissions)
     let status = wallet.status
     if (wallet.status === 'ALLOWLISTED' && !allowed) status = 'NOT_READY'
-    const changes = await repos.allowlistChanges.forWallet(wallet.id, tx)
+    const changes = await repos.allowlistChanges.forWallet(wallet.id)
     const last = changes.filter((c) => c.state !== 'superseded').at(-1)
     const wantsZero = last !== undefined && BigInt(last.permissions) === 0n
     if (wantsZero && allowed && (wallet.status === 'REMOVED' || wallet.status === 'NOT_ALLOWLISTED'))
       status = 'PENDING_REMOVAL'
     await moveWallet(
-      tx,
+      repos,
       wallet,
       status,
       { chain_permissions: permissions.toString(), allowlisted: allowed },
@@ -106,7 +102,7 @@ export async function recomputeWalletChainState(
       BigInt(last.permissions) !== permissions &&
       (last.state === 'confirmed' || last.state === 'submitted')
     ) {
-      await repos.allowlistChanges.mark([last.id], { state: 'pending', tx_hash: null }, tx)
+      await repos.allowlistChanges.mark([last.id], { state: 'pending', tx_hash: null })
     }
   }
 }

@@ -1,6 +1,5 @@
 import { ALLOW_MASK } from '../common/permissions.ts'
-import type { Queryable } from '../db/index.ts'
-import { type AccountRow, createRepos, type WalletRow, type WalletStatus } from '../db/repos/index.ts'
+import type { AccountRow, Repos, WalletRow, WalletStatus } from '../db/repos/index.ts'
 import { type AccountAction, accountTransition, LIVE_WALLET_STATUSES } from './transitions.ts'
 
 /** Who asked: a client id, 'operator' (CLI) or 'chain' (follower). */
@@ -8,55 +7,47 @@ export type Actor = string
 
 /**
  * Moves a wallet to `to` with `patch`, records the audit row when the status changes, and enqueues the
- * on-chain permissions when given. The one way wallet statuses change (API, CLI and chain alike).
+ * on-chain permissions when given, through `r`: the repositories of the caller's transaction
+ * (`inTransaction`). The one way wallet statuses change (API, CLI and chain alike).
  */
 export async function moveWallet(
-  tx: Queryable,
+  r: Repos,
   wallet: WalletRow,
   to: WalletStatus,
   patch: Partial<WalletRow>,
   change: { actor: Actor; reason: string; permissions?: bigint },
 ): Promise<WalletRow> {
-  const r = createRepos(tx)
-  const updated = await r.wallets.update(wallet.id, { status: to, ...patch }, tx)
+  const updated = await r.wallets.update(wallet.id, { status: to, ...patch })
   if (wallet.status !== to) {
-    await r.audit.record(
-      {
-        entity: 'wallet',
-        entityId: wallet.id,
-        from: wallet.status,
-        to,
-        actor: change.actor,
-        reason: change.reason,
-      },
-      tx,
-    )
-    if (to === 'ALLOWLISTED' || to === 'REMOVED')
-      await r.webhooks.emitWalletStatus(updated, change.reason, tx)
+    await r.audit.record({
+      entity: 'wallet',
+      entityId: wallet.id,
+      from: wallet.status,
+      to,
+      actor: change.actor,
+      reason: change.reason,
+    })
+    if (to === 'ALLOWLISTED' || to === 'REMOVED') await r.webhooks.emitWalletStatus(updated, change.reason)
   }
   if (change.permissions !== undefined) {
-    await r.allowlistChanges.enqueue(
-      {
-        walletId: wallet.id,
-        address: wallet.address,
-        permissions: change.permissions,
-        reason: change.reason,
-      },
-      tx,
-    )
+    await r.allowlistChanges.enqueue({
+      walletId: wallet.id,
+      address: wallet.address,
+      permissions: change.permissions,
+      reason: change.reason,
+    })
   }
   return updated
 }
 
 /** The effect of an account transition on its wallets. */
-async function cascade(tx: Queryable, account: AccountRow, action: AccountAction, actor: Actor) {
-  const r = createRepos(tx)
+async function cascade(r: Repos, account: AccountRow, action: AccountAction, actor: Actor) {
   const reason = `account_${action}`
-  for (const w of await r.wallets.listByAccounts([account.id], tx)) {
+  for (const w of await r.wallets.listByAccounts([account.id])) {
     if (action === 'pause' || action === 'deny') {
       if (!LIVE_WALLET_STATUSES.includes(w.status)) continue
       await moveWallet(
-        tx,
+        r,
         w,
         'PAUSED',
         { paused_by: 'account', ...(action === 'deny' ? { status_reason: 'account denied' } : {}) },
@@ -65,7 +56,7 @@ async function cascade(tx: Queryable, account: AccountRow, action: AccountAction
     } else if (action === 'reactivate') {
       if (w.status !== 'PAUSED' || w.paused_by !== 'account') continue
       await moveWallet(
-        tx,
+        r,
         w,
         w.wants_allowlist ? 'NOT_READY' : 'NOT_ALLOWLISTED',
         { paused_by: null },
@@ -74,12 +65,12 @@ async function cascade(tx: Queryable, account: AccountRow, action: AccountAction
     } else if (action === 'remove') {
       if (w.status === 'REMOVED') continue
       if (w.status === 'DENIED' || w.status === 'PENDING_REMOVAL') {
-        await r.wallets.update(w.id, { on_platform: false }, tx)
+        await r.wallets.update(w.id, { on_platform: false })
         continue
       }
       const onChain = w.wants_allowlist || w.allowlisted
       await moveWallet(
-        tx,
+        r,
         w,
         onChain ? 'PENDING_REMOVAL' : 'REMOVED',
         { on_platform: false, paused_by: null },
@@ -90,12 +81,12 @@ async function cascade(tx: Queryable, account: AccountRow, action: AccountAction
 }
 
 /**
- * Applies an account transition (table in transitions.ts) inside `tx`: the status, its audit row and the
- * effect on the account's wallets. Returns the account as it is now (unchanged when the transition is
- * idempotent), or undefined when the transition is refused.
+ * Applies an account transition (table in transitions.ts) through `r`, the repositories of a transaction:
+ * the status, its audit row and the effect on the account's wallets. Returns the account as it is now
+ * (unchanged when the transition is idempotent), or undefined when the transition is refused.
  */
 export async function moveAccount(
-  tx: Queryable,
+  r: Repos,
   account: AccountRow,
   action: AccountAction,
   actor: Actor,
@@ -104,20 +95,16 @@ export async function moveAccount(
   const to = accountTransition(account.status, action)
   if (to === undefined) return undefined
   if (to === account.status) return account
-  const r = createRepos(tx)
-  const updated = await r.accounts.setStatus(account.id, to, tx)
-  await r.audit.record(
-    {
-      entity: 'account',
-      entityId: account.id,
-      from: account.status,
-      to,
-      actor,
-      ...(reason ? { reason } : {}),
-    },
-    tx,
-  )
-  if (to === 'DENIED') await r.webhooks.emitAccountDenied(updated, reason, tx)
-  await cascade(tx, account, action, actor)
+  const updated = await r.accounts.setStatus(account.id, to)
+  await r.audit.record({
+    entity: 'account',
+    entityId: account.id,
+    from: account.status,
+    to,
+    actor,
+    ...(reason ? { reason } : {}),
+  })
+  if (to === 'DENIED') await r.webhooks.emitAccountDenied(updated, reason)
+  await cascade(r, account, action, actor)
   return updated
 }

@@ -2,8 +2,15 @@ import { randomUUID } from 'node:crypto'
 import { toAddress, ZERO_ADDRESS } from '../common/address.ts'
 import { NotFoundError, StateError, ValidationError } from '../common/errors.ts'
 import { ALLOW_MASK } from '../common/permissions.ts'
-import type { Db, Queryable } from '../db/index.ts'
-import { type AccountRow, createRepos, type WalletRow, type WalletStatus } from '../db/repos/index.ts'
+import type { Db } from '../db/index.ts'
+import {
+  type AccountRow,
+  createRepos,
+  inTransaction,
+  type Repos,
+  type WalletRow,
+  type WalletStatus,
+} from '../db/repos/index.ts'
 import { type Actor, moveAccount, moveWallet } from './moves.ts'
 import { type AccountAction, type WalletAction, walletTransition } from './transitions.ts'
 
@@ -20,18 +27,16 @@ function isUniqueViolation(err: unknown): boolean {
 export function createPlatformService(db: Db) {
   const repos = createRepos(db)
 
-  async function accountOr404(orgId: string, idOrKey: string, tx: Queryable, forUpdate = false) {
-    const account = await repos.accounts.findByIdOrKey(orgId, idOrKey, tx, { forUpdate })
+  /** The org's account, through `r` (the pool's repositories, or a transaction's to lock it: `forUpdate`). */
+  async function accountOr404(r: Repos, orgId: string, idOrKey: string, forUpdate = false) {
+    const account = await r.accounts.findByIdOrKey(orgId, idOrKey, { forUpdate })
     if (!account)
       throw new NotFoundError(`account ${JSON.stringify(idOrKey)} not found`, { reason: 'account_not_found' })
     return account
   }
 
-  async function withWallets(accounts: AccountRow[], tx: Queryable = db): Promise<AccountView[]> {
-    const wallets = await repos.wallets.listByAccounts(
-      accounts.map((a) => a.id),
-      tx,
-    )
+  async function withWallets(accounts: AccountRow[], r: Repos = repos): Promise<AccountView[]> {
+    const wallets = await r.wallets.listByAccounts(accounts.map((a) => a.id))
     return accounts.map((a) => ({ ...a, wallets: wallets.filter((w) => w.account_id === a.id) }))
   }
 
@@ -43,17 +48,14 @@ export function createPlatformService(db: Db) {
         })
       }
       try {
-        return await db.transaction(async (tx) => {
-          if (await repos.accounts.existsKey(orgId, key, tx)) {
+        return await inTransaction(db, async (r) => {
+          if (await r.accounts.existsKey(orgId, key)) {
             throw new StateError(`an account with key ${JSON.stringify(key)} already exists`, {
               reason: 'account_key_taken',
             })
           }
-          const account = await repos.accounts.insert({ id: randomUUID(), orgId, key }, tx)
-          await repos.audit.record(
-            { entity: 'account', entityId: account.id, from: null, to: 'ACTIVE', actor },
-            tx,
-          )
+          const account = await r.accounts.insert({ id: randomUUID(), orgId, key })
+          await r.audit.record({ entity: 'account', entityId: account.id, from: null, to: 'ACTIVE', actor })
           return { ...account, wallets: [] }
         })
       } catch (err) {
@@ -70,7 +72,7 @@ export function createPlatformService(db: Db) {
     },
 
     async getAccount(orgId: string, idOrKey: string): Promise<AccountView> {
-      const [view] = await withWallets([await accountOr404(orgId, idOrKey, db)])
+      const [view] = await withWallets([await accountOr404(repos, orgId, idOrKey)])
       return view!
     },
 
@@ -81,15 +83,15 @@ export function createPlatformService(db: Db) {
       action: AccountAction,
       actor: Actor,
     ): Promise<AccountView> {
-      return db.transaction(async (tx) => {
-        const account = await accountOr404(orgId, idOrKey, tx, true)
-        const updated = await moveAccount(tx, account, action, actor)
+      return inTransaction(db, async (r) => {
+        const account = await accountOr404(r, orgId, idOrKey, true)
+        const updated = await moveAccount(r, account, action, actor)
         if (updated === undefined) {
           throw new StateError(`cannot ${action} an account that is ${account.status}`, {
             reason: 'account_transition',
           })
         }
-        const [view] = await withWallets([updated], tx)
+        const [view] = await withWallets([updated], r)
         return view!
       })
     },
@@ -108,8 +110,8 @@ export function createPlatformService(db: Db) {
       if (address === ZERO_ADDRESS)
         throw new ValidationError('the zero address cannot be a wallet', { reason: 'zero_address' })
       try {
-        return await db.transaction(async (tx) => {
-          const account = await accountOr404(org.id, idOrKey, tx, true)
+        return await inTransaction(db, async (r) => {
+          const account = await accountOr404(r, org.id, idOrKey, true)
           if (account.status !== 'ACTIVE') {
             throw new StateError(`account is ${account.status}: it accepts no new wallets`, {
               reason: 'account_not_active',
@@ -121,35 +123,31 @@ export function createPlatformService(db: Db) {
               { reason: 'allowlist_not_permitted' },
             )
           }
-          if (await repos.wallets.findByAddressAnyOrg(address, tx)) {
+          if (await r.wallets.findByAddressAnyOrg(address)) {
             throw new StateError(`address ${address} is already attached to an account`, {
               reason: 'address_taken',
             })
           }
           const status: WalletStatus = input.allowlisted ? 'NOT_READY' : 'NOT_ALLOWLISTED'
-          const wallet = await repos.wallets.insert(
-            {
-              id: randomUUID(),
-              account_id: account.id,
-              org_id: org.id,
-              originator_org_id: org.id,
-              address,
-              type: 'ETH',
-              status,
-              wants_allowlist: input.allowlisted,
-              on_platform: true,
-            },
-            tx,
-          )
-          await repos.audit.record(
-            { entity: 'wallet', entityId: wallet.id, from: null, to: status, actor },
-            tx,
-          )
+          const wallet = await r.wallets.insert({
+            id: randomUUID(),
+            account_id: account.id,
+            org_id: org.id,
+            originator_org_id: org.id,
+            address,
+            type: 'ETH',
+            status,
+            wants_allowlist: input.allowlisted,
+            on_platform: true,
+          })
+          await r.audit.record({ entity: 'wallet', entityId: wallet.id, from: null, to: status, actor })
           if (input.allowlisted) {
-            await repos.allowlistChanges.enqueue(
-              { walletId: wallet.id, address, permissions: ALLOW_MASK, reason: 'create' },
-              tx,
-            )
+            await r.allowlistChanges.enqueue({
+              walletId: wallet.id,
+              address,
+              permissions: ALLOW_MASK,
+              reason: 'create',
+            })
           }
           return wallet
         })
@@ -180,7 +178,7 @@ export function createPlatformService(db: Db) {
     },
 
     async accountWallets(orgId: string, idOrKey: string): Promise<WalletRow[]> {
-      const account = await accountOr404(orgId, idOrKey, db)
+      const account = await accountOr404(repos, orgId, idOrKey)
       return repos.wallets.listByAccounts([account.id])
     },
 
@@ -192,9 +190,9 @@ export function createPlatformService(db: Db) {
       action: WalletAction,
       actor: Actor,
     ): Promise<WalletRow> {
-      return db.transaction(async (tx) => {
-        const account = await accountOr404(orgId, idOrKey, tx, true)
-        const wallet = await repos.wallets.findByIdOrAddress(orgId, idOrAddress, tx)
+      return inTransaction(db, async (r) => {
+        const account = await accountOr404(r, orgId, idOrKey, true)
+        const wallet = await r.wallets.findByIdOrAddress(orgId, idOrAddress)
         if (!wallet || wallet.account_id !== account.id) {
           throw new NotFoundError(`wallet ${JSON.stringify(idOrAddress)} not found in this account`, {
             reason: 'wallet_not_found',
@@ -213,9 +211,9 @@ export function createPlatformService(db: Db) {
         const reason = `wallet_${action}`
         switch (action) {
           case 'pause': {
-            if (to === wallet.status) return repos.wallets.update(wallet.id, { paused_by: 'wallet' }, tx)
+            if (to === wallet.status) return r.wallets.update(wallet.id, { paused_by: 'wallet' })
             return moveWallet(
-              tx,
+              r,
               wallet,
               to,
               { paused_by: 'wallet' },
@@ -234,7 +232,7 @@ export function createPlatformService(db: Db) {
               })
             }
             return moveWallet(
-              tx,
+              r,
               wallet,
               to,
               { paused_by: null },
@@ -248,7 +246,7 @@ export function createPlatformService(db: Db) {
           case 'remove': {
             const sendToChain = to === 'PENDING_REMOVAL' && wallet.status !== 'PENDING_REMOVAL'
             return moveWallet(
-              tx,
+              r,
               wallet,
               to,
               { on_platform: false, paused_by: null },
@@ -263,7 +261,7 @@ export function createPlatformService(db: Db) {
             const sendToChain = to === 'PENDING_REMOVAL' && wallet.status !== 'PENDING_REMOVAL'
             const sendFromPause = wallet.status === 'PAUSED' && wallet.wants_allowlist
             return moveWallet(
-              tx,
+              r,
               wallet,
               to,
               { wants_allowlist: false },
@@ -283,14 +281,14 @@ export function createPlatformService(db: Db) {
      * or DENIED account (final states) is refused: its terms no longer change.
      */
     async addDiscountRate(orgId: string, idOrKey: string, targetFeeRate: string, actor: Actor) {
-      return db.transaction(async (tx) => {
-        const account = await accountOr404(orgId, idOrKey, tx, true)
+      return inTransaction(db, async (r) => {
+        const account = await accountOr404(r, orgId, idOrKey, true)
         if (account.status === 'REMOVED' || account.status === 'DENIED') {
           throw new StateError(`account is ${account.status}: its target fee rate cannot change`, {
             reason: 'account_final',
           })
         }
-        return repos.discounts.add({ accountId: account.id, targetFeeRate, createdBy: actor }, tx)
+        return r.discounts.add({ accountId: account.id, targetFeeRate, createdBy: actor })
       })
     },
   }

@@ -3,6 +3,7 @@ import { type Address, type Hash, parseEventLogs } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { allowlistAbi } from '../chain/abi.ts'
 import { type ChainClient, createChainClient, createWriteClient } from '../chain/client.ts'
+import { toAddress } from '../common/address.ts'
 import { createLogger } from '../common/logger.ts'
 import type { Db } from '../db/index.ts'
 import { type AllowlistChangeRow, createRepos } from '../db/repos/index.ts'
@@ -202,7 +203,7 @@ describe.runIf(pgOk)('allowlist writer after a crash (Postgres, anvil)', () => {
     ])
     await devnetFollower(dbh.db, devnet).syncOnce()
     for (const address of addresses) {
-      expect((await repos.wallets.findByAddressAnyOrg(address))?.status).toBe('ALLOWLISTED')
+      expect((await repos.wallets.findByAddressAnyOrg(toAddress(address)))?.status).toBe('ALLOWLISTED')
     }
   })
 
@@ -214,10 +215,12 @@ describe.runIf(pgOk)('allowlist writer after a crash (Postgres, anvil)', () => {
     // an API transaction changes b then a (the order of its own work), while the writer claims [a, b]
     const trx = await dbh.db.transaction()
     const repos = createRepos(trx)
-    await repos.allowlistChanges.enqueue(
-      { walletId: walletOf(b), address: b, permissions: 0n, reason: 'account_pause' },
-      trx,
-    )
+    await repos.allowlistChanges.enqueue({
+      walletId: walletOf(b),
+      address: b,
+      permissions: 0n,
+      reason: 'account_pause',
+    })
     let writerError: unknown
     const writer = writerFor(dbh.db)
       .runOnce()
@@ -237,10 +240,12 @@ describe.runIf(pgOk)('allowlist writer after a crash (Postgres, anvil)', () => {
     await until('the writer to finish or wait on a lock', async () => settled || (await waiting()), 30_000)
     let apiError: unknown
     try {
-      await repos.allowlistChanges.enqueue(
-        { walletId: walletOf(a), address: a, permissions: 0n, reason: 'account_pause' },
-        trx,
-      )
+      await repos.allowlistChanges.enqueue({
+        walletId: walletOf(a),
+        address: a,
+        permissions: 0n,
+        reason: 'account_pause',
+      })
       await trx.commit()
     } catch (err) {
       apiError = err

@@ -5,6 +5,7 @@ import { type Address, parseEventLogs } from 'viem'
 import { afterAll, describe, expect, test } from 'vitest'
 import { allowlistAbi } from '../chain/abi.ts'
 import { createChainClient, createWriteClient } from '../chain/client.ts'
+import { toAddress } from '../common/address.ts'
 import { createLogger } from '../common/logger.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { startDevnet } from '../devnet/index.ts'
@@ -97,7 +98,7 @@ describe.runIf(pgOk)('allowlist writer through a faulty RPC', () => {
 
     const deadline = Date.now() + 90_000
     for (;;) {
-      const wallets = await Promise.all(addresses.map((a) => repos.wallets.findByAddressAnyOrg(a)))
+      const wallets = await Promise.all(addresses.map((a) => repos.wallets.findByAddressAnyOrg(toAddress(a))))
       if (wallets.every((w) => w?.status === 'ALLOWLISTED')) break
       if (Date.now() > deadline)
         throw new Error(`not all ALLOWLISTED: ${wallets.map((w) => w?.status).join(',')}`)

@@ -2,16 +2,13 @@ import { type Address, createWalletClient, encodeFunctionData, type Hash, http a
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { allowlistAbi, PERMISSION, riverAbi } from '../chain/abi.ts'
-import { createChainClient } from '../chain/client.ts'
-import { createLogger } from '../common/logger.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { devnetRiverAbi } from '../devnet/abi.ts'
 import { createDevnetClients } from '../devnet/blocks.ts'
-import { createJobs } from '../jobs/index.ts'
-import { createInlineRunner, type JobRunner } from '../jobs/runner.ts'
-import { http, orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
+import { http, orgWithToken, type TestApi } from './helpers/api.ts'
 import { denyOnChain } from './helpers/chain.ts'
-import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
+import type { TestDevnet } from './helpers/devnet.ts'
+import { type DevnetStack, startDevnetStack } from './helpers/devnet-stack.ts'
 import { postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
@@ -32,41 +29,20 @@ async function until<T>(
 }
 
 describe.runIf(pgOk)('allowlist onboarding end to end (API -> allowlist job -> devnet -> follower)', () => {
+  let stack: DevnetStack
   let devnet: TestDevnet
   let api: TestApi
-  let runner: JobRunner
 
   beforeAll(async () => {
-    devnet = await startTestDevnet('allowlist', {
-      days: 3,
-      walletCount: 10,
-      dayIntervalMs: 0,
-      blockIntervalMs: 100,
+    stack = await startDevnetStack('allowlist', {
+      devnet: { days: 3, walletCount: 10, dayIntervalMs: 0, blockIntervalMs: 100 },
+      periodic: ['sync', 'allowlist'],
     })
-    api = await startTestApi('postgres')
-    const jobs = createJobs({
-      db: api.dbh.db,
-      logger: createLogger({ level: 'silent' }),
-      chain: {
-        chainId: devnet.chainId,
-        rpcUrl: devnet.rpcUrl,
-        contracts: { ...devnet.contracts, startBlock: devnet.deployBlock },
-        allowerPrivateKey: devnet.allowerPrivateKey,
-      },
-      confirmations: 0,
-    })
-    runner = createInlineRunner(jobs.processors, createLogger({ level: 'silent' }))
-    await runner.start()
-    await runner.every('sync', 200)
-    await runner.every('allowlist', 200)
+    ;({ devnet, api } = stack)
   }, 300_000)
-  afterAll(async () => {
-    await runner?.close()
-    await api?.close()
-    await devnet?.stop()
-  })
+  afterAll(() => stack?.close())
 
-  const chain = () => createChainClient({ rpcUrl: devnet.rpcUrl, chainId: devnet.chainId })
+  const chain = () => stack.chain
   const river = () => devnet.contracts.river as Address
 
   /** Sends a deposit of 1 ETH from `from` (impersonated) and returns its receipt status. */

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, test } from 'vitest'
 import { allowlistAbi } from '../chain/abi.ts'
 import { createChainClient } from '../chain/client.ts'
 import { createLogFetcher } from '../chain/log-fetcher.ts'
+import { toAddress } from '../common/address.ts'
 import { createLogger } from '../common/logger.ts'
 import { migrate, openDb } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
@@ -83,6 +84,6 @@ describe('follower on the first mainnet Allowlist event shape (accounts indexed)
       { address: a1, permissions: '5' },
       { address: b2, permissions: '0' },
     ])
-    expect((await repos.wallets.findByAddressAnyOrg(a1))?.status).toBe('ALLOWLISTED')
+    expect((await repos.wallets.findByAddressAnyOrg(toAddress(a1)))?.status).toBe('ALLOWLISTED')
   })
 })

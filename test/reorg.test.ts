@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { type Address, createWalletClient, encodeFunctionData, http as viemHttp } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { allowlistAbi, PERMISSION, riverAbi } from '../chain/abi.ts'
+import { toAddress } from '../common/address.ts'
 import type { DbHandle } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { devnetRiverAbi } from '../devnet/abi.ts'
@@ -97,7 +98,7 @@ describe.runIf(pgOk)('reorg handling (anvil snapshot / revert)', () => {
     await mineBlock()
     const a = await follower.syncOnce()
     expect(a.inserted.lseth_transfers).toBe(2)
-    expect((await repos.wallets.findByAddressAnyOrg(walletAddress))?.status).toBe('ALLOWLISTED')
+    expect((await repos.wallets.findByAddressAnyOrg(toAddress(walletAddress)))?.status).toBe('ALLOWLISTED')
     const transfersOnA = await repos.chain.count('lseth_transfers', devnet.chainId)
 
     // reorg: back to the snapshot, branch B has one different transfer and more blocks
@@ -116,7 +117,7 @@ describe.runIf(pgOk)('reorg handling (anvil snapshot / revert)', () => {
     expect(await dumpEvents(db)).toEqual(await dumpEvents(fresh))
 
     // the wallet's allowlisting was on the lost branch: back to NOT_READY, its change queued again
-    const after = await repos.wallets.findByAddressAnyOrg(walletAddress)
+    const after = await repos.wallets.findByAddressAnyOrg(toAddress(walletAddress))
     expect([after?.status, after?.allowlisted]).toEqual(['NOT_READY', false])
     const changes = await repos.allowlistChanges.forWallet(wallet.id)
     expect(changes.at(-1)).toMatchObject({ state: 'pending', permissions: '5' })

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { setupFromDevnet } from '../cli/chain-setup.ts'
 import { createLogger } from '../common/logger.ts'
 import type { Db } from '../db/index.ts'
-import { createRepos } from '../db/repos/index.ts'
+import { createRepos, inTransaction } from '../db/repos/index.ts'
 import { type DevnetHandle, startDevnet } from '../devnet/index.ts'
 import { createJobs } from '../jobs/index.ts'
 import { createInlineRunner } from '../jobs/runner.ts'
@@ -38,11 +38,13 @@ async function subscribe(db: Db, name: string, url: string) {
 /** Emits `n` events, each in its own transaction (as a fact would be), to every subscribed organization. */
 async function emitEvents(db: Db, label: string, n: number) {
   for (let i = 0; i < n; i++) {
-    await db.transaction((tx) =>
-      createRepos(tx).webhooks.emit(
-        { type: 'day.finalized', factKey: `test:${label}:${i}`, orgId: null, data: { label, i } },
-        tx,
-      ),
+    await inTransaction(db, (repos) =>
+      repos.webhooks.emit({
+        type: 'day.finalized',
+        factKey: `test:${label}:${i}`,
+        orgId: null,
+        data: { label, i },
+      }),
     )
   }
 }

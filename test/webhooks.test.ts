@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createChainClient } from '../chain/client.ts'
 import { setupFromDevnet } from '../cli/chain-setup.ts'
 import { createLogger } from '../common/logger.ts'
-import { createRepos } from '../db/repos/index.ts'
+import { createRepos, inTransaction } from '../db/repos/index.ts'
 import { WEBHOOK_EVENT_TYPES } from '../db/repos/webhooks.ts'
 import { type DevnetHandle, startDevnet } from '../devnet/index.ts'
 import { createJobs } from '../jobs/index.ts'
@@ -185,11 +185,13 @@ describe.runIf(pgOk)('signed webhooks on the devnet (API -> outbox -> delivery j
       events: ['day.finalized'],
     })
     // an event emitted in a transaction, as the day job does
-    await api.dbh.db.transaction((tx) =>
-      createRepos(tx).webhooks.emit(
-        { type: 'day.finalized', factKey: `test:replay:${Date.now()}`, orgId: null, data: { test: true } },
-        tx,
-      ),
+    await inTransaction(api.dbh.db, (repos) =>
+      repos.webhooks.emit({
+        type: 'day.finalized',
+        factKey: `test:replay:${Date.now()}`,
+        orgId: null,
+        data: { test: true },
+      }),
     )
     const first = await until('first delivery', async () => {
       const log = await call('GET', `/v1/webhooks/${hook.body.id}/deliveries`)

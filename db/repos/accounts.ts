@@ -24,25 +24,24 @@ export function isUuid(value: string): boolean {
 export function createAccountsRepo(db: Queryable) {
   return {
     /** Inserts an ACTIVE account and returns its row. */
-    async insert(input: { id: string; orgId: string; key: string }, tx: Queryable = db): Promise<AccountRow> {
-      const [row] = await tx<AccountRow>('accounts')
+    async insert(input: { id: string; orgId: string; key: string }): Promise<AccountRow> {
+      const [row] = await db<AccountRow>('accounts')
         .insert({ id: input.id, org_id: input.orgId, key: input.key, status: 'ACTIVE' })
         .returning('*')
       return row!
     },
     /** True when the org already has an account with this key. */
-    async existsKey(orgId: string, key: string, tx: Queryable = db): Promise<boolean> {
-      return (await tx('accounts').where({ org_id: orgId, key }).first('id')) !== undefined
+    async existsKey(orgId: string, key: string): Promise<boolean> {
+      return (await db('accounts').where({ org_id: orgId, key }).first('id')) !== undefined
     },
     /** Resolves `idOrKey` as id first (when it is a UUID), then as key, within the org. */
     async findByIdOrKey(
       orgId: string,
       idOrKey: string,
-      tx: Queryable = db,
       options: { forUpdate?: boolean } = {},
     ): Promise<AccountRow | undefined> {
       const find = (where: Partial<AccountRow>) => {
-        const query = tx<AccountRow>('accounts').where({ org_id: orgId, ...where })
+        const query = db<AccountRow>('accounts').where({ org_id: orgId, ...where })
         if (options.forUpdate) query.forUpdate()
         return query.first()
       }
@@ -53,25 +52,25 @@ export function createAccountsRepo(db: Queryable) {
       return find({ key: idOrKey })
     },
     /** The org's accounts among `ids` (others' ids are left out), in no set order. */
-    async findByIds(orgId: string, ids: string[], tx: Queryable = db): Promise<AccountRow[]> {
+    async findByIds(orgId: string, ids: string[]): Promise<AccountRow[]> {
       if (ids.length === 0) return []
-      return tx<AccountRow>('accounts').where({ org_id: orgId }).whereIn('id', ids)
+      return db<AccountRow>('accounts').where({ org_id: orgId }).whereIn('id', ids)
     },
     /** The account with this id in any org, or undefined (for internal callers, not for API reads). */
-    async get(id: string, tx: Queryable = db): Promise<AccountRow | undefined> {
-      return tx<AccountRow>('accounts').where({ id }).first()
+    async get(id: string): Promise<AccountRow | undefined> {
+      return db<AccountRow>('accounts').where({ id }).first()
     },
     /** The org's accounts, oldest first. */
-    async list(orgId: string, tx: Queryable = db): Promise<AccountRow[]> {
-      return tx<AccountRow>('accounts')
+    async list(orgId: string): Promise<AccountRow[]> {
+      return db<AccountRow>('accounts')
         .where({ org_id: orgId })
         .orderBy([{ column: 'created_at' }, { column: 'id' }])
     },
     /** Sets the account's status (and updated_at) and returns the updated row. */
-    async setStatus(id: string, status: AccountStatus, tx: Queryable = db): Promise<AccountRow> {
-      const [row] = await tx<AccountRow>('accounts')
+    async setStatus(id: string, status: AccountStatus): Promise<AccountRow> {
+      const [row] = await db<AccountRow>('accounts')
         .where({ id })
-        .update({ status, updated_at: tx.fn.now() as unknown as Date })
+        .update({ status, updated_at: db.fn.now() as unknown as Date })
         .returning('*')
       return row!
     },

@@ -65,14 +65,16 @@ async function updateInIdOrder(
 export function createAllowlistChangesRepo(db: Queryable) {
   return {
     /** Queues the permission mask to write for an address, superseding its pending changes; returns the new row. */
-    async enqueue(
-      change: { walletId: string; address: string; permissions: bigint; reason: string },
-      tx: Queryable = db,
-    ): Promise<AllowlistChangeRow> {
-      await updateInIdOrder(tx, (q) => q.where({ 'c.address': change.address, 'c.state': 'pending' }), {
+    async enqueue(change: {
+      walletId: string
+      address: string
+      permissions: bigint
+      reason: string
+    }): Promise<AllowlistChangeRow> {
+      await updateInIdOrder(db, (q) => q.where({ 'c.address': change.address, 'c.state': 'pending' }), {
         state: 'superseded',
       })
-      const [row] = await tx<AllowlistChangeRow>(TABLE)
+      const [row] = await db<AllowlistChangeRow>(TABLE)
         .insert({
           wallet_id: change.walletId,
           address: change.address,
@@ -84,50 +86,51 @@ export function createAllowlistChangesRepo(db: Queryable) {
     },
 
     /** Pending changes that are the latest intent of their address (oldest first). */
-    async pending(limit: number, tx: Queryable = db): Promise<AllowlistChangeRow[]> {
-      return tx<AllowlistChangeRow>(`${TABLE} as c`)
+    async pending(limit: number): Promise<AllowlistChangeRow[]> {
+      return db<AllowlistChangeRow>(`${TABLE} as c`)
         .select('c.*')
         .where('c.state', 'pending')
-        .whereNotExists(newerExists(tx, 'c'))
+        .whereNotExists(newerExists(db, 'c'))
         .orderBy('c.id')
         .limit(limit)
     },
 
     /**
      * Locks (in id order, skipping rows another transaction holds) those of `ids` that are still pending
-     * and still the latest intent of their address. Use inside the transaction that marks them submitted.
+     * and still the latest intent of their address. Call on the repositories of the transaction that marks them
+     * submitted (`inTransaction`).
      */
-    async claim(ids: string[], tx: Queryable): Promise<AllowlistChangeRow[]> {
+    async claim(ids: string[]): Promise<AllowlistChangeRow[]> {
       if (ids.length === 0) return []
-      return tx<AllowlistChangeRow>(`${TABLE} as c`)
+      return db<AllowlistChangeRow>(`${TABLE} as c`)
         .select('c.*')
         .whereIn('c.id', ids)
         .where('c.state', 'pending')
-        .whereNotExists(newerExists(tx, 'c'))
+        .whereNotExists(newerExists(db, 'c'))
         .orderBy('c.id')
         .forUpdate()
         .skipLocked()
     },
 
     /** Pending changes that a newer change of the same address replaced: marked superseded, never sent. */
-    async supersedeStale(tx: Queryable = db): Promise<number> {
+    async supersedeStale(): Promise<number> {
       return updateInIdOrder(
-        tx,
-        (q) => q.where('c.state', 'pending').whereExists(newerExists(tx, 'c')),
+        db,
+        (q) => q.where('c.state', 'pending').whereExists(newerExists(db, 'c')),
         { state: 'superseded' },
         { skipLocked: true },
       )
     },
 
     /** Changes sent whose outcome is not settled yet. */
-    async submitted(tx: Queryable = db): Promise<AllowlistChangeRow[]> {
-      return tx<AllowlistChangeRow>(TABLE).where({ state: 'submitted' }).orderBy('id')
+    async submitted(): Promise<AllowlistChangeRow[]> {
+      return db<AllowlistChangeRow>(TABLE).where({ state: 'submitted' }).orderBy('id')
     },
 
     /** Marks the given submitted changes confirmed (a mined, successful transaction). */
-    async confirmSubmitted(ids: string[], tx: Queryable = db): Promise<void> {
+    async confirmSubmitted(ids: string[]): Promise<void> {
       if (ids.length === 0) return
-      await updateInIdOrder(tx, (q) => q.whereIn('c.id', ids).where('c.state', 'submitted'), {
+      await updateInIdOrder(db, (q) => q.whereIn('c.id', ids).where('c.state', 'submitted'), {
         state: 'confirmed',
       })
     },
@@ -136,14 +139,14 @@ export function createAllowlistChangesRepo(db: Queryable) {
      * Submitted changes whose transaction will not land (the node never saw it, or it reverted): each is
      * superseded when its address has a newer change, else pending again (without its hash) to be sent anew.
      */
-    async requeue(ids: string[], tx: Queryable = db): Promise<{ superseded: number; pending: number }> {
+    async requeue(ids: string[]): Promise<{ superseded: number; pending: number }> {
       if (ids.length === 0) return { superseded: 0, pending: 0 }
       const superseded = await updateInIdOrder(
-        tx,
-        (q) => q.whereIn('c.id', ids).where('c.state', 'submitted').whereExists(newerExists(tx, 'c')),
+        db,
+        (q) => q.whereIn('c.id', ids).where('c.state', 'submitted').whereExists(newerExists(db, 'c')),
         { state: 'superseded' },
       )
-      const pending = await updateInIdOrder(tx, (q) => q.whereIn('c.id', ids).where('c.state', 'submitted'), {
+      const pending = await updateInIdOrder(db, (q) => q.whereIn('c.id', ids).where('c.state', 'submitted'), {
         state: 'pending',
         tx_hash: null,
       })
@@ -155,14 +158,9 @@ export function createAllowlistChangesRepo(db: Queryable) {
      * sent in that transaction are confirmed. Matching by transaction (not by mask) keeps a late event from
      * confirming a newer change that asks the same mask but was not sent yet.
      */
-    async confirmSeen(
-      address: string,
-      permissions: bigint,
-      txHash: string,
-      tx: Queryable = db,
-    ): Promise<void> {
+    async confirmSeen(address: string, permissions: bigint, txHash: string): Promise<void> {
       await updateInIdOrder(
-        tx,
+        db,
         (q) =>
           q
             .where({ 'c.address': address, 'c.permissions': permissions.toString() })
@@ -173,14 +171,14 @@ export function createAllowlistChangesRepo(db: Queryable) {
     },
 
     /** Every change queued for a wallet, oldest first. */
-    async forWallet(walletId: string, tx: Queryable = db): Promise<AllowlistChangeRow[]> {
-      return tx<AllowlistChangeRow>(TABLE).where({ wallet_id: walletId }).orderBy('id')
+    async forWallet(walletId: string): Promise<AllowlistChangeRow[]> {
+      return db<AllowlistChangeRow>(TABLE).where({ wallet_id: walletId }).orderBy('id')
     },
 
     /** Applies `patch` (state, tx hash, error, attempts) to the changes with these ids, locking in id order. */
-    async mark(ids: string[], patch: Patch, tx: Queryable = db): Promise<void> {
+    async mark(ids: string[], patch: Patch): Promise<void> {
       if (ids.length === 0) return
-      await updateInIdOrder(tx, (q) => q.whereIn('c.id', ids), patch)
+      await updateInIdOrder(db, (q) => q.whereIn('c.id', ids), patch)
     },
   }
 }

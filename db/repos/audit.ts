@@ -16,18 +16,15 @@ export interface StatusChangeRow {
 export function createAuditRepo(db: Queryable) {
   return {
     /** Records one status change of an account or wallet (from null on creation). */
-    async record(
-      change: {
-        entity: 'account' | 'wallet'
-        entityId: string
-        from: string | null
-        to: string
-        actor: string
-        reason?: string
-      },
-      tx: Queryable = db,
-    ): Promise<void> {
-      await tx('status_changes').insert({
+    async record(change: {
+      entity: 'account' | 'wallet'
+      entityId: string
+      from: string | null
+      to: string
+      actor: string
+      reason?: string
+    }): Promise<void> {
+      await db('status_changes').insert({
         entity: change.entity,
         entity_id: change.entityId,
         from_status: change.from,
@@ -37,12 +34,8 @@ export function createAuditRepo(db: Queryable) {
       })
     },
     /** The status changes of one account or wallet, oldest first. */
-    async list(
-      entity: 'account' | 'wallet',
-      entityId: string,
-      tx: Queryable = db,
-    ): Promise<StatusChangeRow[]> {
-      return tx<StatusChangeRow>('status_changes').where({ entity, entity_id: entityId }).orderBy('id')
+    async list(entity: 'account' | 'wallet', entityId: string): Promise<StatusChangeRow[]> {
+      return db<StatusChangeRow>('status_changes').where({ entity, entity_id: entityId }).orderBy('id')
     },
   }
 }

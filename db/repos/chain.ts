@@ -1,3 +1,4 @@
+import type { Address } from '../../common/address.ts'
 import type { Queryable } from '../index.ts'
 
 /** Tables holding indexed events (all keyed by chain_id, block_number, log_index). */
@@ -48,11 +49,7 @@ function toDbRow(row: Record<string, unknown>): Record<string, unknown> {
 export function createChainRepo(db: Queryable) {
   return {
     /** Inserts event rows; rows already present (same natural key) are left as they are. */
-    async insertEvents(
-      table: EventTable,
-      rows: Record<string, unknown>[],
-      tx: Queryable = db,
-    ): Promise<void> {
+    async insertEvents(table: EventTable, rows: Record<string, unknown>[]): Promise<void> {
       if (rows.length === 0) return
       const key =
         table === 'allowlist_permissions'
@@ -61,7 +58,7 @@ export function createChainRepo(db: Queryable) {
             ? ['chain_id', 'block_number', 'log_index', 'operator_index']
             : ['chain_id', 'block_number', 'log_index']
       for (let i = 0; i < rows.length; i += 1000) {
-        await tx(table)
+        await db(table)
           .insert(rows.slice(i, i + 1000).map(toDbRow))
           .onConflict(key)
           .ignore()
@@ -69,19 +66,22 @@ export function createChainRepo(db: Queryable) {
     },
 
     /** The follower's cursor of one stream on a chain, or undefined before its first block. */
-    async cursor(chainId: number, stream: string, tx: Queryable = db): Promise<CursorRow | undefined> {
-      return tx<CursorRow>('chain_cursors').where({ chain_id: chainId, stream }).first()
+    async cursor(chainId: number, stream: string): Promise<CursorRow | undefined> {
+      return db<CursorRow>('chain_cursors').where({ chain_id: chainId, stream }).first()
     },
     /** Every cursor of a chain, by stream name. */
-    async cursors(chainId: number, tx: Queryable = db): Promise<CursorRow[]> {
-      return tx<CursorRow>('chain_cursors').where({ chain_id: chainId }).orderBy('stream')
+    async cursors(chainId: number): Promise<CursorRow[]> {
+      return db<CursorRow>('chain_cursors').where({ chain_id: chainId }).orderBy('stream')
     },
     /** Inserts or moves a stream's cursor to the given block (and contract address). */
-    async setCursor(
-      c: { chainId: number; stream: string; address: string; blockNumber: bigint; blockHash: string | null },
-      tx: Queryable = db,
-    ): Promise<void> {
-      await tx('chain_cursors')
+    async setCursor(c: {
+      chainId: number
+      stream: string
+      address: string
+      blockNumber: bigint
+      blockHash: string | null
+    }): Promise<void> {
+      await db('chain_cursors')
         .insert({
           chain_id: c.chainId,
           stream: c.stream,
@@ -94,24 +94,20 @@ export function createChainRepo(db: Queryable) {
           address: c.address,
           block_number: c.blockNumber.toString(),
           block_hash: c.blockHash,
-          updated_at: tx.fn.now(),
+          updated_at: db.fn.now(),
         })
     },
 
     /** Records the head block the follower saw: the chain's clock (see `chainClock`). */
-    async setHead(chainId: number, head: { number: bigint; time: Date }, tx: Queryable = db): Promise<void> {
-      await tx('chain_heads')
+    async setHead(chainId: number, head: { number: bigint; time: Date }): Promise<void> {
+      await db('chain_heads')
         .insert({ chain_id: chainId, block_number: head.number.toString(), time: head.time })
         .onConflict('chain_id')
-        .merge({ block_number: head.number.toString(), time: head.time, updated_at: tx.fn.now() })
+        .merge({ block_number: head.number.toString(), time: head.time, updated_at: db.fn.now() })
     },
 
     /** Stores block numbers, hashes and times (upsert by number, 1,000 rows a statement) for reorg checks. */
-    async saveBlocks(
-      chainId: number,
-      blocks: { number: bigint; hash: string; time: Date }[],
-      tx: Queryable = db,
-    ): Promise<void> {
+    async saveBlocks(chainId: number, blocks: { number: bigint; hash: string; time: Date }[]): Promise<void> {
       if (blocks.length === 0) return
       const rows = blocks.map((b) => ({
         chain_id: chainId,
@@ -120,15 +116,15 @@ export function createChainRepo(db: Queryable) {
         time: b.time,
       }))
       for (let i = 0; i < rows.length; i += 1000) {
-        await tx('chain_blocks')
+        await db('chain_blocks')
           .insert(rows.slice(i, i + 1000))
           .onConflict(['chain_id', 'number'])
           .merge(['hash', 'time'])
       }
     },
     /** Stored blocks at or below `atOrBelow`, newest first. */
-    async recentBlocks(chainId: number, atOrBelow: bigint, limit: number, tx: Queryable = db) {
-      const rows: { number: string; hash: string }[] = await tx('chain_blocks')
+    async recentBlocks(chainId: number, atOrBelow: bigint, limit: number) {
+      const rows: { number: string; hash: string }[] = await db('chain_blocks')
         .where({ chain_id: chainId })
         .where('number', '<=', atOrBelow.toString())
         .orderBy('number', 'desc')
@@ -140,36 +136,33 @@ export function createChainRepo(db: Queryable) {
      * Rolls back everything at or after `fromBlock`: event rows, block hashes, and cursors past it.
      * Returns the addresses whose Allowlist rows were removed (their wallet state must be recomputed).
      */
-    async rollbackFrom(
-      chainId: number,
-      fromBlock: bigint,
-      tx: Queryable = db,
-    ): Promise<{ allowlistAddresses: string[] }> {
+    async rollbackFrom(chainId: number, fromBlock: bigint): Promise<{ allowlistAddresses: Address[] }> {
       const from = fromBlock.toString()
-      const touched: { address: string }[] = await tx('allowlist_permissions')
+      // stored in one form (the follower stores the decoder's Address)
+      const touched: { address: Address }[] = await db('allowlist_permissions')
         .distinct('address')
         .where({ chain_id: chainId })
         .where('block_number', '>=', from)
       for (const table of EVENT_TABLES) {
-        await tx(table).where({ chain_id: chainId }).where('block_number', '>=', from).delete()
+        await db(table).where({ chain_id: chainId }).where('block_number', '>=', from).delete()
       }
-      await tx('chain_blocks').where({ chain_id: chainId }).where('number', '>=', from).delete()
+      await db('chain_blocks').where({ chain_id: chainId }).where('number', '>=', from).delete()
       const below = (fromBlock - 1n).toString()
-      await tx('chain_cursors')
+      await db('chain_cursors')
         .where({ chain_id: chainId })
         .where('block_number', '>=', from)
-        .update({ block_number: below, block_hash: null, updated_at: tx.fn.now() })
+        .update({ block_number: below, block_hash: null, updated_at: db.fn.now() })
       return { allowlistAddresses: touched.map((r) => r.address) }
     },
 
     /** LsETH share balances from ingested transfers (all holders, or up to and including a block). */
-    async balances(chainId: number, options: { atBlock?: bigint } = {}, tx: Queryable = db) {
+    async balances(chainId: number, options: { atBlock?: bigint } = {}) {
       const upTo = options.atBlock?.toString()
-      const rows = await tx
+      const rows = await db
         .select('address')
         .sum({ balance: 'delta' })
         .from(
-          tx
+          db
             .select({ address: 'to_address', delta: 'value' })
             .from('lseth_transfers')
             .where({ chain_id: chainId })
@@ -177,7 +170,7 @@ export function createChainRepo(db: Queryable) {
               if (upTo) q.where('block_number', '<=', upTo)
             })
             .unionAll((u) => {
-              u.select({ address: 'from_address', delta: tx.raw('-value') })
+              u.select({ address: 'from_address', delta: db.raw('-value') })
                 .from('lseth_transfers')
                 .where({ chain_id: chainId })
                 .modify((q) => {
@@ -197,8 +190,8 @@ export function createChainRepo(db: Queryable) {
     },
 
     /** The protocol's global fee (bps) as last seen on chain (SetGlobalFee, else the latest report); undefined before any. */
-    async latestGlobalFeeBps(tx: Queryable = db): Promise<number | undefined> {
-      const change: { fee_bps: number } | undefined = await tx('global_fee_changes')
+    async latestGlobalFeeBps(): Promise<number | undefined> {
+      const change: { fee_bps: number } | undefined = await db('global_fee_changes')
         .select('fee_bps')
         .orderBy([
           { column: 'block_number', order: 'desc' },
@@ -206,7 +199,7 @@ export function createChainRepo(db: Queryable) {
         ])
         .first()
       if (change) return change.fee_bps
-      const report: { global_fee_bps: number } | undefined = await tx('oracle_reports')
+      const report: { global_fee_bps: number } | undefined = await db('oracle_reports')
         .select('global_fee_bps')
         .orderBy([
           { column: 'block_number', order: 'desc' },
@@ -217,27 +210,23 @@ export function createChainRepo(db: Queryable) {
     },
 
     /** The number of indexed events of one table on a chain. */
-    async count(table: EventTable, chainId: number, tx: Queryable = db): Promise<number> {
-      const [row] = await tx(table).where({ chain_id: chainId }).count<{ count: string }[]>({ count: '*' })
+    async count(table: EventTable, chainId: number): Promise<number> {
+      const [row] = await db(table).where({ chain_id: chainId }).count<{ count: string }[]>({ count: '*' })
       return Number(row?.count ?? 0)
     },
 
     /** Every indexed oracle report of a chain, in chain order. */
-    async oracleReports(chainId: number, tx: Queryable = db) {
-      return tx('oracle_reports')
+    async oracleReports(chainId: number) {
+      return db('oracle_reports')
         .where({ chain_id: chainId })
         .orderBy([{ column: 'block_number' }, { column: 'log_index' }])
     },
 
     /** Latest permission of each address as ingested (for wallet state recomputation). */
-    async latestPermissions(
-      chainId: number,
-      addresses: string[],
-      tx: Queryable = db,
-    ): Promise<Map<string, bigint>> {
+    async latestPermissions(chainId: number, addresses: string[]): Promise<Map<string, bigint>> {
       const out = new Map<string, bigint>()
       if (addresses.length === 0) return out
-      const rows: { address: string; permissions: string }[] = await tx('allowlist_permissions')
+      const rows: { address: string; permissions: string }[] = await db('allowlist_permissions')
         .distinctOn('address')
         .select('address', 'permissions')
         .where({ chain_id: chainId })

@@ -24,14 +24,17 @@ export interface ClientSecretRow {
 export function createClientsRepo(db: Queryable) {
   return {
     /** Creates an API client with its first hashed secret; returns the client row. */
-    async create(
-      input: { id: string; orgId: string; name: string; scopes: string[]; secretHash: string },
-      tx: Queryable = db,
-    ): Promise<ClientRow> {
-      const [row] = await tx<ClientRow>('api_clients')
+    async create(input: {
+      id: string
+      orgId: string
+      name: string
+      scopes: string[]
+      secretHash: string
+    }): Promise<ClientRow> {
+      const [row] = await db<ClientRow>('api_clients')
         .insert({ id: input.id, org_id: input.orgId, name: input.name, scopes: input.scopes.join(' ') })
         .returning('*')
-      await tx('api_client_secrets').insert({
+      await db('api_client_secrets').insert({
         id: randomUUID(),
         client_id: input.id,
         secret_hash: input.secretHash,
@@ -39,26 +42,23 @@ export function createClientsRepo(db: Queryable) {
       return row!
     },
     /** Adds a hashed secret to a client (rotation: the old ones stay until revoked). */
-    async addSecret(clientId: string, secretHash: string, tx: Queryable = db): Promise<void> {
-      await tx('api_client_secrets').insert({
+    async addSecret(clientId: string, secretHash: string): Promise<void> {
+      await db('api_client_secrets').insert({
         id: randomUUID(),
         client_id: clientId,
         secret_hash: secretHash,
       })
     },
     /** The client with this id, revoked or not, or undefined. */
-    async get(id: string, tx: Queryable = db): Promise<ClientRow | undefined> {
-      return tx<ClientRow>('api_clients').where({ id }).first()
+    async get(id: string): Promise<ClientRow | undefined> {
+      return db<ClientRow>('api_clients').where({ id }).first()
     },
     /**
      * A client and the hashes of its active secrets in one query (the same query whether or not the
      * client exists, so the token endpoint's timing does not tell). Undefined when no such client.
      */
-    async credentials(
-      id: string,
-      tx: Queryable = db,
-    ): Promise<{ client: ClientRow; secretHashes: string[] } | undefined> {
-      const rows = await tx('api_clients as c')
+    async credentials(id: string): Promise<{ client: ClientRow; secretHashes: string[] } | undefined> {
+      const rows = await db('api_clients as c')
         .leftJoin('api_client_secrets as s', (j) =>
           j.on('s.client_id', '=', 'c.id').andOnNull('s.revoked_at'),
         )
@@ -75,20 +75,20 @@ export function createClientsRepo(db: Queryable) {
       }
     },
     /** What the token check needs per request: the client's org and whether it is revoked. */
-    async status(id: string, tx: Queryable = db): Promise<{ orgId: string; revoked: boolean } | undefined> {
-      const row = await tx<ClientRow>('api_clients').where({ id }).first('org_id', 'revoked_at')
+    async status(id: string): Promise<{ orgId: string; revoked: boolean } | undefined> {
+      const row = await db<ClientRow>('api_clients').where({ id }).first('org_id', 'revoked_at')
       return row ? { orgId: row.org_id, revoked: row.revoked_at !== null } : undefined
     },
     /** The client's secrets that are not revoked. */
-    async activeSecrets(clientId: string, tx: Queryable = db): Promise<ClientSecretRow[]> {
-      return tx<ClientSecretRow>('api_client_secrets').where({ client_id: clientId }).whereNull('revoked_at')
+    async activeSecrets(clientId: string): Promise<ClientSecretRow[]> {
+      return db<ClientSecretRow>('api_client_secrets').where({ client_id: clientId }).whereNull('revoked_at')
     },
     /** Revokes a client; true when it was live, false when unknown or already revoked. */
-    async revoke(id: string, tx: Queryable = db): Promise<boolean> {
-      const n = await tx('api_clients')
+    async revoke(id: string): Promise<boolean> {
+      const n = await db('api_clients')
         .where({ id })
         .whereNull('revoked_at')
-        .update({ revoked_at: tx.fn.now() })
+        .update({ revoked_at: db.fn.now() })
       return n > 0
     },
   }

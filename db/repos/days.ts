@@ -68,29 +68,28 @@ export function createDaysRepo(db: Queryable) {
     async syncWithReports(
       chainId: number,
       upToBlock: bigint,
-      tx: Queryable = db,
     ): Promise<{ added: number; reopened: number; deleted: number }> {
       const reports = `select r.chain_id, r.epoch::bigint as report_epoch, r.report_date as date, r.block_number,
           r.tx_index, r.log_index, r.block_hash, r.block_time,
           lag(r.epoch::bigint) over (order by r.block_number, r.log_index) as previous_epoch
         from oracle_reports r where r.chain_id = ? and r.block_number <= ?`
       const bindings = [chainId, upToBlock.toString()]
-      const orphans: { report_epoch: string }[] = await tx('days')
+      const orphans: { report_epoch: string }[] = await db('days')
         .select('report_epoch')
         .where({ chain_id: chainId })
         .whereNotExists((q) =>
           q
-            .select(tx.raw('1'))
+            .select(db.raw('1'))
             .from('oracle_reports as r')
             .whereRaw('r.chain_id = days.chain_id and r.epoch::bigint = days.report_epoch'),
         )
       for (const { report_epoch: epoch } of orphans) {
         for (const table of RECORD_TABLES) {
-          await tx(table).where({ chain_id: chainId, report_epoch: epoch }).delete()
+          await db(table).where({ chain_id: chainId, report_epoch: epoch }).delete()
         }
-        await tx('days').where({ chain_id: chainId, report_epoch: epoch }).delete()
+        await db('days').where({ chain_id: chainId, report_epoch: epoch }).delete()
       }
-      const reopened = await tx.raw(
+      const reopened = await db.raw(
         `update days d set status = 'pending', reason = 'report moved (reorg)', block_number = x.block_number,
            tx_index = x.tx_index, log_index = x.log_index, block_hash = x.block_hash, block_time = x.block_time,
            date = x.date, previous_epoch = x.previous_epoch, requested_at = now()
@@ -99,7 +98,7 @@ export function createDaysRepo(db: Queryable) {
            and (d.block_hash <> x.block_hash or d.previous_epoch is distinct from x.previous_epoch)`,
         bindings,
       )
-      const added = await tx.raw(
+      const added = await db.raw(
         `insert into days (chain_id, report_epoch, date, block_number, tx_index, log_index, block_hash,
            block_time, previous_epoch, status)
          select x.chain_id, x.report_epoch, x.date, x.block_number, x.tx_index, x.log_index, x.block_hash,
@@ -115,13 +114,13 @@ export function createDaysRepo(db: Queryable) {
      * computed, or computed on a version of its predecessor that has since changed. Days are computed in
      * chain order, so every day before it is current.
      */
-    async next(chainId: number, tx: Queryable = db): Promise<NextDay | undefined> {
-      const row = await tx('days as d')
+    async next(chainId: number): Promise<NextDay | undefined> {
+      const row = await db('days as d')
         .leftJoin('days as p', function () {
           this.on('p.chain_id', 'd.chain_id').andOn('p.report_epoch', 'd.previous_epoch')
         })
         .select(
-          ...DAY_COLUMNS(tx, 'd'),
+          ...DAY_COLUMNS(db, 'd'),
           'p.status as predecessor_status',
           'p.content_hash as predecessor_hash',
           'p.visible_version as predecessor_version',
@@ -136,35 +135,35 @@ export function createDaysRepo(db: Queryable) {
     },
 
     /** The day row of one report epoch on a chain, or undefined. */
-    async get(chainId: number, epoch: string | bigint, tx: Queryable = db): Promise<DayRow | undefined> {
-      const row = await tx('days')
-        .select(DAY_COLUMNS(tx))
+    async get(chainId: number, epoch: string | bigint): Promise<DayRow | undefined> {
+      const row = await db('days')
+        .select(DAY_COLUMNS(db))
         .where({ chain_id: chainId, report_epoch: epoch.toString() })
         .first()
       return row as DayRow | undefined
     },
 
     /** Opens a new run (version) of a day: status computing. Returns the version. */
-    async startRun(chainId: number, epoch: string, shards: number, tx: Queryable = db): Promise<number> {
-      const [row] = await tx('days')
+    async startRun(chainId: number, epoch: string, shards: number): Promise<number> {
+      const [row] = await db('days')
         .where({ chain_id: chainId, report_epoch: epoch })
         .update({
           status: 'computing',
-          computing_version: tx.raw('last_version + 1'),
-          last_version: tx.raw('last_version + 1'),
+          computing_version: db.raw('last_version + 1'),
+          last_version: db.raw('last_version + 1'),
           shards,
           error: null,
-          started_at: tx.fn.now(),
+          started_at: db.fn.now(),
         })
         .returning('computing_version')
       if (!row) throw new Error(`day ${chainId}/${epoch} does not exist`)
       return row.computing_version as number
     },
 
-    /** Locks a day's row for the rest of the transaction and returns it. */
-    async lock(chainId: number, epoch: string, tx: Queryable): Promise<DayRow | undefined> {
-      const row = await tx('days')
-        .select(DAY_COLUMNS(tx))
+    /** Locks a day's row for the rest of the transaction (call on `inTransaction`'s repositories) and returns it. */
+    async lock(chainId: number, epoch: string): Promise<DayRow | undefined> {
+      const row = await db('days')
+        .select(DAY_COLUMNS(db))
         .where({ chain_id: chainId, report_epoch: epoch })
         .forUpdate()
         .first()
@@ -172,19 +171,13 @@ export function createDaysRepo(db: Queryable) {
     },
 
     /** Marks the run `version` failed with its error (ignored when a newer run replaced it). */
-    async failRun(
-      chainId: number,
-      epoch: string,
-      version: number,
-      error: string,
-      tx: Queryable = db,
-    ): Promise<void> {
-      await tx('days')
+    async failRun(chainId: number, epoch: string, version: number, error: string): Promise<void> {
+      await db('days')
         .where({ chain_id: chainId, report_epoch: epoch, computing_version: version })
         .update({ status: 'failed', error: error.slice(0, 2000), computing_version: null })
     },
 
-    /** Makes `version` the visible one: status computed, with its figures. Call inside the finalizing tx. */
+    /** Makes `version` the visible one: status computed, with its figures. Call on the finalizing transaction's repositories. */
     async finishRun(
       chainId: number,
       epoch: string,
@@ -196,9 +189,8 @@ export function createDaysRepo(db: Queryable) {
         basedOnHash: string | null
         durationMs: number
       },
-      tx: Queryable,
     ): Promise<void> {
-      await tx('days').where({ chain_id: chainId, report_epoch: epoch }).update({
+      await db('days').where({ chain_id: chainId, report_epoch: epoch }).update({
         status: 'computed',
         reason: null,
         error: null,
@@ -208,17 +200,17 @@ export function createDaysRepo(db: Queryable) {
         engine_version: done.engineVersion,
         content_hash: done.contentHash,
         based_on_hash: done.basedOnHash,
-        computed_at: tx.fn.now(),
+        computed_at: db.fn.now(),
         duration_ms: done.durationMs,
       })
     },
 
     /** Deletes the records of every version of a day but the visible one (after a run, or abandoned runs). */
-    async deleteHiddenVersions(chainId: number, epoch: string, tx: Queryable = db): Promise<void> {
-      const day = await tx<DayRow>('days').where({ chain_id: chainId, report_epoch: epoch }).first()
+    async deleteHiddenVersions(chainId: number, epoch: string): Promise<void> {
+      const day = await db<DayRow>('days').where({ chain_id: chainId, report_epoch: epoch }).first()
       if (!day) return
       for (const table of RECORD_TABLES) {
-        await tx(table)
+        await db(table)
           .where({ chain_id: chainId, report_epoch: epoch })
           .modify((q) => {
             if (day.visible_version !== null) q.whereNot('version', day.visible_version)
@@ -229,34 +221,26 @@ export function createDaysRepo(db: Queryable) {
     },
 
     /** Sends the days of a date range back to pending (an explicit recompute). Returns how many. */
-    async requestRecompute(
-      chainId: number,
-      range: { from: string; to: string },
-      tx: Queryable = db,
-    ): Promise<number> {
-      return tx('days')
+    async requestRecompute(chainId: number, range: { from: string; to: string }): Promise<number> {
+      return db('days')
         .where({ chain_id: chainId })
         .whereBetween('date', [range.from, range.to])
         .whereNot('status', 'computing')
-        .update({ status: 'pending', reason: 'recompute requested', requested_at: tx.fn.now() })
+        .update({ status: 'pending', reason: 'recompute requested', requested_at: db.fn.now() })
     },
 
     /** Sends every day whose report is at or after `fromBlock` back to pending (a reorg rolled them back). */
-    async markStaleFrom(chainId: number, fromBlock: bigint, tx: Queryable = db): Promise<number> {
-      return tx('days')
+    async markStaleFrom(chainId: number, fromBlock: bigint): Promise<number> {
+      return db('days')
         .where({ chain_id: chainId })
         .where('block_number', '>=', fromBlock.toString())
-        .update({ status: 'pending', reason: 'reorg', requested_at: tx.fn.now() })
+        .update({ status: 'pending', reason: 'reorg', requested_at: db.fn.now() })
     },
 
     /** Days in chain order, optionally within a date range. */
-    async list(
-      chainId: number,
-      range: { from?: string; to?: string } = {},
-      tx: Queryable = db,
-    ): Promise<DayRow[]> {
-      return tx('days')
-        .select(DAY_COLUMNS(tx))
+    async list(chainId: number, range: { from?: string; to?: string } = {}): Promise<DayRow[]> {
+      return db('days')
+        .select(DAY_COLUMNS(db))
         .where({ chain_id: chainId })
         .modify((q) => {
           if (range.from) q.where('date', '>=', range.from)
@@ -266,8 +250,8 @@ export function createDaysRepo(db: Queryable) {
     },
 
     /** The chain ids that have days (the operator views list every chain the service follows). */
-    async chainIds(tx: Queryable = db): Promise<number[]> {
-      const rows: { chain_id: number }[] = await tx('days').distinct('chain_id').orderBy('chain_id')
+    async chainIds(): Promise<number[]> {
+      const rows: { chain_id: number }[] = await db('days').distinct('chain_id').orderBy('chain_id')
       return rows.map((r) => r.chain_id)
     },
   }

@@ -16,23 +16,24 @@ export interface DiscountRateRow {
 export function createDiscountsRepo(db: Queryable) {
   return {
     /** Adds a target fee rate for an account, in force from the chain clock now; returns the row. */
-    async add(
-      input: { accountId: string; targetFeeRate: string; createdBy: string },
-      tx: Queryable = db,
-    ): Promise<DiscountRateRow> {
-      const [row] = await tx<DiscountRateRow>('discount_rates')
+    async add(input: {
+      accountId: string
+      targetFeeRate: string
+      createdBy: string
+    }): Promise<DiscountRateRow> {
+      const [row] = await db<DiscountRateRow>('discount_rates')
         .insert({
           account_id: input.accountId,
           target_fee_rate: input.targetFeeRate,
           created_by: input.createdBy,
-          effective_from: chainClock(tx),
+          effective_from: chainClock(db),
         })
         .returning('*')
       return row!
     },
     /** The rate in force at chain time `at`: the latest effective before it. */
-    async inForce(accountId: string, at: Date, tx: Queryable = db): Promise<DiscountRateRow | undefined> {
-      return tx<DiscountRateRow>('discount_rates')
+    async inForce(accountId: string, at: Date): Promise<DiscountRateRow | undefined> {
+      return db<DiscountRateRow>('discount_rates')
         .where({ account_id: accountId })
         .where('effective_from', '<', at)
         .orderBy([
@@ -42,8 +43,8 @@ export function createDiscountsRepo(db: Queryable) {
         .first()
     },
     /** Every rate of the account, oldest first. */
-    async history(accountId: string, tx: Queryable = db): Promise<DiscountRateRow[]> {
-      return tx<DiscountRateRow>('discount_rates').where({ account_id: accountId }).orderBy('id')
+    async history(accountId: string): Promise<DiscountRateRow[]> {
+      return db<DiscountRateRow>('discount_rates').where({ account_id: accountId }).orderBy('id')
     },
   }
 }

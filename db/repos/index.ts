@@ -1,4 +1,4 @@
-import type { Queryable } from '../index.ts'
+import type { Queryable, Tx } from '../index.ts'
 import { createAccountsRepo } from './accounts.ts'
 import { createAllowlistChangesRepo } from './allowlist-changes.ts'
 import { createAuditRepo } from './audit.ts'
@@ -14,27 +14,74 @@ import { createSolAllowlistRepo } from './sol-allowlist.ts'
 import { createWalletsRepo } from './wallets.ts'
 import { createWebhooksRepo } from './webhooks.ts'
 
-/** Every repository over one database handle. */
-export function createRepos(db: Queryable) {
-  return {
-    orgs: createOrgsRepo(db),
-    clients: createClientsRepo(db),
-    accounts: createAccountsRepo(db),
-    wallets: createWalletsRepo(db),
-    audit: createAuditRepo(db),
-    allowlistChanges: createAllowlistChangesRepo(db),
-    discounts: createDiscountsRepo(db),
-    solAllowlist: createSolAllowlistRepo(db),
-    chain: createChainRepo(db),
-    redemptions: createRedemptionsRepo(db),
-    days: createDaysRepo(db),
-    records: createRecordsRepo(db),
-    reports: createReportsRepo(db),
-    webhooks: createWebhooksRepo(db),
-  }
+/** The repository factories, by the name each repository has on `Repos`. */
+const FACTORIES = {
+  orgs: createOrgsRepo,
+  clients: createClientsRepo,
+  accounts: createAccountsRepo,
+  wallets: createWalletsRepo,
+  audit: createAuditRepo,
+  allowlistChanges: createAllowlistChangesRepo,
+  discounts: createDiscountsRepo,
+  solAllowlist: createSolAllowlistRepo,
+  chain: createChainRepo,
+  redemptions: createRedemptionsRepo,
+  days: createDaysRepo,
+  records: createRecordsRepo,
+  reports: createReportsRepo,
+  webhooks: createWebhooksRepo,
+} as const
+
+/** Every repository over one database handle (the pool, or a transaction), as `createRepos` returns them. */
+export type Repos = { readonly [name in keyof typeof FACTORIES]: ReturnType<(typeof FACTORIES)[name]> }
+
+/**
+ * Holds the handle; each repository is built on its first access (a getter on the prototype that then
+ * stores the repository on the instance), so making one `Repos` per transaction costs one allocation.
+ */
+class LazyRepos {
+  constructor(readonly handle: Queryable) {}
 }
-/** Every repository, as `createRepos` returns them. */
-export type Repos = ReturnType<typeof createRepos>
+for (const [name, factory] of Object.entries(FACTORIES)) {
+  Object.defineProperty(LazyRepos.prototype, name, {
+    get(this: LazyRepos) {
+      const repo = factory(this.handle)
+      Object.defineProperty(this, name, { value: repo, enumerable: true })
+      return repo
+    },
+  })
+}
+
+/**
+ * Every repository over one handle: the pool, or a transaction (then every method runs in it). Each is built
+ * on first access. In a transaction use `inTransaction`, which hands out repositories bound to it.
+ *
+ * @example
+ * const repos = createRepos(db)
+ * const account = await repos.accounts.get(id)
+ */
+export function createRepos(db: Queryable): Repos {
+  return new LazyRepos(db) as unknown as Repos
+}
+
+/**
+ * The one way to use repositories in a transaction: opens a knex transaction on `db` (the same call on
+ * Postgres and PGlite; on a transaction, a savepoint) and runs `work` with repositories bound to it, plus the
+ * raw `tx` for the few raw queries. Commits when `work` resolves and returns its value; rolls back and rethrows
+ * when it throws. Inside, use only these repositories: one bound to the pool would run outside the
+ * transaction (on PGlite, whose one connection the transaction holds, it would wait for that connection
+ * until the pool gives up).
+ *
+ * @example
+ * const account = await inTransaction(db, async (repos) => {
+ *   const row = await repos.accounts.insert({ id, orgId, key })
+ *   await repos.audit.record({ entity: 'account', entityId: row.id, from: null, to: 'ACTIVE', actor })
+ *   return row
+ * })
+ */
+export function inTransaction<T>(db: Queryable, work: (repos: Repos, tx: Tx) => Promise<T>): Promise<T> {
+  return db.transaction((tx) => work(createRepos(tx), tx))
+}
 
 /** Row and status types the other layers use, re-exported from their repositories. */
 export type { AccountRow, AccountStatus } from './accounts.ts'

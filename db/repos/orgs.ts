@@ -13,8 +13,8 @@ export interface OrgRow {
 export function createOrgsRepo(db: Queryable) {
   return {
     /** Creates an org with id `org_<uuid without dashes>`. */
-    async create(input: { name: string; canAllowlist: boolean }, tx: Queryable = db): Promise<OrgRow> {
-      const [row] = await tx<OrgRow>('orgs')
+    async create(input: { name: string; canAllowlist: boolean }): Promise<OrgRow> {
+      const [row] = await db<OrgRow>('orgs')
         .insert({
           id: `org_${randomUUID().replaceAll('-', '')}`,
           name: input.name,
@@ -24,12 +24,12 @@ export function createOrgsRepo(db: Queryable) {
       return row!
     },
     /** The organization with this id, or undefined. */
-    async get(id: string, tx: Queryable = db): Promise<OrgRow | undefined> {
-      return tx<OrgRow>('orgs').where({ id }).first()
+    async get(id: string): Promise<OrgRow | undefined> {
+      return db<OrgRow>('orgs').where({ id }).first()
     },
     /** Every organization, oldest first. */
-    async list(tx: Queryable = db): Promise<OrgRow[]> {
-      return tx<OrgRow>('orgs').orderBy('created_at')
+    async list(): Promise<OrgRow[]> {
+      return db<OrgRow>('orgs').orderBy('created_at')
     },
   }
 }

@@ -104,8 +104,8 @@ function trimDecimal(value: string): string {
 export function createRecordsRepo(db: Queryable) {
   return {
     /** The ingested report of an epoch. */
-    async report(chainId: number, epoch: string, tx: Queryable = db): Promise<StoredReport | undefined> {
-      return tx('oracle_reports as r')
+    async report(chainId: number, epoch: string): Promise<StoredReport | undefined> {
+      return db('oracle_reports as r')
         .leftJoin('rewards_earned as e', function () {
           this.on('e.chain_id', 'r.chain_id').andOn('e.tx_hash', 'r.tx_hash')
         })
@@ -125,9 +125,8 @@ export function createRecordsRepo(db: Queryable) {
       chainId: number,
       position: { block: string; logIndex: number },
       limit: number,
-      tx: Queryable = db,
     ): Promise<StoredReport[]> {
-      return tx('oracle_reports')
+      return db('oracle_reports')
         .where({ chain_id: chainId })
         .whereRaw('(block_number, log_index) < (?, ?)', [position.block, position.logIndex])
         .orderBy([
@@ -141,23 +140,22 @@ export function createRecordsRepo(db: Queryable) {
     async reportOperators(
       chainId: number,
       position: { block: string; logIndex: number },
-      tx: Queryable = db,
     ): Promise<{ operator_index: number; funded: number }[]> {
-      return tx('report_operators')
+      return db('report_operators')
         .select('operator_index', 'funded')
         .where({ chain_id: chainId, block_number: position.block, log_index: position.logIndex })
         .orderBy('operator_index')
     },
 
     /** Every fee schedule row (validated by the engine). */
-    async feeSchedules(tx: Queryable = db): Promise<unknown[]> {
+    async feeSchedules(): Promise<unknown[]> {
       const rows: {
         id: string
         model: string
         effective_from: Date
         shares: unknown
         note: string | null
-      }[] = await tx('fee_schedules').orderBy('effective_from')
+      }[] = await db('fee_schedules').orderBy('effective_from')
       return rows.map((r) => ({
         id: r.id,
         model: r.model,
@@ -168,9 +166,9 @@ export function createRecordsRepo(db: Queryable) {
     },
 
     /** Balances and totals of a version of a day, for an address range, ordered by address. */
-    async walletTotals(key: DayKey, range: AddressRange, tx: Queryable = db): Promise<PreviousWalletRow[]> {
+    async walletTotals(key: DayKey, range: AddressRange): Promise<PreviousWalletRow[]> {
       const where = inRange('address', range)
-      return tx('wallet_records')
+      return db('wallet_records')
         .select('address', 'balance_lseth', ...WALLET_TOTAL_COLUMNS)
         .where({ chain_id: key.chainId, report_epoch: key.epoch, version: key.version })
         .whereRaw(where.sql, where.bindings)
@@ -186,7 +184,6 @@ export function createRecordsRepo(db: Queryable) {
       window: { from: ChainPosition | null; to: ChainPosition },
       range: AddressRange,
       burnAddresses: readonly string[],
-      tx: Queryable = db,
     ): Promise<PeriodFlowRow[]> {
       const position = (alias: string) => {
         const fromSql = window.from
@@ -203,7 +200,7 @@ export function createRecordsRepo(db: Queryable) {
       const to = inRange('t.to_address', range)
       const from = inRange('t.from_address', range)
       const burns = [ZERO_ADDRESS, ...burnAddresses.map((a) => a.toLowerCase())]
-      const result = await tx.raw(
+      const result = await db.raw(
         `select address, sum(delta)::text as delta, sum(mints)::text as mints, sum(burns)::text as burns from (
            select t.to_address as address, t.value as delta,
              case when t.from_address = ? then t.value else 0 end as mints, 0 as burns
@@ -230,11 +227,10 @@ export function createRecordsRepo(db: Queryable) {
     async protocolFlows(
       chainId: number,
       window: { after: ChainPosition | null; upTo: ChainPosition },
-      tx: Queryable = db,
     ): Promise<{ mints: string; burns: string }> {
       const fromSql = window.after ? 'and block_number >= ? and (block_number, tx_index) > (?, ?)' : ''
       const fromBindings = window.after ? [window.after.block, window.after.block, window.after.txIndex] : []
-      const result = await tx.raw(
+      const result = await db.raw(
         `select coalesce(sum(case when from_address = ? then value else 0 end), 0)::text as mints,
                 coalesce(sum(case when to_address = ? then value else 0 end), 0)::text as burns
          from lseth_transfers where chain_id = ? ${fromSql}
@@ -256,12 +252,8 @@ export function createRecordsRepo(db: Queryable) {
     },
 
     /** LsETH minted (from 0x0) and burned (to 0x0) by one transaction (a report's fee mint and burns). */
-    async transactionFlows(
-      chainId: number,
-      at: ChainPosition,
-      tx: Queryable = db,
-    ): Promise<{ mints: string; burns: string }> {
-      const result = await tx.raw(
+    async transactionFlows(chainId: number, at: ChainPosition): Promise<{ mints: string; burns: string }> {
+      const result = await db.raw(
         `select coalesce(sum(case when from_address = ? then value else 0 end), 0)::text as mints,
                 coalesce(sum(case when to_address = ? then value else 0 end), 0)::text as burns
          from lseth_transfers where chain_id = ? and block_number = ? and tx_index = ?`,
@@ -280,9 +272,8 @@ export function createRecordsRepo(db: Queryable) {
         fees_residual: bigint
         rewards_residual: bigint
       },
-      tx: Queryable,
     ): Promise<void> {
-      await tx('day_reconciliations').insert({
+      await db('day_reconciliations').insert({
         ...stringify(row),
         chain_id: key.chainId,
         report_epoch: key.epoch,
@@ -291,31 +282,27 @@ export function createRecordsRepo(db: Queryable) {
     },
 
     /** Registered wallets of `range` as they stood at chain time `at` (registered before it). */
-    async attributions(at: Date, range: AddressRange, tx: Queryable = db): Promise<AttributionRow[]> {
+    async attributions(at: Date, range: AddressRange): Promise<AttributionRow[]> {
       const where = inRange('address', range)
-      return tx('wallets')
+      return db('wallets')
         .select(
           'address',
           'account_id',
           'org_id',
           'originator_org_id',
-          tx.raw('(off_platform_from is null or off_platform_from >= ?) as on_platform', [at]),
+          db.raw('(off_platform_from is null or off_platform_from >= ?) as on_platform', [at]),
         )
         .where('attributed_from', '<', at)
         .whereRaw(where.sql, where.bindings)
     },
 
     /** The target fee rate in force at chain time `at` for each of `accountIds` that has one. */
-    async targetsAt(
-      at: Date,
-      accountIds: readonly string[],
-      tx: Queryable = db,
-    ): Promise<Map<string, string>> {
+    async targetsAt(at: Date, accountIds: readonly string[]): Promise<Map<string, string>> {
       const out = new Map<string, string>()
       if (accountIds.length === 0) return out
-      const rows: { account_id: string; target_fee_rate: string }[] = await tx('discount_rates')
+      const rows: { account_id: string; target_fee_rate: string }[] = await db('discount_rates')
         .distinctOn('account_id')
-        .select('account_id', tx.raw('target_fee_rate::text as target_fee_rate'))
+        .select('account_id', db.raw('target_fee_rate::text as target_fee_rate'))
         .where('effective_from', '<', at)
         .whereIn('account_id', accountIds)
         .orderBy([
@@ -329,8 +316,8 @@ export function createRecordsRepo(db: Queryable) {
 
     /**
      * Writes a shard's wallet records (values in `WALLET_RECORD_COLUMNS` order), replacing what an earlier
-     * attempt of the same shard wrote, in one transaction. Returns the rows written. `onLine` sees each row
-     * as written (COPY text format, no newline).
+     * attempt of the same shard wrote, in one transaction of its own (call it on repositories of the pool, not of
+     * a transaction). Returns the rows written. `onLine` sees each row as written (COPY text format, no newline).
      */
     async writeWalletShard(
       key: DayKey,
@@ -353,8 +340,8 @@ export function createRecordsRepo(db: Queryable) {
     },
 
     /** Records what a shard wrote (replacing an earlier attempt's row). */
-    async saveShard(key: DayKey, result: ShardResult, tx: Queryable = db): Promise<void> {
-      await tx('day_shards')
+    async saveShard(key: DayKey, result: ShardResult): Promise<void> {
+      await db('day_shards')
         .insert({
           chain_id: key.chainId,
           report_epoch: key.epoch,
@@ -370,15 +357,15 @@ export function createRecordsRepo(db: Queryable) {
     },
 
     /** The shards a run has written so far, by shard number. */
-    async shards(key: DayKey, tx: Queryable = db): Promise<ShardResult[]> {
-      return tx('day_shards')
+    async shards(key: DayKey): Promise<ShardResult[]> {
+      return db('day_shards')
         .select('shard', 'wallets', 'content_hash', 'fee_summary', 'duration_ms')
         .where({ chain_id: key.chainId, report_epoch: key.epoch, version: key.version })
         .orderBy('shard')
     },
 
     /** Deletes a run's day-level records (account, protocol, fee, operator) before writing them again. */
-    async clearDayLevel(key: DayKey, tx: Queryable): Promise<void> {
+    async clearDayLevel(key: DayKey): Promise<void> {
       for (const table of [
         'account_records',
         'protocol_records',
@@ -386,16 +373,16 @@ export function createRecordsRepo(db: Queryable) {
         'operator_fee_records',
         'day_reconciliations',
       ]) {
-        await tx(table)
+        await db(table)
           .where({ chain_id: key.chainId, report_epoch: key.epoch, version: key.version })
           .delete()
       }
     },
 
     /** Account records of a run: exact sums of its wallets' amounts, grouped by the account of each. */
-    async insertAccountRecords(key: DayKey, engineVersion: string, tx: Queryable): Promise<number> {
+    async insertAccountRecords(key: DayKey, engineVersion: string): Promise<number> {
       const sums = WALLET_AMOUNT_COLUMNS.map((c) => `sum(${c})`).join(', ')
-      const result = await tx.raw(
+      const result = await db.raw(
         `insert into account_records (chain_id, report_epoch, version, account_id, date, org_id, wallets,
            ${WALLET_AMOUNT_COLUMNS.join(', ')}, engine_version)
          select chain_id, report_epoch, version, account_id, min(date), min(org_id), count(*), ${sums}, ?
@@ -407,8 +394,8 @@ export function createRecordsRepo(db: Queryable) {
     },
 
     /** Inserts the run's protocol record (amounts as bigint or decimal strings). */
-    async insertProtocolRecord(key: DayKey, row: Record<string, unknown>, tx: Queryable): Promise<void> {
-      await tx('protocol_records').insert({
+    async insertProtocolRecord(key: DayKey, row: Record<string, unknown>): Promise<void> {
+      await db('protocol_records').insert({
         ...stringify(row),
         chain_id: key.chainId,
         report_epoch: key.epoch,
@@ -417,7 +404,7 @@ export function createRecordsRepo(db: Queryable) {
     },
 
     /** Inserts the run's platform / originator / all fee records. */
-    async insertFeeRecords(key: DayKey, rows: Record<string, unknown>[], tx: Queryable): Promise<void> {
+    async insertFeeRecords(key: DayKey, rows: Record<string, unknown>[]): Promise<void> {
       if (rows.length === 0) return
       const columns = [
         'kind',
@@ -438,13 +425,13 @@ export function createRecordsRepo(db: Queryable) {
         for (const c of columns) out[c] = typeof row[c] === 'bigint' ? String(row[c]) : row[c]
         return out
       })
-      for (let i = 0; i < batch.length; i += 500) await tx('fee_records').insert(batch.slice(i, i + 500))
+      for (let i = 0; i < batch.length; i += 500) await db('fee_records').insert(batch.slice(i, i + 500))
     },
 
     /** Inserts the run's operator fee records. */
-    async insertOperatorRecords(key: DayKey, rows: Record<string, unknown>[], tx: Queryable): Promise<void> {
+    async insertOperatorRecords(key: DayKey, rows: Record<string, unknown>[]): Promise<void> {
       if (rows.length === 0) return
-      await tx('operator_fee_records').insert(
+      await db('operator_fee_records').insert(
         rows.map((row) => ({
           ...stringify(row),
           chain_id: key.chainId,

@@ -54,11 +54,12 @@ function atOrBefore(q: Knex.QueryBuilder, asOf: RedeemAsOf | undefined): void {
 export function createRedemptionsRepo(db: Queryable) {
   return {
     /** Requests filtered by owners and/or ids (AND), by id; only those created at or before `asOf`. */
-    async requests(
-      filter: { owners?: string[]; ids?: number[]; asOf?: RedeemAsOf },
-      tx: Queryable = db,
-    ): Promise<RedeemRequestRow[]> {
-      return tx<RedeemRequestRow>('redeem_requests')
+    async requests(filter: {
+      owners?: string[]
+      ids?: number[]
+      asOf?: RedeemAsOf
+    }): Promise<RedeemRequestRow[]> {
+      return db<RedeemRequestRow>('redeem_requests')
         .select('request_id', 'recipient', 'height', 'amount', 'max_redeemable_eth', 'block_time')
         .modify((q) => {
           if (filter.owners) q.whereIn('recipient', filter.owners)
@@ -68,23 +69,23 @@ export function createRedemptionsRepo(db: Queryable) {
         .orderBy('request_id')
     },
     /** The request with the highest id (the end of the redeem queue) at `asOf`. */
-    async lastRequest(asOf?: RedeemAsOf, tx: Queryable = db): Promise<RedeemRequestRow | undefined> {
-      return tx<RedeemRequestRow>('redeem_requests')
+    async lastRequest(asOf?: RedeemAsOf): Promise<RedeemRequestRow | undefined> {
+      return db<RedeemRequestRow>('redeem_requests')
         .modify((q) => atOrBefore(q, asOf))
         .orderBy('request_id', 'desc')
         .first()
     },
     /** The withdrawal stack (ReportedWithdrawal events) at `asOf`, by id. */
-    async withdrawalEvents(asOf?: RedeemAsOf, tx: Queryable = db): Promise<WithdrawalEventRow[]> {
-      return tx<WithdrawalEventRow>('withdrawal_events')
+    async withdrawalEvents(asOf?: RedeemAsOf): Promise<WithdrawalEventRow[]> {
+      return db<WithdrawalEventRow>('withdrawal_events')
         .select('withdrawal_event_id', 'height', 'amount', 'eth_amount', 'block_time')
         .modify((q) => atOrBefore(q, asOf))
         .orderBy('withdrawal_event_id')
     },
     /** Claims of the given requests made at or before `asOf`, in chain order. */
-    async claims(requestIds: number[], asOf?: RedeemAsOf, tx: Queryable = db): Promise<RedeemClaimRow[]> {
+    async claims(requestIds: number[], asOf?: RedeemAsOf): Promise<RedeemClaimRow[]> {
       if (requestIds.length === 0) return []
-      return tx<RedeemClaimRow>('redeem_claims')
+      return db<RedeemClaimRow>('redeem_claims')
         .select('request_id', 'eth_amount', 'lseth_amount', 'remaining_lseth_amount')
         .whereIn('request_id', requestIds)
         .modify((q) => atOrBefore(q, asOf))
@@ -94,13 +95,13 @@ export function createRedemptionsRepo(db: Queryable) {
      * How far the follower has ingested RedeemManager events (its cursor, at head - CONFIRMATIONS) and that
      * block's time; undefined before the first sync.
      */
-    async indexedHead(tx: Queryable = db): Promise<RedeemIndexedHead | undefined> {
-      const cursor: { chain_id: number; block_number: string } | undefined = await tx('chain_cursors')
+    async indexedHead(): Promise<RedeemIndexedHead | undefined> {
+      const cursor: { chain_id: number; block_number: string } | undefined = await db('chain_cursors')
         .where('stream', REDEEM_STREAM)
         .first('chain_id', 'block_number')
       if (!cursor) return undefined
       // the cursor's own block is stored with its chunk; after a reorg rollback, the newest block below it
-      const block: { time: Date } | undefined = await tx('chain_blocks')
+      const block: { time: Date } | undefined = await db('chain_blocks')
         .where('chain_id', cursor.chain_id)
         .where('number', '<=', cursor.block_number)
         .orderBy('number', 'desc')

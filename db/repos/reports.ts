@@ -153,8 +153,8 @@ const RECORDS_ON_DAYS_SQL = `with v as (
  */
 export function createReportsRepo(db: Queryable, options: { chainId?: number } = {}) {
   /** days with visible records, one per date (the latest of the date), with the pool state after it. */
-  const visibleDays = (tx: Queryable) =>
-    tx('days as d')
+  const visibleDays = () =>
+    db('days as d')
       .join('protocol_records as p', function () {
         this.on('p.chain_id', 'd.chain_id')
           .andOn('p.report_epoch', 'd.report_epoch')
@@ -164,7 +164,7 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
       .select(
         'd.chain_id',
         'd.report_epoch',
-        tx.raw(DATE('d')),
+        db.raw(DATE('d')),
         'd.block_number',
         'd.log_index',
         'd.block_time',
@@ -206,8 +206,8 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
 
   return {
     /** Every date's report with visible records, by date (what `createReportDays` holds in memory). */
-    async visibleDays(tx: Queryable = db): Promise<ReportDay[]> {
-      const rows = await visibleDays(tx)
+    async visibleDays(): Promise<ReportDay[]> {
+      const rows = await visibleDays()
       return rows.map(strip)
     },
 
@@ -223,12 +223,11 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
     async walletRecordsOnDays(
       days: readonly Pick<ReportDay, 'chain_id' | 'report_epoch' | 'visible_version'>[],
       addresses: readonly string[],
-      tx: Queryable = db,
     ): Promise<{ current: boolean[]; rows: WalletRecordRow[] }> {
       if (days.length === 0) return { current: [], rows: [] }
       const list = (values: readonly (string | number)[]) =>
         `{${values.map((v) => `"${String(v).replace(/["\\]/g, '\\$&')}"`).join(',')}}`
-      const result = await tx
+      const result = await db
         .raw(RECORDS_ON_DAYS_SQL, [
           list(days.map((d) => d.chain_id)),
           list(days.map((d) => d.report_epoch)),
@@ -246,28 +245,20 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
     },
 
     /** Account records of one day for the given account ids, by account id. */
-    async accountRecords(
-      day: ReportDay,
-      accountIds: string[],
-      tx: Queryable = db,
-    ): Promise<AccountRecordRow[]> {
+    async accountRecords(day: ReportDay, accountIds: string[]): Promise<AccountRecordRow[]> {
       if (accountIds.length === 0) return []
-      return tx('account_records as a')
-        .select('a.*', tx.raw(DATE('a')))
+      return db('account_records as a')
+        .select('a.*', db.raw(DATE('a')))
         .where(onDay('a', day))
         .whereIn('a.account_id', accountIds)
         .orderBy('a.account_id')
     },
 
     /** The wallet records attributed to the given accounts on one day, by account and address. */
-    async accountWalletRecords(
-      day: ReportDay,
-      accountIds: string[],
-      tx: Queryable = db,
-    ): Promise<WalletRecordRow[]> {
+    async accountWalletRecords(day: ReportDay, accountIds: string[]): Promise<WalletRecordRow[]> {
       if (accountIds.length === 0) return []
-      return tx('wallet_records as w')
-        .select('w.*', tx.raw(DATE('w')))
+      return db('wallet_records as w')
+        .select('w.*', db.raw(DATE('w')))
         .where(onDay('w', day))
         .whereIn('w.account_id', accountIds)
         .orderBy(['w.account_id', 'w.address'])
@@ -277,18 +268,17 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
     async accountSeries(
       days: readonly ReportDay[],
       accountId: string,
-      tx: Queryable = db,
     ): Promise<{ accounts: AccountRecordRow[]; wallets: WalletRecordRow[] }> {
       if (days.length === 0) return { accounts: [], wallets: [] }
       const [sql, bindings] = onDays('r', days)
       const [accounts, wallets] = await Promise.all([
-        tx('account_records as r')
-          .select('r.*', tx.raw(DATE('r')))
+        db('account_records as r')
+          .select('r.*', db.raw(DATE('r')))
           .where('r.account_id', accountId)
           .whereRaw(sql, bindings)
           .orderBy(['r.date', 'r.report_epoch']),
-        tx('wallet_records as r')
-          .select('r.*', tx.raw(DATE('r')))
+        db('wallet_records as r')
+          .select('r.*', db.raw(DATE('r')))
           .where('r.account_id', accountId)
           .whereRaw(sql, bindings)
           .orderBy(['r.date', 'r.report_epoch', 'r.address']),
@@ -297,34 +287,29 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
     },
 
     /** The protocol record of one day. */
-    async protocolRecord(day: ReportDay, tx: Queryable = db): Promise<ProtocolRecordRow | undefined> {
-      return tx('protocol_records as p')
-        .select('p.*', tx.raw(DATE('p')))
+    async protocolRecord(day: ReportDay): Promise<ProtocolRecordRow | undefined> {
+      return db('protocol_records as p')
+        .select('p.*', db.raw(DATE('p')))
         .where(onDay('p', day))
         .first()
     },
 
     /** Fee records of one day of a kind (platform / originator: of one org; all: the day's total). */
-    async feeRecord(
-      day: ReportDay,
-      kind: FeeKind,
-      orgId: string,
-      tx: Queryable = db,
-    ): Promise<FeeRecordRow | undefined> {
-      return tx('fee_records as f')
-        .select('f.*', tx.raw(DATE('f')))
+    async feeRecord(day: ReportDay, kind: FeeKind, orgId: string): Promise<FeeRecordRow | undefined> {
+      return db('fee_records as f')
+        .select('f.*', db.raw(DATE('f')))
         .where(onDay('f', day))
         .where({ 'f.kind': kind, 'f.org_id': kind === 'all' ? '' : orgId })
         .first()
     },
 
     /** Operator fee records of one day, by operator id (numerically when they are indexes). */
-    async operatorFeeRecords(day: ReportDay, tx: Queryable = db): Promise<OperatorFeeRecordRow[]> {
-      return tx('operator_fee_records as o')
+    async operatorFeeRecords(day: ReportDay): Promise<OperatorFeeRecordRow[]> {
+      return db('operator_fee_records as o')
         .select(
           'o.report_epoch',
           'o.operator_id',
-          tx.raw(DATE('o')),
+          db.raw(DATE('o')),
           'o.active_validators',
           'o.operator_fees_eth',
           'o.operator_fees_rate',
@@ -336,14 +321,10 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
     },
 
     /** The org's accounts among `values` (each an account id or a key). */
-    async accountsByIdsOrKeys(
-      orgId: string,
-      values: string[],
-      tx: Queryable = db,
-    ): Promise<{ id: string; key: string }[]> {
+    async accountsByIdsOrKeys(orgId: string, values: string[]): Promise<{ id: string; key: string }[]> {
       if (values.length === 0) return []
       const ids = values.filter(isUuid).map((v) => v.toLowerCase())
-      return tx('accounts')
+      return db('accounts')
         .select('id', 'key')
         .where({ org_id: orgId })
         .where((q) => {
@@ -356,10 +337,10 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
      * What redemption projections start from: the chain's "now" (the head the follower last saw) and the
      * two latest ingested oracle reports, newest first (ingested, not necessarily computed).
      */
-    async projectionState(tx: Queryable = db): Promise<{ now: Date; reports: ReportState[] }> {
+    async projectionState(): Promise<{ now: Date; reports: ReportState[] }> {
       const [clock, reports] = await Promise.all([
-        tx.raw('select coalesce((select max(time) from chain_heads), now()) as now'),
-        tx('oracle_reports')
+        db.raw('select coalesce((select max(time) from chain_heads), now()) as now'),
+        db('oracle_reports')
           .select(
             'block_time',
             'total_underlying_supply',
@@ -380,8 +361,8 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
     },
 
     /** Every target fee rate set on an account, oldest first. */
-    async discountHistory(accountId: string, tx: Queryable = db): Promise<DiscountHistoryRow[]> {
-      return tx('discount_rates')
+    async discountHistory(accountId: string): Promise<DiscountHistoryRow[]> {
+      return db('discount_rates')
         .select('account_id', 'target_fee_rate', 'created_at', 'effective_from')
         .where({ account_id: accountId })
         .orderBy([{ column: 'created_at' }, { column: 'id' }])

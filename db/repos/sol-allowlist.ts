@@ -14,15 +14,17 @@ export interface SolAllowlistRow {
 export function createSolAllowlistRepo(db: Queryable) {
   return {
     /** The Solana allowlist entry of an address, or undefined. */
-    async get(address: string, tx: Queryable = db): Promise<SolAllowlistRow | undefined> {
-      return tx<SolAllowlistRow>('sol_allowlist').where({ address }).first()
+    async get(address: string): Promise<SolAllowlistRow | undefined> {
+      return db<SolAllowlistRow>('sol_allowlist').where({ address }).first()
     },
     /** Inserts or updates the permissions; the first writer's created_at is kept, org_id is the latest writer. */
-    async upsert(
-      input: { address: string; staking: boolean; redemption: boolean; orgId: string },
-      tx: Queryable = db,
-    ): Promise<SolAllowlistRow> {
-      const [row] = await tx<SolAllowlistRow>('sol_allowlist')
+    async upsert(input: {
+      address: string
+      staking: boolean
+      redemption: boolean
+      orgId: string
+    }): Promise<SolAllowlistRow> {
+      const [row] = await db<SolAllowlistRow>('sol_allowlist')
         .insert({
           address: input.address,
           staking: input.staking,
@@ -34,7 +36,7 @@ export function createSolAllowlistRepo(db: Queryable) {
           staking: input.staking,
           redemption: input.redemption,
           org_id: input.orgId,
-          updated_at: tx.fn.now() as unknown as Date,
+          updated_at: db.fn.now() as unknown as Date,
         })
         .returning('*')
       return row!

@@ -1,3 +1,4 @@
+import type { Address } from '../../common/address.ts'
 import type { Queryable } from '../index.ts'
 import { isUuid } from './accounts.ts'
 import { chainClock } from './clock.ts'
@@ -71,47 +72,43 @@ export function createWalletsRepo(db: Queryable) {
         | 'attributed_from'
         | 'off_platform_from'
       >,
-      tx: Queryable = db,
     ): Promise<WalletRow> {
-      const [row] = await tx<WalletRow>('wallets')
-        .insert({ ...input, attributed_from: chainClock(tx) as unknown as Date })
+      const [row] = await db<WalletRow>('wallets')
+        .insert({ ...input, attributed_from: chainClock(db) as unknown as Date })
         .returning('*')
       return row!
     },
     /**
      * For a transaction about to change the wallets holding `addresses` (the follower applying chain
      * events): locks their accounts, then those wallets, each in id order. The API takes an account's lock
-     * before touching its wallets, so taking them in the same order never deadlocks with it.
+     * before touching its wallets, so taking them in the same order never deadlocks with it. Call on the
+     * repositories of that transaction.
      */
-    async lockByAddresses(addresses: string[], tx: Queryable): Promise<void> {
-      const lower = [...new Set(addresses.map((a) => a.toLowerCase()))]
+    async lockByAddresses(addresses: readonly Address[]): Promise<void> {
+      const lower = [...new Set(addresses)]
       if (lower.length === 0) return
-      await tx('accounts')
+      await db('accounts')
         .select('id')
-        .whereIn('id', tx('wallets').select('account_id').whereIn('address', lower))
+        .whereIn('id', db('wallets').select('account_id').whereIn('address', lower))
         .orderBy('id')
         .forUpdate()
-      await tx('wallets').select('id').whereIn('address', lower).orderBy('id').forUpdate()
+      await db('wallets').select('id').whereIn('address', lower).orderBy('id').forUpdate()
     },
     /** The wallet holding this address in any org (addresses are unique across orgs). */
-    async findByAddressAnyOrg(address: string, tx: Queryable = db): Promise<WalletRow | undefined> {
-      return tx<WalletRow>('wallets').where({ address: address.toLowerCase() }).first()
+    async findByAddressAnyOrg(address: Address): Promise<WalletRow | undefined> {
+      return db<WalletRow>('wallets').where({ address }).first()
     },
     /** The org's wallet with this id (when a UUID) or address (any case), or undefined. */
-    async findByIdOrAddress(
-      orgId: string,
-      idOrAddress: string,
-      tx: Queryable = db,
-    ): Promise<WalletRow | undefined> {
+    async findByIdOrAddress(orgId: string, idOrAddress: string): Promise<WalletRow | undefined> {
       const column = isUuid(idOrAddress) ? 'id' : 'address'
-      return tx<WalletRow>('wallets')
+      return db<WalletRow>('wallets')
         .where({ org_id: orgId, [column]: idOrAddress.toLowerCase() })
         .first()
     },
     /** The wallets of these accounts, oldest first. */
-    async listByAccounts(accountIds: string[], tx: Queryable = db): Promise<WalletRow[]> {
+    async listByAccounts(accountIds: string[]): Promise<WalletRow[]> {
       if (accountIds.length === 0) return []
-      return tx<WalletRow>('wallets')
+      return db<WalletRow>('wallets')
         .whereIn('account_id', accountIds)
         .orderBy([{ column: 'created_at' }, { column: 'id' }])
     },
@@ -120,10 +117,9 @@ export function createWalletsRepo(db: Queryable) {
       orgId: string,
       filter: WalletFilter,
       page: { offset: number; limit: number },
-      tx: Queryable = db,
     ): Promise<{ rows: WalletRow[]; total: number }> {
       const base = () =>
-        tx<WalletRow>('wallets')
+        db<WalletRow>('wallets')
           .where({ org_id: orgId })
           .modify((q) => {
             if (filter.allowlisted !== undefined) q.where({ allowlisted: filter.allowlisted })
@@ -139,15 +135,15 @@ export function createWalletsRepo(db: Queryable) {
       return { rows, total: Number(count[0]?.count ?? 0) }
     },
     /** Applies `patch` (leaving the On-Platform list stamps off_platform_from once); returns the updated row. */
-    async update(id: string, patch: WalletPatch, tx: Queryable = db): Promise<WalletRow> {
-      const [row] = await tx<WalletRow>('wallets')
+    async update(id: string, patch: WalletPatch): Promise<WalletRow> {
+      const [row] = await db<WalletRow>('wallets')
         .where({ id })
         .update({
           ...patch,
           ...(patch.on_platform === false
-            ? { off_platform_from: tx.raw('coalesce(off_platform_from, ?)', [chainClock(tx)]) }
+            ? { off_platform_from: db.raw('coalesce(off_platform_from, ?)', [chainClock(db)]) }
             : {}),
-          updated_at: tx.fn.now() as unknown as Date,
+          updated_at: db.fn.now() as unknown as Date,
         } as unknown as Partial<WalletRow>)
         .returning('*')
       return row!

@@ -95,7 +95,7 @@ const DELIVERY_COLUMNS = [
  */
 export function createWebhooksRepo(db: Queryable) {
   /** Outbox insert plus one delivery per matching subscription; returns the event id when it is new. */
-  async function emit(event: NewWebhookEvent, tx: Queryable = db): Promise<string | undefined> {
+  async function emit(event: NewWebhookEvent): Promise<string | undefined> {
     const id = newEventId()
     const body = JSON.stringify({
       id,
@@ -103,13 +103,13 @@ export function createWebhooksRepo(db: Queryable) {
       timestamp: new Date().toISOString(),
       data: event.data,
     })
-    const inserted = await tx('webhook_events')
+    const inserted = await db('webhook_events')
       .insert({ id, fact_key: event.factKey, type: event.type, org_id: event.orgId, body })
       .onConflict('fact_key')
       .ignore()
       .returning('id')
     if (inserted.length === 0) return undefined
-    await tx.raw(
+    await db.raw(
       `insert into webhook_deliveries (id, event_id, webhook_id, next_attempt_at)
        select gen_random_uuid(), ?, w.id, now() from webhooks w
        where ? = any(w.events) and (?::text is null or w.org_id = ?)`,
@@ -119,11 +119,13 @@ export function createWebhooksRepo(db: Queryable) {
   }
 
   return {
-    async create(
-      input: { orgId: string; url: string; events: WebhookEventType[]; description: string | null },
-      tx: Queryable = db,
-    ): Promise<WebhookRow> {
-      const [row] = await tx<WebhookRow>('webhooks')
+    async create(input: {
+      orgId: string
+      url: string
+      events: WebhookEventType[]
+      description: string | null
+    }): Promise<WebhookRow> {
+      const [row] = await db<WebhookRow>('webhooks')
         .insert({
           id: randomUUID(),
           org_id: input.orgId,
@@ -135,20 +137,20 @@ export function createWebhooksRepo(db: Queryable) {
         .returning('*')
       return row!
     },
-    async list(orgId: string, tx: Queryable = db): Promise<WebhookRow[]> {
-      return tx<WebhookRow>('webhooks')
+    async list(orgId: string): Promise<WebhookRow[]> {
+      return db<WebhookRow>('webhooks')
         .where({ org_id: orgId })
         .orderBy([{ column: 'created_at' }, 'id'])
     },
     /** The organization's webhook; another organization's answers like an unknown id (undefined). */
-    async get(orgId: string, id: string, tx: Queryable = db): Promise<WebhookRow | undefined> {
+    async get(orgId: string, id: string): Promise<WebhookRow | undefined> {
       if (!isUuid(id)) return undefined
-      return tx<WebhookRow>('webhooks').where({ org_id: orgId, id }).first()
+      return db<WebhookRow>('webhooks').where({ org_id: orgId, id }).first()
     },
     /** Deletes the webhook and its delivery log; false when the organization has no such webhook. */
-    async remove(orgId: string, id: string, tx: Queryable = db): Promise<boolean> {
+    async remove(orgId: string, id: string): Promise<boolean> {
       if (!isUuid(id)) return false
-      return (await tx('webhooks').where({ org_id: orgId, id }).delete()) > 0
+      return (await db('webhooks').where({ org_id: orgId, id }).delete()) > 0
     },
 
     emit,
@@ -159,36 +161,30 @@ export function createWebhooksRepo(db: Queryable) {
      * the same fact, a later re-allowlisting by a new transaction is a new one); REMOVED is final, once per
      * wallet.
      */
-    async emitWalletStatus(wallet: WalletRow, reason: string, tx: Queryable = db): Promise<void> {
+    async emitWalletStatus(wallet: WalletRow, reason: string): Promise<void> {
       const type = wallet.status === 'ALLOWLISTED' ? 'wallet.allowlisted' : 'wallet.removed'
-      await emit(
-        {
-          type,
-          factKey: type === 'wallet.allowlisted' ? `${type}:${wallet.id}:${reason}` : `${type}:${wallet.id}`,
-          orgId: wallet.org_id,
-          data: {
-            wallet_id: wallet.id,
-            address: wallet.address,
-            account_id: wallet.account_id,
-            status: wallet.status,
-            on_platform: wallet.on_platform,
-          },
+      await emit({
+        type,
+        factKey: type === 'wallet.allowlisted' ? `${type}:${wallet.id}:${reason}` : `${type}:${wallet.id}`,
+        orgId: wallet.org_id,
+        data: {
+          wallet_id: wallet.id,
+          address: wallet.address,
+          account_id: wallet.account_id,
+          status: wallet.status,
+          on_platform: wallet.on_platform,
         },
-        tx,
-      )
+      })
     },
 
     /** account.denied after `moveAccount` put the account in DENIED (final: once per account). */
-    async emitAccountDenied(account: AccountRow, reason: string | undefined, tx: Queryable = db) {
-      await emit(
-        {
-          type: 'account.denied',
-          factKey: `account.denied:${account.id}`,
-          orgId: account.org_id,
-          data: { account_id: account.id, key: account.key, status: account.status, reason: reason ?? null },
-        },
-        tx,
-      )
+    async emitAccountDenied(account: AccountRow, reason: string | undefined) {
+      await emit({
+        type: 'account.denied',
+        factKey: `account.denied:${account.id}`,
+        orgId: account.org_id,
+        data: { account_id: account.id, key: account.key, status: account.status, reason: reason ?? null },
+      })
     },
 
     /**
@@ -200,11 +196,10 @@ export function createWebhooksRepo(db: Queryable) {
       chainId: number,
       kind: 'satisfied' | 'claimed',
       positions: { block_number: string; log_index: number }[],
-      tx: Queryable = db,
     ): Promise<number> {
       if (positions.length === 0) return 0
       const table = kind === 'satisfied' ? 'redeem_satisfactions' : 'redeem_claims'
-      const rows = await tx(`${table} as x`)
+      const rows = await db(`${table} as x`)
         .join('redeem_requests as r', function () {
           this.on('r.chain_id', 'x.chain_id').andOn('r.request_id', 'x.request_id')
         })
@@ -244,22 +239,20 @@ export function createWebhooksRepo(db: Queryable) {
                 remaining_lseth_amount: row.remaining_lseth_amount,
               }
         const type = kind === 'satisfied' ? 'redeem.satisfied' : 'redeem.claimed'
-        const id = await emit(
-          { type, factKey: `${type}:${chainId}:${row.tx_hash}:${row.log_index}`, orgId: row.org_id, data },
-          tx,
-        )
+        const id = await emit({
+          type,
+          factKey: `${type}:${chainId}:${row.tx_hash}:${row.log_index}`,
+          orgId: row.org_id,
+          data,
+        })
         if (id) emitted += 1
       }
       return emitted
     },
 
     /** A webhook's delivery log, newest first. */
-    async deliveries(
-      webhookId: string,
-      page: { limit: number; offset: number },
-      tx: Queryable = db,
-    ): Promise<DeliveryRow[]> {
-      return tx('webhook_deliveries as d')
+    async deliveries(webhookId: string, page: { limit: number; offset: number }): Promise<DeliveryRow[]> {
+      return db('webhook_deliveries as d')
         .join('webhook_events as e', 'e.id', 'd.event_id')
         .where('d.webhook_id', webhookId)
         .orderBy([
@@ -271,29 +264,25 @@ export function createWebhooksRepo(db: Queryable) {
         .select(DELIVERY_COLUMNS)
     },
 
-    async delivery(webhookId: string, id: string, tx: Queryable = db): Promise<DeliveryRow | undefined> {
+    async delivery(webhookId: string, id: string): Promise<DeliveryRow | undefined> {
       if (!isUuid(id)) return undefined
-      return tx('webhook_deliveries as d')
+      return db('webhook_deliveries as d')
         .join('webhook_events as e', 'e.id', 'd.event_id')
         .where({ 'd.webhook_id': webhookId, 'd.id': id })
         .first(DELIVERY_COLUMNS)
     },
 
     /** Pending deliveries whose next attempt is due by `withinMs` from now, oldest first. */
-    async due(
-      withinMs: number,
-      limit: number,
-      tx: Queryable = db,
-    ): Promise<{ id: string; attempts: number; in_ms: number }[]> {
-      return tx('webhook_deliveries')
+    async due(withinMs: number, limit: number): Promise<{ id: string; attempts: number; in_ms: number }[]> {
+      return db('webhook_deliveries')
         .where('status', 'pending')
-        .where('next_attempt_at', '<=', tx.raw(`now() + ? * interval '1 millisecond'`, [withinMs]))
+        .where('next_attempt_at', '<=', db.raw(`now() + ? * interval '1 millisecond'`, [withinMs]))
         .orderBy('next_attempt_at')
         .limit(limit)
         .select(
           'id',
           'attempts',
-          tx.raw(`greatest(0, extract(epoch from next_attempt_at - now()) * 1000)::int as in_ms`),
+          db.raw(`greatest(0, extract(epoch from next_attempt_at - now()) * 1000)::int as in_ms`),
         )
     },
 
@@ -302,22 +291,17 @@ export function createWebhooksRepo(db: Queryable) {
      * moved `retryInMs` ahead, so a worker that dies while sending leaves it to be retried (with the same
      * event id). Undefined when the delivery is gone, finished, or this attempt was already claimed.
      */
-    async claim(
-      id: string,
-      attempt: number,
-      retryInMs: number,
-      tx: Queryable = db,
-    ): Promise<DeliveryWork | undefined> {
-      const claimed = await tx('webhook_deliveries')
+    async claim(id: string, attempt: number, retryInMs: number): Promise<DeliveryWork | undefined> {
+      const claimed = await db('webhook_deliveries')
         .where({ id, status: 'pending', attempts: attempt })
         .update({
           attempts: attempt + 1,
-          last_attempt_at: tx.fn.now(),
-          next_attempt_at: tx.raw(`now() + ? * interval '1 millisecond'`, [retryInMs]),
+          last_attempt_at: db.fn.now(),
+          next_attempt_at: db.raw(`now() + ? * interval '1 millisecond'`, [retryInMs]),
         })
         .returning('id')
       if (claimed.length === 0) return undefined
-      return tx('webhook_deliveries as d')
+      return db('webhook_deliveries as d')
         .join('webhook_events as e', 'e.id', 'd.event_id')
         .join('webhooks as w', 'w.id', 'd.webhook_id')
         .where('d.id', id)
@@ -335,31 +319,30 @@ export function createWebhooksRepo(db: Queryable) {
         /** When pending: the wait before the next attempt (from now). */
         retryInMs?: number
       },
-      tx: Queryable = db,
     ): Promise<void> {
-      await tx('webhook_deliveries')
+      await db('webhook_deliveries')
         .where({ id, attempts, status: 'pending' })
         .update({
           status: outcome.status,
           last_status_code: outcome.statusCode,
           last_error: outcome.error?.slice(0, 1000) ?? null,
-          ...(outcome.status === 'succeeded' ? { delivered_at: tx.fn.now() } : {}),
+          ...(outcome.status === 'succeeded' ? { delivered_at: db.fn.now() } : {}),
           next_attempt_at:
             outcome.status === 'pending'
-              ? tx.raw(`now() + ? * interval '1 millisecond'`, [outcome.retryInMs ?? 0])
+              ? db.raw(`now() + ? * interval '1 millisecond'`, [outcome.retryInMs ?? 0])
               : null,
         })
     },
 
     /** Sends a delivery again (same event, same webhook-id): back to pending, due now, a fresh retry window. */
-    async replay(webhookId: string, id: string, tx: Queryable = db): Promise<DeliveryRow | undefined> {
+    async replay(webhookId: string, id: string): Promise<DeliveryRow | undefined> {
       if (!isUuid(id)) return undefined
-      const updated = await tx('webhook_deliveries')
+      const updated = await db('webhook_deliveries')
         .where({ webhook_id: webhookId, id })
-        .update({ status: 'pending', next_attempt_at: tx.fn.now(), window_started_at: tx.fn.now() })
+        .update({ status: 'pending', next_attempt_at: db.fn.now(), window_started_at: db.fn.now() })
         .returning('id')
       if (updated.length === 0) return undefined
-      return this.delivery(webhookId, id, tx)
+      return this.delivery(webhookId, id)
     },
   }
 }

@@ -47,19 +47,14 @@ describe('startBackfill and backfillProgress', () => {
   /** Runs day `i` to the end as the pipeline would: computed on its predecessor's content. */
   async function compute(i: number) {
     const version = await repos.days.startRun(CHAIN, epochOf(i), 1)
-    await repos.days.finishRun(
-      CHAIN,
-      epochOf(i),
-      {
-        version,
-        wallets: 3,
-        engineVersion: 'test',
-        contentHash: `hash-${i}`,
-        basedOnHash: i === 0 ? null : `hash-${i - 1}`,
-        durationMs: 5,
-      },
-      dbh.db,
-    )
+    await repos.days.finishRun(CHAIN, epochOf(i), {
+      version,
+      wallets: 3,
+      engineVersion: 'test',
+      contentHash: `hash-${i}`,
+      basedOnHash: i === 0 ? null : `hash-${i - 1}`,
+      durationMs: 5,
+    })
   }
   async function fail(i: number) {
     const version = await repos.days.startRun(CHAIN, epochOf(i), 1)

@@ -1,7 +1,7 @@
 import { ValidationError } from '../../common/errors.ts'
 import type { Db } from '../../db/index.ts'
 import type { DayRow } from '../../db/repos/days.ts'
-import { createRepos } from '../../db/repos/index.ts'
+import { createRepos, inTransaction } from '../../db/repos/index.ts'
 import { DATE_YEARS, parseDateOnly } from '../../engine/index.ts'
 import type { Processor } from '../runner.ts'
 import { SCHEDULER_LOCK_KEY } from './scheduler.ts'
@@ -70,13 +70,12 @@ export async function startBackfill(
   options: DateRange & { recompute: boolean },
 ): Promise<BackfillStart> {
   const range = validateRange(options)
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (repos, tx) => {
     // a backfill's setup and a scheduling pass never interleave
     await tx.raw('select pg_advisory_xact_lock(?, ?)', [SCHEDULER_LOCK_KEY, chainId])
-    const repos = createRepos(tx)
-    const cursor = await repos.chain.cursor(chainId, 'river', tx)
-    if (cursor) await repos.days.syncWithReports(chainId, BigInt(cursor.block_number), tx)
-    const all = await repos.days.list(chainId, {}, tx)
+    const cursor = await repos.chain.cursor(chainId, 'river')
+    if (cursor) await repos.days.syncWithReports(chainId, BigInt(cursor.block_number))
+    const all = await repos.days.list(chainId)
     const first = all[0]
     const last = all.at(-1)
     if (!first || !last) {
@@ -102,9 +101,9 @@ export async function startBackfill(
       all.filter((d) => d.status === 'failed' && d.date <= range.to).map((d) => d.date),
     )
     for (const date of failedDates) {
-      retried += await repos.days.requestRecompute(chainId, { from: date, to: date }, tx)
+      retried += await repos.days.requestRecompute(chainId, { from: date, to: date })
     }
-    const recomputed = options.recompute ? await repos.days.requestRecompute(chainId, range, tx) : 0
+    const recomputed = options.recompute ? await repos.days.requestRecompute(chainId, range) : 0
     return { ...range, days: inRange.length, retried, recomputed, ingested }
   })
 }

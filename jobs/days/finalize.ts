@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Db } from '../../db/index.ts'
-import { createRepos } from '../../db/repos/index.ts'
+import { createRepos, inTransaction } from '../../db/repos/index.ts'
 import type { DayKey, ShardResult } from '../../db/repos/records.ts'
 import {
   activeValidatorsPerOperator,
@@ -147,85 +147,67 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
     }))
   const contentHash = dayContentHash(shards)
   const wallets = shards.reduce((n, s) => n + s.wallets, 0)
-  const outcome = await db.transaction(async (tx): Promise<FinalizeOutcome> => {
-    const r = createRepos(tx)
-    const day = await r.days.lock(job.chainId, job.epoch, tx)
+  const outcome = await inTransaction(db, async (r): Promise<FinalizeOutcome> => {
+    const day = await r.days.lock(job.chainId, job.epoch)
     if (!day || day.computing_version !== job.version) return { status: 'superseded' }
-    await r.records.clearDayLevel(key, tx)
-    await r.records.insertAccountRecords(key, ENGINE_VERSION, tx)
-    await r.records.insertProtocolRecord(
-      key,
-      {
-        date: inputs.day.date,
-        block_time: report.block_time,
-        block_number: String(report.block_number),
-        total_protocol_mints_lseth: protocol.total_protocol_mints_lseth,
-        total_protocol_burns_lseth: protocol.total_protocol_burns_lseth,
-        total_protocol_active_keys_count: protocol.total_protocol_active_keys_count,
-        rewards_eth: protocol.rewards_eth,
-        gross_fee_rate: protocol.gross_fee_rate,
-        gross_fee_lseth: protocol.gross_fee_lseth,
-        conversion_rate: protocol.conversion_rate,
-        total_lseth_supply: protocol.total_lseth_supply,
-        total_underlying_eth: ctx.underlying,
-        a_srr_7d: protocol.a_srr_7d,
-        engine_version: ENGINE_VERSION,
-      },
-      tx,
-    )
-    await r.records.insertFeeRecords(
-      key,
-      [
-        ...feeRows('all', { '': summary.all }),
-        ...feeRows('platform', summary.platforms),
-        ...feeRows('originator', summary.originators),
-      ],
-      tx,
-    )
+    await r.records.clearDayLevel(key)
+    await r.records.insertAccountRecords(key, ENGINE_VERSION)
+    await r.records.insertProtocolRecord(key, {
+      date: inputs.day.date,
+      block_time: report.block_time,
+      block_number: String(report.block_number),
+      total_protocol_mints_lseth: protocol.total_protocol_mints_lseth,
+      total_protocol_burns_lseth: protocol.total_protocol_burns_lseth,
+      total_protocol_active_keys_count: protocol.total_protocol_active_keys_count,
+      rewards_eth: protocol.rewards_eth,
+      gross_fee_rate: protocol.gross_fee_rate,
+      gross_fee_lseth: protocol.gross_fee_lseth,
+      conversion_rate: protocol.conversion_rate,
+      total_lseth_supply: protocol.total_lseth_supply,
+      total_underlying_eth: ctx.underlying,
+      a_srr_7d: protocol.a_srr_7d,
+      engine_version: ENGINE_VERSION,
+    })
+    await r.records.insertFeeRecords(key, [
+      ...feeRows('all', { '': summary.all }),
+      ...feeRows('platform', summary.platforms),
+      ...feeRows('originator', summary.originators),
+    ])
     const { violations: _none, ...residuals } = reconciliation
-    await r.records.insertReconciliation(key, residuals, tx)
-    await r.records.insertOperatorRecords(
-      key,
-      [
-        ...operators.operators.map((o) => ({
-          operator_id: o.operator_id,
-          date: inputs.day.date,
-          active_validators: o.active_validators,
-          operator_fees_eth: o.operator_fees_eth,
-          operator_fees_rate: o.operator_fees_rate,
-          engine_version: ENGINE_VERSION,
-        })),
-        ...(operators.unallocated_eth > 0n
-          ? [
-              {
-                operator_id: 'unallocated',
-                date: inputs.day.date,
-                active_validators: 0n,
-                operator_fees_eth: operators.unallocated_eth,
-                operator_fees_rate: '0',
-                engine_version: ENGINE_VERSION,
-              },
-            ]
-          : []),
-      ],
-      tx,
-    )
-    await r.days.finishRun(
-      job.chainId,
-      job.epoch,
-      {
-        version: job.version,
-        wallets,
-        engineVersion: ENGINE_VERSION,
-        contentHash,
-        basedOnHash: inputs.previousHash,
-        durationMs: day.started_at ? Date.now() - day.started_at.getTime() : 0,
-      },
-      tx,
-    )
+    await r.records.insertReconciliation(key, residuals)
+    await r.records.insertOperatorRecords(key, [
+      ...operators.operators.map((o) => ({
+        operator_id: o.operator_id,
+        date: inputs.day.date,
+        active_validators: o.active_validators,
+        operator_fees_eth: o.operator_fees_eth,
+        operator_fees_rate: o.operator_fees_rate,
+        engine_version: ENGINE_VERSION,
+      })),
+      ...(operators.unallocated_eth > 0n
+        ? [
+            {
+              operator_id: 'unallocated',
+              date: inputs.day.date,
+              active_validators: 0n,
+              operator_fees_eth: operators.unallocated_eth,
+              operator_fees_rate: '0',
+              engine_version: ENGINE_VERSION,
+            },
+          ]
+        : []),
+    ])
+    await r.days.finishRun(job.chainId, job.epoch, {
+      version: job.version,
+      wallets,
+      engineVersion: ENGINE_VERSION,
+      contentHash,
+      basedOnHash: inputs.previousHash,
+      durationMs: day.started_at ? Date.now() - day.started_at.getTime() : 0,
+    })
     // webhooks: a first version, or a recompute whose figures changed, is announced (same transaction)
     if (day.content_hash !== contentHash) {
-      await r.webhooks.emit(dayFinalizedEvent(day, job, inputs.day.date, contentHash, wallets), tx)
+      await r.webhooks.emit(dayFinalizedEvent(day, job, inputs.day.date, contentHash, wallets))
     }
     return { status: 'computed', wallets, content_hash: contentHash }
   })

@@ -1,6 +1,6 @@
 import type { Logger } from '../../common/logger.ts'
-import type { Db, Queryable } from '../../db/index.ts'
-import { createRepos } from '../../db/repos/index.ts'
+import type { Db, Tx } from '../../db/index.ts'
+import { inTransaction, type Repos } from '../../db/repos/index.ts'
 import type { Flow } from '../runner.ts'
 import { shardCount } from './shards.ts'
 
@@ -52,10 +52,11 @@ export const ABANDONED_RUN_MS = 10_000
 
 /**
  * About how many wallets a day has: its predecessor's, or for the chain's first report the transfers before
- * it (an upper bound of its holders), so a first day is sharded too.
+ * it (an upper bound of its holders), so a first day is sharded too. Reads in the scheduler's transaction.
  */
 async function estimateWallets(
-  tx: Queryable,
+  repos: Repos,
+  tx: Tx,
   chainId: number,
   day: { previous_epoch: string | null; block_number: string },
 ) {
@@ -66,7 +67,7 @@ async function estimateWallets(
       .count<{ n: string }[]>({ n: '*' })
     return Number(row?.n ?? 0)
   }
-  const previous = await createRepos(tx).days.get(chainId, day.previous_epoch, tx)
+  const previous = await repos.days.get(chainId, day.previous_epoch)
   return previous?.wallets ?? 0
 }
 
@@ -80,18 +81,17 @@ export async function scheduleDays(deps: SchedulerDeps): Promise<ScheduleResult>
   const { db, chainId } = deps
   // the flow is added after the run's transaction commits, so its jobs always see the run
   let flow: Flow | undefined
-  const result = await db.transaction(async (tx): Promise<ScheduleResult> => {
+  const result = await inTransaction(db, async (repos, tx): Promise<ScheduleResult> => {
     const [lock] = (
       await tx.raw('select pg_try_advisory_xact_lock(?, ?) as ok', [SCHEDULER_LOCK_KEY, chainId])
     ).rows
     if (!lock?.ok) return { added: 0, reopened: 0, deleted: 0, waiting: 'another scheduler is running' }
-    const repos = createRepos(tx)
-    const cursor = await repos.chain.cursor(chainId, 'river', tx)
+    const cursor = await repos.chain.cursor(chainId, 'river')
     if (!cursor) return { added: 0, reopened: 0, deleted: 0, waiting: 'nothing ingested yet' }
-    const synced = await repos.days.syncWithReports(chainId, BigInt(cursor.block_number), tx)
-    const next = await repos.days.next(chainId, tx)
+    const synced = await repos.days.syncWithReports(chainId, BigInt(cursor.block_number))
+    const next = await repos.days.next(chainId)
     if (!next) return { ...synced, waiting: 'every day is computed' }
-    const computing = (await repos.days.list(chainId, {}, tx)).filter((d) => d.status === 'computing')
+    const computing = (await repos.days.list(chainId)).filter((d) => d.status === 'computing')
     for (const day of computing) {
       const recent = day.started_at !== null && Date.now() - day.started_at.getTime() < ABANDONED_RUN_MS
       if (recent || (await deps.inFlight(dayJobId(chainId, day.report_epoch)))) {
@@ -104,8 +104,8 @@ export async function scheduleDays(deps: SchedulerDeps): Promise<ScheduleResult>
         waiting: `report epoch ${next.report_epoch} (${next.date}) failed: ${next.error ?? 'unknown error'}`,
       }
     }
-    const shards = shardCount(await estimateWallets(tx, chainId, next), deps.shardWallets)
-    const version = await repos.days.startRun(chainId, next.report_epoch, shards, tx)
+    const shards = shardCount(await estimateWallets(repos, tx, chainId, next), deps.shardWallets)
+    const version = await repos.days.startRun(chainId, next.report_epoch, shards)
     const payload = { chainId, epoch: next.report_epoch, version, shards }
     const parentId = dayJobId(chainId, next.report_epoch)
     flow = {

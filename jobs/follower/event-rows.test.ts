@@ -1,12 +1,14 @@
 import { describe, expect, test } from 'vitest'
 import type { DecodedLog } from '../../chain/log-decoding.ts'
+import { toAddress } from '../../common/address.ts'
 import { type ChunkContext, eventRows, logKey } from './event-rows.ts'
 
 const CHAIN = 31337
 const TIME = new Date('2026-05-03T12:00:00Z')
 const HASH_BLOCK = `0x${'b'.repeat(64)}` as const
-const A = '0xAaAaaAaAAaaaAaaAaAaaAAAaaaAAaaaAAaAaaAaA'
-const B = '0xbBbBbbBBBBbbBbbbBBbBBbbbbbBbBbbbbBbBbbBB'
+// as the decoder hands them over: addresses already in their stored form (chain/log-decoding.ts)
+const A = toAddress('0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')
+const B = toAddress('0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb')
 
 let logIndex = 0
 /** A decoded log at block 10 of transaction `tx` (one hex digit), with the next log index. */
@@ -45,7 +47,7 @@ const reportArgs = {
 }
 
 describe('eventRows', () => {
-  test('behavior: maps every stored event kind to its row, with lower-cased addresses and the chain reads', () => {
+  test('behavior: maps every stored event kind to its row, with the addresses as the decoder gives them and the chain reads', () => {
     logIndex = 0
     const logs = [
       log('1', 'Transfer', { from: A, to: B, value: 5n }),
@@ -105,8 +107,8 @@ describe('eventRows', () => {
       tx_hash: logs[i]!.transactionHash,
       block_time: TIME,
     })
-    const a = A.toLowerCase()
-    const b = B.toLowerCase()
+    const a = A
+    const b = B
     expect(Object.fromEntries(out.tables)).toEqual({
       lseth_transfers: [{ ...key(0), from_address: a, to_address: b, value: 5n }],
       user_deposits: [{ ...key(1), depositor: a, recipient: b, amount: 9n }],
@@ -204,9 +206,7 @@ describe('eventRows', () => {
         [logKey(lost), undefined],
       ]),
     })
-    expect(out.permissions).toEqual([
-      { address: A.toLowerCase(), permissions: 1n, txHash: recovered.transactionHash },
-    ])
+    expect(out.permissions).toEqual([{ address: A, permissions: 1n, txHash: recovered.transactionHash }])
     expect(out.tables.get('allowlist_permissions')).toHaveLength(1)
     expect(out.skippedLegacy).toEqual([lost])
   })

@@ -1,4 +1,5 @@
 import type { DecodedLog } from '../../chain/log-decoding.ts'
+import type { Address } from '../../common/address.ts'
 import type { EventTable } from '../../db/repos/chain.ts'
 
 /** A block's hash and time, as read from the node. */
@@ -23,12 +24,12 @@ export interface ReportReads {
 export interface ChunkContext {
   blocks: ReadonlyMap<bigint, BlockFacts>
   reportReads: ReadonlyMap<string, ReportReads>
-  legacyAccounts: ReadonlyMap<string, readonly string[] | undefined>
+  legacyAccounts: ReadonlyMap<string, readonly Address[] | undefined>
 }
 
 /** A permission change seen on chain, for the wallet state machine (platform/chain-sync.ts). */
 export interface PermissionEvent {
-  address: string
+  address: Address
   permissions: bigint
   txHash: string
 }
@@ -53,11 +54,9 @@ export function utcDate(time: Date): string {
   return time.toISOString().slice(0, 10)
 }
 
-const lower = (a: string) => a.toLowerCase()
-
 /**
  * Maps a chunk of decoded logs to table rows: pure and synchronous, every chain fact it needs comes in
- * `context`. Addresses are lower-cased; amounts stay bigint; events the service does not store (River's
+ * `context`. Addresses come lower case from the decoder (common/address.ts); amounts stay bigint; events the service does not store (River's
  * PulledELFees and the like) are passed over.
  *
  * @example
@@ -99,23 +98,23 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
       case 'Transfer':
         push('lseth_transfers', {
           ...key,
-          from_address: lower(a.from),
-          to_address: lower(a.to),
+          from_address: a.from,
+          to_address: a.to,
           value: a.value,
         })
         break
       case 'UserDeposit':
         push('user_deposits', {
           ...key,
-          depositor: lower(a.depositor),
-          recipient: lower(a.recipient),
+          depositor: a.depositor,
+          recipient: a.recipient,
           amount: a.amount,
         })
         break
       case 'RewardsEarned':
         push('rewards_earned', {
           ...key,
-          collector: lower(a.collector),
+          collector: a.collector,
           old_total_underlying_balance: a.oldTotalUnderlyingBalance,
           old_total_supply: a.oldTotalSupply,
           new_total_underlying_balance: a.newTotalUnderlyingBalance,
@@ -169,7 +168,7 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
         push('redeem_requests', {
           ...key,
           request_id: Number(a.id),
-          recipient: lower(a.recipient),
+          recipient: a.recipient,
           height: a.height,
           amount: a.amount,
           max_redeemable_eth: a.maxRedeemableEth,
@@ -199,7 +198,7 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
         push('redeem_claims', {
           ...key,
           request_id: Number(a.redeemRequestId),
-          recipient: lower(a.recipient),
+          recipient: a.recipient,
           eth_amount: a.ethAmount,
           lseth_amount: a.lsEthAmount,
           remaining_lseth_amount: a.remainingLsEthAmount,
@@ -210,7 +209,7 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
         // first mainnet implementation: the log has only the accounts' hash; the calldata has them
         const accounts = log.legacyIndexed
           ? context.legacyAccounts.get(logKey(log))
-          : (a.accounts as readonly string[])
+          : (a.accounts as readonly Address[])
         if (!accounts) {
           skippedLegacy.push(log)
           break
@@ -219,11 +218,11 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
           push('allowlist_permissions', {
             ...key,
             position,
-            address: lower(account),
+            address: account,
             permissions: perms[position],
           })
           permissions.push({
-            address: lower(account),
+            address: account,
             permissions: perms[position]!,
             txHash: log.transactionHash,
           })

@@ -1,5 +1,4 @@
-import type { Queryable } from '../../db/index.ts'
-import { createRepos } from '../../db/repos/index.ts'
+import type { Repos } from '../../db/repos/index.ts'
 
 type Position = { block_number: string; log_index: number }
 
@@ -10,19 +9,13 @@ function positions(rows: Record<string, unknown>[] | undefined): Position[] {
 /**
  * Called by the follower in the transaction that inserted a chunk's events: emits redeem.satisfied and
  * redeem.claimed for its SatisfiedRedeemRequest and ClaimedRedeemRequest rows (to the organization whose
- * wallet owns each redeem request), once per log.
+ * wallet owns each redeem request), once per log. `repos`: those of that transaction (`inTransaction`).
  */
 export async function emitRedeemEvents(
-  tx: Queryable,
+  repos: Repos,
   chainId: number,
   tables: ReadonlyMap<string, Record<string, unknown>[]>,
 ): Promise<void> {
-  const repos = createRepos(tx)
-  await repos.webhooks.emitRedeemEvents(
-    chainId,
-    'satisfied',
-    positions(tables.get('redeem_satisfactions')),
-    tx,
-  )
-  await repos.webhooks.emitRedeemEvents(chainId, 'claimed', positions(tables.get('redeem_claims')), tx)
+  await repos.webhooks.emitRedeemEvents(chainId, 'satisfied', positions(tables.get('redeem_satisfactions')))
+  await repos.webhooks.emitRedeemEvents(chainId, 'claimed', positions(tables.get('redeem_claims')))
 }

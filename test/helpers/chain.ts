@@ -1,4 +1,4 @@
-import { type Address, createWalletClient, http as viemHttp } from 'viem'
+import { type Address, createWalletClient, encodeFunctionData, type Hex, http as viemHttp } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { allowlistAbi, PERMISSION } from '../../chain/abi.ts'
 import { createChainClient } from '../../chain/client.ts'
@@ -7,7 +7,7 @@ import { setupFromDevnet } from '../../cli/chain-setup.ts'
 import { createLogger } from '../../common/logger.ts'
 import type { Db } from '../../db/index.ts'
 import { EVENT_TABLES } from '../../db/repos/chain.ts'
-import { devAccount } from '../../devnet/accounts.ts'
+import { type DevRole, devAccount } from '../../devnet/accounts.ts'
 import type { DevnetHandle } from '../../devnet/index.ts'
 import { createFollower } from '../../jobs/follower.ts'
 
@@ -44,20 +44,35 @@ export async function dumpEvents(db: Db): Promise<Record<string, unknown[]>> {
   return out
 }
 
-/** The devnet's denier sets the DENY bit on `address`; returns the mined transaction's receipt status. */
-export async function denyOnChain(devnet: DevnetHandle, address: Address): Promise<'success' | 'reverted'> {
-  const denier = createWalletClient({
-    account: privateKeyToAccount(devAccount('denier').privateKey),
+/**
+ * Sends `data` (an encoded Allowlist call) to the devnet's Allowlist from the dev account of `role`; returns the
+ * mined transaction's receipt status.
+ */
+export async function sendToAllowlist(
+  devnet: DevnetHandle,
+  role: DevRole,
+  data: Hex,
+): Promise<'success' | 'reverted'> {
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(devAccount(role).privateKey),
     transport: viemHttp(devnet.rpcUrl),
   })
-  const hash = await denier.writeContract({
+  const hash = await wallet.sendTransaction({
     chain: null,
-    address: devnet.contracts.allowlist as Address,
-    abi: allowlistAbi,
-    functionName: 'setDenyPermissions',
-    args: [[address], [PERMISSION.DENY]],
+    to: devnet.contracts.allowlist as Address,
+    data,
     gas: 200_000n,
   })
   const client = createChainClient({ rpcUrl: devnet.rpcUrl, chainId: devnet.chainId })
   return (await client.waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 100 })).status
+}
+
+/** The devnet's denier sets the DENY bit on `address`; returns the mined transaction's receipt status. */
+export async function denyOnChain(devnet: DevnetHandle, address: Address): Promise<'success' | 'reverted'> {
+  const data = encodeFunctionData({
+    abi: allowlistAbi,
+    functionName: 'setDenyPermissions',
+    args: [[address], [PERMISSION.DENY]],
+  })
+  return sendToAllowlist(devnet, 'denier', data)
 }

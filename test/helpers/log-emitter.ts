@@ -22,6 +22,7 @@ import {
 import { allowlistAbi, riverAbi } from '../../chain/abi.ts'
 import { chainFor } from '../../chain/client.ts'
 import type { LogMeta } from '../../chain/log-decoding.ts'
+import { toAddress } from '../../common/address.ts'
 import { type Anvil, startAnvil } from '../../devnet/anvil.ts'
 
 /**
@@ -71,6 +72,16 @@ contract Emitter {
 `
 
 /** The emitter's calls (emitting, raw logs, the `total` counter, a reverting view). */
+/** viem's decoded args with every address (alone or in an array) lower case, as chain/log-decoding.ts gives them. */
+function storedAddresses(args: unknown): unknown {
+  const one = (v: unknown): unknown =>
+    typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v) ? toAddress(v) : Array.isArray(v) ? v.map(one) : v
+  if (Array.isArray(args)) return args.map(one)
+  if (args && typeof args === 'object')
+    return Object.fromEntries(Object.entries(args).map(([k, v]) => [k, one(v)]))
+  return args
+}
+
 export const emitterAbi = parseAbi([
   'function transfers(uint256 start, uint256 count)',
   'function deposit(address recipient, uint256 amount)',
@@ -227,14 +238,15 @@ export async function startLogEmitterChain(options: { busyBlocks?: number } = {}
         const decoded = decodeEventLog({ abi: emittedAbi, data: log.data, topics: log.topics, strict: true })
         expected.push({
           key: logKey({ blockNumber: log.blockNumber, logIndex: log.logIndex }),
-          address: log.address.toLowerCase() as Address,
+          address: toAddress(log.address),
           blockNumber: log.blockNumber,
           blockHash: log.blockHash,
           transactionHash: log.transactionHash,
           transactionIndex: log.transactionIndex,
           logIndex: log.logIndex,
           eventName: decoded.eventName,
-          args: decoded.args,
+          // the decoder hands addresses over in their stored form (lower case)
+          args: storedAddresses(decoded.args),
         })
       }
     }

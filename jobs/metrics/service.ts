@@ -1,0 +1,86 @@
+import { Histogram, Registry } from 'prom-client'
+import type { Db } from '../../db/index.ts'
+import { QUEUE_NAME } from '../queue.ts'
+import { bullQueueCounts } from './bull-counts.ts'
+import type { CollectorScope, QueueCountsSource, SharedCollector } from './collector.ts'
+import { SHARED_COLLECTORS } from './collectors.ts'
+import { nodeProcessRegistry } from './process.ts'
+import { createScrapeSources, registerSourceUp } from './scrape-sources.ts'
+
+/** A process's metrics: its registry, the job histogram, and where the queue's counts come from. */
+export interface ServiceMetrics {
+  registry: Registry
+  /** Durations of the jobs run in this process, by job name and outcome. */
+  jobDuration: Histogram<'job' | 'outcome'>
+  /** Reads the queue's counts from `source` (the inline runner of an embedded start). */
+  useQueue(source: QueueCountsSource | undefined): void
+  /** Reads the chain's head from this RPC (the embedded devnet's, known once it started). */
+  useRpc(rpcUrl: string): void
+  /** The Prometheus text of every metric. */
+  scrape(): Promise<string>
+  close(): Promise<void>
+}
+
+/** How long a scrape waits for each shared source (ms). */
+export const SCRAPE_TIMEOUT_MS = 2_000
+
+/**
+ * Builds the metrics of one process: the shared-state collectors (`SHARED_COLLECTORS` plus `extra`), the
+ * per-process job histogram and Node's process metrics. With `redisUrl` the queue's counts come from
+ * BullMQ on Redis; without, from the runner given to `useQueue`.
+ *
+ * @example
+ * const metrics = createServiceMetrics({ db, confirmations: 12, rpcUrl, redisUrl, queuePrefix: 'lsreport' })
+ * const text = await metrics.scrape() // "# HELP lsreport_follower_lag_blocks ..."
+ */
+export function createServiceMetrics(options: {
+  db: Db
+  confirmations: number
+  rpcUrl?: string | undefined
+  redisUrl?: string | undefined
+  queuePrefix?: string | undefined
+  timeoutMs?: number
+  extra?: readonly SharedCollector[]
+}): ServiceMetrics {
+  const registry = Registry.merge([nodeProcessRegistry()])
+  const timeoutMs = options.timeoutMs ?? SCRAPE_TIMEOUT_MS
+  const bull = options.redisUrl
+    ? bullQueueCounts({ redisUrl: options.redisUrl, prefix: options.queuePrefix ?? QUEUE_NAME })
+    : undefined
+  let queue: QueueCountsSource | undefined = bull
+  let rpcUrl = options.rpcUrl
+  const { source, up } = createScrapeSources(timeoutMs)
+  const scope: CollectorScope = {
+    registry,
+    db: options.db,
+    confirmations: options.confirmations,
+    rpcUrl: () => rpcUrl,
+    queue: () => queue,
+    source,
+  }
+  for (const collector of [...SHARED_COLLECTORS, ...(options.extra ?? [])]) collector(scope)
+
+  registerSourceUp(registry, up)
+  const jobDuration = new Histogram({
+    name: 'lsreport_job_duration_seconds',
+    help: 'Duration of the jobs run in this process, by job name and outcome (succeeded, failed)',
+    labelNames: ['job', 'outcome'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 180, 600],
+    registers: [registry],
+  })
+
+  return {
+    registry,
+    jobDuration,
+    useQueue(source) {
+      queue = source ?? bull
+    },
+    useRpc(url) {
+      rpcUrl = url
+    },
+    scrape: () => registry.metrics(),
+    async close() {
+      await bull?.close()
+    },
+  }
+}
