@@ -9,8 +9,8 @@ import { createLogger } from '../common/logger.ts'
 import { type Db, openDb } from '../db/index.ts'
 import { createRng } from '../devnet/rng.ts'
 import { createAllowlistWriter } from '../jobs/allowlist-writer.ts'
-import { freePort } from './helpers/api.ts'
-import { cli, spawnCli } from './helpers/cli.ts'
+import { clientToken, freePort } from './helpers/api.ts'
+import { cli, cliOrgClient, spawnCli } from './helpers/cli.ts'
 import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { createTestDatabase, postgresAvailable } from './helpers/services.ts'
 
@@ -67,13 +67,7 @@ class KilledApi {
       this.env,
       async () => (await fetch(`${this.base}/ready`)).status === 200,
     )
-    const res = await fetch(`${this.base}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials', audience: this.base, ...this.client }),
-    })
-    expect(res.status).toBe(200)
-    this.token = ((await res.json()) as { access_token: string }).access_token
+    this.token = await clientToken(this.base, this.client)
   }
 
   /** SIGKILL now, then a restart that every lane waits for before its next request. */
@@ -326,11 +320,7 @@ async function writeThroughKills(api: KilledApi) {
 
 async function setup(env: Record<string, string>) {
   await cli(['migrate'], env)
-  const org = await cli<{ id: string }>(['orgs', 'create', '--name', 'Crash Org', '--json'], env)
-  const client = await cli<{ client_id: string; client_secret: string }>(
-    ['clients', 'create', '--org', org.id, '--scopes', 'read:platform write:platform', '--json'],
-    env,
-  )
+  const { org, client } = await cliOrgClient(env, 'Crash Org')
   const api = new KilledApi(
     { ...env, PORT: String(await freePort()), RATE_LIMIT_MAX: '1000000', LOG_LEVEL: 'warn' },
     client,

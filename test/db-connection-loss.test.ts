@@ -7,8 +7,8 @@ import { afterAll, describe, expect, test } from 'vitest'
 import { toErrorReply } from '../api/app.ts'
 import { isConnectionLoss } from '../db/index.ts'
 import { DatabaseStallError } from '../db/stall-watchdog.ts'
-import { freePort, http } from './helpers/api.ts'
-import { cli, spawnCli } from './helpers/cli.ts'
+import { clientToken, freePort, http } from './helpers/api.ts'
+import { cli, cliOrgClient, spawnCli } from './helpers/cli.ts'
 import { createTestDatabase, postgresAvailable } from './helpers/services.ts'
 import { startTcpProxy } from './helpers/tcp-proxy.ts'
 
@@ -76,25 +76,14 @@ async function apiThroughProxy(extraEnv: Record<string, string> = {}) {
   const base = `http://127.0.0.1:${port}`
   const env = { DATA_DIR: dataDir, DATABASE_URL: database.url, PORT: String(port), LOG_LEVEL: 'warn' }
   await cli(['migrate'], env)
-  const org = await cli<{ id: string }>(['orgs', 'create', '--name', 'Outage Org', '--json'], env)
-  const client = await cli<{ client_id: string; client_secret: string }>(
-    ['clients', 'create', '--org', org.id, '--scopes', 'read:platform write:platform', '--json'],
-    env,
-  )
+  const { org, client } = await cliOrgClient(env, 'Outage Org')
   const server = await spawnCli(
     ['api'],
     { ...env, DATABASE_URL: viaProxy.toString(), RATE_LIMIT_MAX: '100000', ...extraEnv },
     async () => (await fetch(`${base}/ready`)).status === 200,
   )
   cleanups.push(server.stop)
-  const token = await http(base)('POST', '/oauth/token', {
-    grant_type: 'client_credentials',
-    audience: base,
-    client_id: client.client_id,
-    client_secret: client.client_secret,
-  })
-  expect(token.status).toBe(200)
-  const call = http(base, token.body.access_token as string)
+  const call = http(base, await clientToken(base, client))
   const timed = async (method: string, url: string, body?: unknown): Promise<Answer> => {
     const started = Date.now()
     const res = await call(method, url, body)

@@ -5,7 +5,7 @@ import { createClient } from '../cli/admin.ts'
 import type { Db } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { createPlatformService } from '../platform/service.ts'
-import { type Backend, http, startTestApi, type TestApi } from './helpers/api.ts'
+import { type Backend, clientToken, startTestApi, type TestApi } from './helpers/api.ts'
 import { type ComputedHistory, computedHistory } from './helpers/days.ts'
 import { postgresAvailable } from './helpers/services.ts'
 
@@ -384,13 +384,7 @@ describe('API fuzz from the OpenAPI document', () => {
 
       const org = await db('orgs').where({ name: 'fuzzer' }).first()
       const client = await createClient(db, { orgId: org.id, scopes: ALL_SCOPES })
-      const tokenRes = await http(api.url)('POST', '/oauth/token', {
-        grant_type: 'client_credentials',
-        audience: api.url,
-        client_id: client.client_id,
-        client_secret: client.client_secret,
-      })
-      const token = `Bearer ${tokenRes.body.access_token as string}`
+      const token = `Bearer ${await clientToken(api.url, client)}`
       const accounts = await db('accounts').select('id', 'key')
       const wallets = await db('wallets').select('id', 'address')
       const days = await db('days').select(db.raw("to_char(date, 'YYYY-MM-DD') as d"))

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { ERROR_CATALOG } from '../api/errors.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { createPlatformService } from '../platform/service.ts'
-import { type Backend, http, startTestApi, type TestApi } from './helpers/api.ts'
+import { type Backend, clientToken, http, startTestApi, type TestApi } from './helpers/api.ts'
 import { type ComputedHistory, computedHistory } from './helpers/days.ts'
 import { INTERFACE_ROUTES } from './helpers/interface-routes.ts'
 import { postgresAvailable } from './helpers/services.ts'
@@ -156,13 +156,7 @@ describe('the served OpenAPI document, walked over HTTP', () => {
       const repos = createRepos(db)
       const { createClient } = await import('../cli/admin.ts')
       const client = await createClient(db, { orgId: orgRow.id, scopes: ALL_SCOPES })
-      const tokenRes = await http(api.url)('POST', '/oauth/token', {
-        grant_type: 'client_credentials',
-        audience: api.url,
-        client_id: client.client_id,
-        client_secret: client.client_secret,
-      })
-      const token = tokenRes.body.access_token as string
+      const token = await clientToken(api.url, client)
       const call = http(api.url, token)
       const anon = http(api.url)
       const account = await repos.accounts.findByIdOrKey(orgRow.id, 'walk-account')

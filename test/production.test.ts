@@ -3,8 +3,8 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { freePort, http } from './helpers/api.ts'
-import { cli, spawnCli } from './helpers/cli.ts'
+import { clientToken, freePort, http } from './helpers/api.ts'
+import { cli, cliOrgClient, spawnCli } from './helpers/cli.ts'
 import { createTestDatabase, postgresAvailable, REDIS_URL, redisAvailable } from './helpers/services.ts'
 
 const ready = (await postgresAvailable()) && (await redisAvailable())
@@ -45,23 +45,13 @@ describe('production topology: lsreport devnet + worker (BullMQ on Redis) + api 
       expect(await cli<{ backend: string }>(['migrate'], env)).toMatchObject({ backend: 'postgres' })
       const synced = await cli<{ reports: string[] }>(['sync'], env)
       expect(synced.reports).toHaveLength(5)
-      const org = await cli<{ id: string }>(['orgs', 'create', '--name', 'Prod Org', '--json'], env)
-      const client = await cli<{ client_id: string; client_secret: string }>(
-        ['clients', 'create', '--org', org.id, '--scopes', 'read:platform write:platform', '--json'],
-        env,
-      )
+      const { client } = await cliOrgClient(env, 'Prod Org')
       const worker = await spawnCli(['worker'], env, async () => true)
       cleanups.push(worker.stop)
       const api = await spawnCli(['api'], env, async () => (await fetch(`${base}/ready`)).status === 200)
       cleanups.push(api.stop)
 
-      const token = await http(base)('POST', '/oauth/token', {
-        grant_type: 'client_credentials',
-        audience: base,
-        client_id: client.client_id,
-        client_secret: client.client_secret,
-      })
-      const call = http(base, token.body.access_token)
+      const call = http(base, await clientToken(base, client))
       await call('POST', '/v0/platform/accounts', { key: 'prod-1' })
       const address = '0x00000000000000000000000000000000000b0b00'
       expect(

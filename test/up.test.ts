@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, test } from 'vitest'
-import { freePort, http } from './helpers/api.ts'
+import { clientToken, freePort, http } from './helpers/api.ts'
 import { spawnCli } from './helpers/cli.ts'
 
 const run = promisify(execFile)
@@ -115,14 +115,7 @@ describe('lsreport up (embedded default)', () => {
     ).json()
     expect((redeems as unknown[]).length).toBeGreaterThan(0)
 
-    const token = await http(base)('POST', '/oauth/token', {
-      grant_type: 'client_credentials',
-      audience: base,
-      client_id: demo.client_id,
-      client_secret: demo.client_secret,
-    })
-    expect(token.status).toBe(200)
-    const call = http(base, token.body.access_token)
+    const call = http(base, await clientToken(base, demo))
     const summary = await call(
       'GET',
       `/eth/v1/rewards/wallets/${wallet}/summary?from=2026-04-01&to=2026-06-30`,

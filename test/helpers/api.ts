@@ -79,24 +79,29 @@ export async function orgWithToken(
     orgId: org.id,
     scopes: options.scopes ?? 'read:platform write:platform read:sol-allowlist write:sol-allowlist',
   })
-  const res = await fetch(`${api.url}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      grant_type: 'client_credentials',
-      audience: api.url,
-      client_id: client.client_id,
-      client_secret: client.client_secret,
-    }),
-  })
-  if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${await res.text()}`)
-  const body = (await res.json()) as { access_token: string }
   return {
     orgId: org.id,
     clientId: client.client_id,
     clientSecret: client.client_secret,
-    token: body.access_token,
+    token: await clientToken(api.url, client),
   }
+}
+
+/**
+ * A client-credentials access token from the service at `base` (its audience), as a platform takes one;
+ * throws when the service refuses.
+ */
+export async function clientToken(
+  base: string,
+  client: { client_id: string; client_secret: string },
+): Promise<string> {
+  const res = await fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'client_credentials', audience: base, ...client }),
+  })
+  if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${await res.text()}`)
+  return ((await res.json()) as { access_token: string }).access_token
 }
 
 /** A small HTTP client over fetch that returns status, headers and parsed JSON. */

@@ -51,6 +51,23 @@ export async function cli<T = unknown>(args: string[], env: Record<string, strin
   return JSON.parse(stdout) as T
 }
 
+/**
+ * What an operator does before a platform can call: creates an org (allowed to allowlist) and a client with
+ * `scopes` through the CLI, on the database `env` names.
+ */
+export async function cliOrgClient(
+  env: Record<string, string>,
+  name: string,
+  scopes = 'read:platform write:platform',
+): Promise<{ org: { id: string }; client: { client_id: string; client_secret: string } }> {
+  const org = await cli<{ id: string }>(['orgs', 'create', '--name', name, '--json'], env)
+  const client = await cli<{ client_id: string; client_secret: string }>(
+    ['clients', 'create', '--org', org.id, '--scopes', scopes, '--json'],
+    env,
+  )
+  return { org, client }
+}
+
 /** Runs `lsreport <args>` expecting failure; returns exit code and stderr. */
 export async function cliFails(
   args: string[],
