@@ -192,6 +192,9 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
     bodyLimit: ctx.config.bodyLimit,
     requestIdHeader: false,
     genReqId: (request) => requestId(request.headers['x-request-id']),
+    // a request's logger carries its request id; a silent logger logs nothing, so it is used as it is
+    childLoggerFactory: (logger, bindings, options) =>
+      logger.level === 'silent' ? logger : logger.child(bindings, options),
     // no coercion by ajv at all: bodies keep their JSON types; query/path/headers are coerced below
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -206,8 +209,10 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
   })
   const repos = createRepos(ctx.db)
 
-  app.addHook('onRequest', async (request, reply) => {
+  // callback hooks (not async ones) on every request: no promise, no extra microtask
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    done()
   })
 
   // GET /metrics and the latency histogram's onResponse hook (api/metrics.ts)
@@ -239,18 +244,20 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
 
   // Before validation (and before any query): strings the database cannot store are refused, anywhere;
   // then query, path and header values are coerced by the route's schema.
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const problem =
       unsafeInput(request.params, 'params') ??
       unsafeInput(request.query, 'querystring') ??
       unsafeInput(request.headers, 'headers') ??
       unsafeInput(request.body, 'body')
-    if (problem) throw new ApiError('IR1000', problem)
+    if (problem) return done(new ApiError('IR1000', problem))
     const schema = request.routeOptions.schema
-    if (!schema) return
-    coerceBySchema(request.query, schema.querystring)
-    coerceBySchema(request.params, schema.params)
-    coerceBySchema(request.headers, schema.headers)
+    if (schema) {
+      coerceBySchema(request.query, schema.querystring)
+      coerceBySchema(request.params, schema.params)
+      coerceBySchema(request.headers, schema.headers)
+    }
+    done()
   })
 
   // JSON bodies: an empty body is no body (PATCH with a JSON content type and nothing in it). No other

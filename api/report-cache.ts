@@ -239,6 +239,20 @@ export function createReportReads(
     },
 
     /**
+     * `walletRows` of one date answered from memory alone, with no promise (the hot path of a read of one
+     * address): undefined unless the days held are fresh, the date has a computed report and the records
+     * of `addresses` on it are held.
+     */
+    heldWalletRows(
+      date: string,
+      addresses: readonly string[],
+    ): { days: ReportDay[]; rows: WalletRecordRow[] } | undefined {
+      if (!snapshot || now() - snapshot.at >= ttlMs) return undefined
+      const day = snapshot.byDate.get(date)
+      return day && heldRow([day], addresses)
+    },
+
+    /**
      * The records of `addresses` on `days` (by day, then in address order): cached per (day version,
      * address) on computed days, the rest in one round trip. When a day's version is no longer visible,
      * the days are re-read and the read retried: the answer is on `days` as returned.

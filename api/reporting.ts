@@ -18,6 +18,7 @@ import {
   type WalletRecord,
 } from '../engine/index.ts'
 import { caller } from './auth/plugin.ts'
+import type { TokenClaims } from './auth/tokens.ts'
 import { ApiError } from './errors.ts'
 import { reportReads } from './report-cache.ts'
 import { Nullable } from './schemas.ts'
@@ -183,7 +184,7 @@ export function notModified(
   }
   let text = `${request.method} ${request.routeOptions.url}\n${JSON.stringify(inputs)}\n`
   for (const d of days) text += `${d.report_epoch}:${d.visible_version}:${d.content_hash ?? ''}\n`
-  const etag = `"${hash('sha256', text, 'base64url').slice(0, 32)}"`
+  const etag = etagOf(text)
   reply.header('etag', etag)
   reply.header('cache-control', 'private, no-cache')
   const match = request.headers['if-none-match']
@@ -196,14 +197,35 @@ export function notModified(
   return false
 }
 
+/** ETags of short identities already hashed (a client polling one read asks the same one again). */
+const etags = new Map<string, string>()
+const ETAG_MEMO_MAX_TEXT = 512
+
+/** The ETag of a response's identity: the first 32 characters of its sha256, base64url, quoted. */
+function etagOf(text: string): string {
+  let etag = etags.get(text)
+  if (etag !== undefined) return etag
+  etag = `"${hash('sha256', text, 'base64url').slice(0, 32)}"`
+  if (text.length <= ETAG_MEMO_MAX_TEXT) {
+    if (etags.size >= 10_000) etags.clear()
+    etags.set(text, etag)
+  }
+  return etag
+}
+
 /**
  * The organization a reporting read is made for: the token's, or the one named by `Impersonate-Org`
- * (only with the `impersonate:org` scope: else 403 IR2003; an unknown organization: 404 IR2008).
+ * (only with the `impersonate:org` scope: else 403 IR2003; an unknown organization: 404 IR2008). Without the
+ * header the answer is at hand (no promise).
  */
-export async function readingOrg(request: FastifyRequest, repos: Repos): Promise<string> {
+export function readingOrg(request: FastifyRequest, repos: Repos): string | Promise<string> {
   const auth = caller(request)
   const header = request.headers['impersonate-org']
   if (header === undefined) return auth.orgId
+  return impersonatedOrg(auth, header, repos)
+}
+
+async function impersonatedOrg(auth: TokenClaims, header: string | string[], repos: Repos): Promise<string> {
   const orgId = (Array.isArray(header) ? header[0] : header)?.trim() ?? ''
   if (!auth.scopes.includes('impersonate:org')) {
     throw new ApiError('IR2003', 'Impersonate-Org needs the impersonate:org scope')
@@ -297,7 +319,7 @@ export function presentStoredWallet(
 ): Record<string, string | null> {
   // rows of computed days are shared (api/report-cache.ts): their presentations are kept beside them
   const own = row.org_id === orgId
-  const key = own ? `${version}:own` : version
+  const key = JSON_KEYS[version][own ? 'own' : 'other'][0]
   let presented = presentations.get(row)
   const hit = presented?.get(key)
   if (hit) return hit
@@ -322,10 +344,16 @@ export function sendStoredWallets(
   orgId: string,
   version: RecordVersion,
 ) {
+  // one record (the single-address read): its one-element array is kept beside the row as well
+  if (rows.length === 1) {
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(storedWalletJson(rows[0] as WalletRecordRow, orgId, version, true))
+  }
   const parts: Buffer[] = [OPEN_BRACKET]
   for (let i = 0; i < rows.length; i++) {
     if (i > 0) parts.push(COMMA)
-    parts.push(storedWalletJson(rows[i] as WalletRecordRow, orgId, version))
+    parts.push(storedWalletJson(rows[i] as WalletRecordRow, orgId, version, false))
   }
   parts.push(CLOSE_BRACKET)
   return reply.type('application/json; charset=utf-8').send(Buffer.concat(parts))
@@ -334,13 +362,28 @@ const OPEN_BRACKET = Buffer.from('[')
 const COMMA = Buffer.from(',')
 const CLOSE_BRACKET = Buffer.from(']')
 
-/** `JSON.stringify(presentStoredWallet(row, orgId, version))` as UTF-8, kept beside the row. */
-function storedWalletJson(row: WalletRecordRow, orgId: string, version: RecordVersion): Buffer {
-  const key = row.org_id === orgId ? `${version}:own` : version
+/** The keys of a row's kept JSON: by version, view (own organization or not) and form (alone in an array). */
+const JSON_KEYS = {
+  v0: { own: ['v0:own', 'v0:own[]'], other: ['v0', 'v0[]'] },
+  v1: { own: ['v1:own', 'v1:own[]'], other: ['v1', 'v1[]'] },
+} as const
+
+/**
+ * `JSON.stringify(presentStoredWallet(row, orgId, version))` as UTF-8 (`alone`: inside `[` `]`), kept beside
+ * the row.
+ */
+function storedWalletJson(
+  row: WalletRecordRow,
+  orgId: string,
+  version: RecordVersion,
+  alone: boolean,
+): Buffer {
+  const key = JSON_KEYS[version][row.org_id === orgId ? 'own' : 'other'][alone ? 1 : 0]
   let json = walletJson.get(row)
   const hit = json?.get(key)
   if (hit) return hit
-  const out = Buffer.from(JSON.stringify(presentStoredWallet(row, orgId, version)))
+  const text = JSON.stringify(presentStoredWallet(row, orgId, version))
+  const out = Buffer.from(alone ? `[${text}]` : text)
   if (!json) {
     json = new Map()
     walletJson.set(row, json)

@@ -172,32 +172,64 @@ const UNSAFE_STRING = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\ud
 /** JSON nesting deeper than this is refused (no route takes more than 3 levels). */
 export const MAX_INPUT_DEPTH = 32
 
+/** A quick scan for the characters UNSAFE_STRING looks at: most strings have none of them. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding NUL is the point
+const MAYBE_UNSAFE = /[\u0000\ud800-\udfff]/
+
+function unsafeString(text: string): boolean {
+  return MAYBE_UNSAFE.test(text) && UNSAFE_STRING.test(text)
+}
+
 /**
  * The first problem of a parsed input (params, querystring, headers or body): a string or a property
- * name with a NUL or a lone surrogate, or nesting deeper than MAX_INPUT_DEPTH. Iterative: any depth is safe.
+ * name with a NUL or a lone surrogate, or nesting deeper than MAX_INPUT_DEPTH (which bounds the recursion).
+ * Nothing is allocated unless there is a problem.
  *
  * @example
  * unsafeInput({ key: 'a\u0000b' }, 'body') // 'body/key must not contain NUL or lone surrogate characters'
  */
 export function unsafeInput(value: unknown, part: string): string | undefined {
-  const stack: [unknown, string, number][] = [[value, part, 0]]
-  while (stack.length > 0) {
-    const [v, at, depth] = stack.pop() as [unknown, string, number]
-    if (typeof v === 'string') {
-      if (UNSAFE_STRING.test(v)) return `${at} must not contain NUL or lone surrogate characters`
-      continue
-    }
-    if (v === null || typeof v !== 'object') continue
-    if (depth >= MAX_INPUT_DEPTH) return `${at} is nested deeper than ${MAX_INPUT_DEPTH} levels`
-    if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${at}/${i}`, depth + 1])
-      continue
-    }
-    for (const key of Object.keys(v)) {
-      if (UNSAFE_STRING.test(key)) {
-        return `${at} has a property name with NUL or lone surrogate characters`
+  const problem = problemIn(value, 0)
+  if (!problem) return undefined
+  problem.path.push(part)
+  return `${problem.path.reverse().join('/')} ${problem.message}`
+}
+
+/** A problem found by `problemIn`: its path from the value found (innermost segment first). */
+type InputProblem = { path: string[]; message: string }
+
+/** Depth first, array items in order, an object's property names before its values (the last one first). */
+function problemIn(value: unknown, depth: number): InputProblem | undefined {
+  if (typeof value === 'string') {
+    return unsafeString(value)
+      ? { path: [], message: 'must not contain NUL or lone surrogate characters' }
+      : undefined
+  }
+  if (value === null || typeof value !== 'object') return undefined
+  if (depth >= MAX_INPUT_DEPTH)
+    return { path: [], message: `is nested deeper than ${MAX_INPUT_DEPTH} levels` }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const problem = problemIn(value[i], depth + 1)
+      if (problem) {
+        problem.path.push(String(i))
+        return problem
       }
-      stack.push([(v as Record<string, unknown>)[key], `${at}/${key}`, depth + 1])
+    }
+    return undefined
+  }
+  const keys = Object.keys(value)
+  for (const key of keys) {
+    if (unsafeString(key)) {
+      return { path: [], message: 'has a property name with NUL or lone surrogate characters' }
+    }
+  }
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const key = keys[i] as string
+    const problem = problemIn((value as Record<string, unknown>)[key], depth + 1)
+    if (problem) {
+      problem.path.push(key)
+      return problem
     }
   }
   return undefined
@@ -253,8 +285,8 @@ export function coerceBySchema(data: unknown, schema: unknown): void {
   const properties = (schema as JsonSchema | undefined)?.properties
   if (!properties || data === null || typeof data !== 'object') return
   const target = data as Record<string, unknown>
-  for (const [name, property] of Object.entries(properties)) {
-    if (target[name] !== undefined) target[name] = coerceValue(target[name], property)
+  for (const name in properties) {
+    if (target[name] !== undefined) target[name] = coerceValue(target[name], properties[name] as JsonSchema)
   }
 }
 

@@ -39,6 +39,12 @@ export function caller(request: FastifyRequest): TokenClaims {
 }
 
 const REFUSED_BY_AUTH = new Set(['IR2000', 'IR2001', 'IR2002', 'IR2003'])
+const BEARER = /^Bearer\s+(\S+)\s*$/i
+
+/** 401 IR2001 for a token that is not (or no longer) valid. */
+function invalidToken(message: string): ApiError {
+  return new ApiError('IR2001', message, { headers: { 'www-authenticate': `Bearer error="invalid_token"` } })
+}
 
 function createAuthFailures(app: FastifyInstance): AuthFailures {
   // the app's rate-limit store (Redis when configured, so every API instance shares the counts), the same
@@ -96,17 +102,23 @@ export const authPlugin = fp(
     // remaining lifetime (least recently used evicted first); the expiry is checked on every request and
     // the client's status through a cache of a few seconds (revocation, on every request, cached or not).
     const verified = new Map<string, TokenClaims>()
-    const verify = async (token: string): Promise<TokenClaims> => {
+    /** The claims of a token verified before (throws when it has expired since), else undefined. */
+    const verifiedBefore = (token: string): TokenClaims | undefined => {
       const hit = verified.get(token)
-      if (hit) {
-        verified.delete(token)
-        if (hit.exp * 1000 <= Date.now()) {
-          throw Object.assign(new Error('token expired'), { code: 'ERR_JWT_EXPIRED' })
-        }
-        verified.set(token, hit)
-        return hit
+      if (!hit) return undefined
+      verified.delete(token)
+      if (hit.exp * 1000 <= Date.now()) throw invalidToken('access token expired: request a new one')
+      verified.set(token, hit)
+      return hit
+    }
+    const verify = async (token: string): Promise<TokenClaims> => {
+      let claims: TokenClaims
+      try {
+        claims = await verifySignature(token)
+      } catch (err) {
+        const expired = (err as { code?: string }).code === 'ERR_JWT_EXPIRED'
+        throw invalidToken(expired ? 'access token expired: request a new one' : 'invalid access token')
       }
-      const claims = await verifySignature(token)
       if (verified.size >= 10_000) verified.delete(verified.keys().next().value as string)
       verified.set(token, claims)
       return claims
@@ -122,28 +134,9 @@ export const authPlugin = fp(
     })
     app.decorateRequest('auth', undefined)
 
-    const authenticate = async (request: FastifyRequest, scope: Scope) => {
-      const header = request.headers.authorization
-      const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
-      if (!match) {
-        throw new ApiError('IR2000', 'missing bearer token: send Authorization: Bearer <access_token>', {
-          headers: { 'www-authenticate': 'Bearer' },
-        })
-      }
-      const invalid = (message: string) =>
-        new ApiError('IR2001', message, { headers: { 'www-authenticate': `Bearer error="invalid_token"` } })
-      let claims: TokenClaims
-      try {
-        claims = await verify(match[1]!)
-      } catch (err) {
-        const expired = (err as { code?: string }).code === 'ERR_JWT_EXPIRED'
-        throw invalid(expired ? 'access token expired: request a new one' : 'invalid access token')
-      }
-      // fail closed: without a source of client statuses no token is accepted
-      if (!clients) throw new Error('auth plugin: no client status source (useClientStatus was not called)')
-      if (!(await clients.active(claims.clientId, claims.orgId))) {
-        throw invalid('access token revoked: its client was revoked')
-      }
+    /** The checks after the token's signature: its client (fail closed without a status source), the scope. */
+    const admit = (request: FastifyRequest, scope: Scope, claims: TokenClaims, active: boolean) => {
+      if (!active) throw invalidToken('access token revoked: its client was revoked')
       if (!claims.scopes.includes(scope)) {
         throw new ApiError('IR2002', `this endpoint needs the ${scope} scope`, {
           headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
@@ -156,18 +149,62 @@ export const authPlugin = fp(
       }
       request.auth = claims
     }
+    const clientsOrFail = (): ClientStatusCache => {
+      if (!clients) throw new Error('auth plugin: no client status source (useClientStatus was not called)')
+      return clients
+    }
+    const authenticateLater = async (
+      request: FastifyRequest,
+      scope: Scope,
+      token: string,
+      held: TokenClaims | undefined,
+    ) => {
+      const claims = held ?? (await verify(token))
+      admit(request, scope, claims, await clientsOrFail().active(claims.clientId, claims.orgId))
+    }
+    /**
+     * Sets `request.auth` or throws: synchronously (undefined) when the token was verified before and its
+     * client's status is held (every request but a client's first in a few seconds), else a promise.
+     */
+    const authenticate = (request: FastifyRequest, scope: Scope): Promise<void> | undefined => {
+      const header = request.headers.authorization
+      const match = header ? BEARER.exec(header) : null
+      if (!match) {
+        throw new ApiError('IR2000', 'missing bearer token: send Authorization: Bearer <access_token>', {
+          headers: { 'www-authenticate': 'Bearer' },
+        })
+      }
+      const token = match[1] as string
+      const claims = verifiedBefore(token)
+      const active = claims ? clientsOrFail().activeNow(claims.clientId, claims.orgId) : undefined
+      if (claims === undefined || active === undefined)
+        return authenticateLater(request, scope, token, claims)
+      admit(request, scope, claims, active)
+      return undefined
+    }
+    /** Passes a refusal on, counted against the address's budget first (429 once it is used up). */
+    const refuse = (request: FastifyRequest, err: unknown, done: (err?: Error) => void) => {
+      if (!(err instanceof ApiError && REFUSED_BY_AUTH.has(err.code))) return done(err as Error)
+      failures.record(request).then(
+        (retryAfter) => done(retryAfter === undefined ? err : failures.tooMany(retryAfter)),
+        (error) => done(error as Error),
+      )
+    }
 
     app.decorate('requireScope', (scope: Scope): onRequestHookHandler => {
-      return async (request) => {
+      // a callback hook: a request whose token and client status are held is admitted with no promise
+      return (request, _reply, done) => {
+        let pending: Promise<void> | undefined
         try {
-          await authenticate(request, scope)
+          pending = authenticate(request, scope)
         } catch (err) {
-          if (err instanceof ApiError && REFUSED_BY_AUTH.has(err.code)) {
-            const retryAfter = await failures.record(request)
-            if (retryAfter !== undefined) throw failures.tooMany(retryAfter)
-          }
-          throw err
+          return refuse(request, err, done)
         }
+        if (!pending) return done()
+        pending.then(
+          () => done(),
+          (err) => refuse(request, err, done),
+        )
       }
     })
   },

@@ -51,9 +51,18 @@ export function createClientStatusCache(
   return {
     /** True when the client exists, is not revoked and belongs to `orgId` (the token's org). */
     async active(clientId: string, orgId: string): Promise<boolean> {
-      const s = await status(clientId)
-      return s !== undefined && !s.revoked && s.orgId === orgId
+      return isActive(await status(clientId), orgId)
+    },
+
+    /** `active` from the cache alone, with no promise: undefined when the status is not held (or too old). */
+    activeNow(clientId: string, orgId: string): boolean | undefined {
+      const hit = cache.get(clientId)
+      return hit && now() - hit.at < ttlMs ? isActive(hit.status, orgId) : undefined
     },
   }
 }
+function isActive(status: ClientStatus | undefined, orgId: string): boolean {
+  return status !== undefined && !status.revoked && status.orgId === orgId
+}
+
 export type ClientStatusCache = ReturnType<typeof createClientStatusCache>
