@@ -7,6 +7,8 @@
  * accounts, discount rates). Deterministic (seeded devnet/rng.ts). Rows go in with `bulkWrite` (COPY on
  * Postgres, INSERT batches on PGlite).
  */
+
+import { toAddress } from '../common/address.ts'
 import { type BulkValue, bulkWrite } from '../db/bulk.ts'
 import type { Db } from '../db/index.ts'
 import { createRng } from '../devnet/rng.ts'
@@ -15,8 +17,8 @@ import { feeSharesToMint } from '../engine/index.ts'
 export const BENCH_CHAIN_ID = 31_337
 /** River and the RedeemManager (their incoming transfers count as burns). */
 export const BURN_ADDRESSES = [
-  '0x00000000000000000000000000000000000a11ce',
-  '0x00000000000000000000000000000000000b0b00',
+  toAddress('0x00000000000000000000000000000000000a11ce'),
+  toAddress('0x00000000000000000000000000000000000b0b00'),
 ] as const
 export const COLLECTOR = '0x00000000000000000000000000000000000fee00'
 

@@ -1,4 +1,4 @@
-import type { Address } from 'viem'
+import { type Address, toAddress } from '../common/address.ts'
 import { ConfigError } from '../common/errors.ts'
 
 /**
@@ -21,7 +21,7 @@ export type KnownChain = 'mainnet' | 'hoodi'
 /** Chain ids of the known chains. */
 export const CHAIN_IDS: Record<KnownChain, number> = { mainnet: 1, hoodi: 560048 }
 
-const CONTRACTS: Record<KnownChain, ChainContracts> = {
+const CONTRACTS: Record<KnownChain, ContractAddresses> = {
   /** Ethereum mainnet proxies; the scan starts at the earliest deployment (River and Allowlist, 15676393). */
   mainnet: {
     river: '0x8c1BEd5b9a0928467c9B1341Da1D7BD5e10b6549',
@@ -67,5 +67,32 @@ export function contractsFor(chain: KnownChain): ChainContracts {
   const contracts = CONTRACTS[chain]
   if (!contracts)
     throw new ConfigError(`no published contracts for chain ${String(chain)}`, { details: { chain } })
-  return { ...contracts }
+  return toContracts(contracts)
+}
+
+/** Contract addresses as published or deployed (any valid case), with the block to scan from. */
+export interface ContractAddresses {
+  river: string
+  redeemManager: string
+  allowlist: string
+  oracle?: string | undefined
+  operatorsRegistry?: string | undefined
+  startBlock: bigint
+}
+
+/**
+ * Contract addresses where they enter (the published table, a devnet's deploy file) in the one stored form
+ * (`common/address.ts`), so logs, cursors and stored rows compare them without lower-casing again.
+ */
+export function toContracts(raw: ContractAddresses): ChainContracts {
+  return {
+    river: toAddress(raw.river, 'river'),
+    redeemManager: toAddress(raw.redeemManager, 'redeemManager'),
+    allowlist: toAddress(raw.allowlist, 'allowlist'),
+    ...(raw.oracle ? { oracle: toAddress(raw.oracle, 'oracle') } : {}),
+    ...(raw.operatorsRegistry
+      ? { operatorsRegistry: toAddress(raw.operatorsRegistry, 'operatorsRegistry') }
+      : {}),
+    startBlock: raw.startBlock,
+  }
 }

@@ -1,7 +1,6 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import type { Address } from 'viem'
-import { CHAIN_IDS, contractsFor } from '../chain/addresses.ts'
+import { CHAIN_IDS, contractsFor, toContracts } from '../chain/addresses.ts'
 import type { Config } from '../common/config.ts'
 import { ConfigError } from '../common/errors.ts'
 import { DEVNET_FILE, type DevnetFile, type DevnetHandle } from '../devnet/index.ts'
@@ -12,7 +11,7 @@ export function setupFromDevnet(devnet: DevnetHandle): ChainSetup {
   return {
     chainId: devnet.chainId,
     rpcUrl: devnet.rpcUrl,
-    contracts: { ...devnet.contracts, startBlock: devnet.deployBlock },
+    contracts: toContracts({ ...devnet.contracts, startBlock: devnet.deployBlock }),
     allowerPrivateKey: devnet.allowerPrivateKey,
   }
 }
@@ -38,14 +37,7 @@ export async function setupFromConfig(config: Config): Promise<ChainSetup> {
     return {
       chainId: devnet.chain_id,
       rpcUrl: config.rpcUrl,
-      contracts: {
-        river: devnet.contracts.river as Address,
-        redeemManager: devnet.contracts.redeemManager as Address,
-        allowlist: devnet.contracts.allowlist as Address,
-        oracle: devnet.contracts.oracle as Address,
-        operatorsRegistry: devnet.contracts.operatorsRegistry as Address,
-        startBlock: BigInt(devnet.deploy_block),
-      },
+      contracts: toContracts({ ...devnet.contracts, startBlock: BigInt(devnet.deploy_block) }),
       allowerPrivateKey: config.allowerPrivateKey ?? devnet.allower.private_key,
     }
   }

@@ -8,7 +8,7 @@ import { recoverLegacyAllowlistAccounts } from '../chain/legacy-allowlist.ts'
 import type { DecodedLog } from '../chain/log-decoding.ts'
 import type { LogFetcher } from '../chain/log-fetcher.ts'
 import { withRetry } from '../chain/retry.ts'
-import { type Address as StoredAddress, toAddress } from '../common/address.ts'
+import type { Address as StoredAddress } from '../common/address.ts'
 import type { Logger } from '../common/logger.ts'
 import type { Db } from '../db/index.ts'
 import type { EventTable } from '../db/repos/chain.ts'
@@ -235,7 +235,7 @@ export function createFollower(deps: FollowerDeps) {
     await txRepos.chain.setCursor({
       chainId,
       stream: stream.name,
-      address: toAddress(stream.address, `${stream.name} address`),
+      address: stream.address,
       blockNumber: chunk.toBlock,
       blockHash: end.hash,
     })

@@ -1,5 +1,6 @@
 import { type Address, parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { toContracts } from '../chain/addresses.ts'
 import { createChainClient } from '../chain/client.ts'
 import { createLogFetcher } from '../chain/log-fetcher.ts'
 import { createLogger } from '../common/logger.ts'
@@ -51,7 +52,7 @@ describe.runIf(pgOk)('daily records across reorgs and bad data (Postgres, anvil)
   async function service(): Promise<{ db: Db; sync: () => Promise<unknown>; compute: () => Promise<void> }> {
     const dbh = await migratedTestDatabase()
     handles.push(dbh)
-    const contracts = { ...chain.deployment.contracts, startBlock: chain.deployment.deployBlock }
+    const contracts = toContracts({ ...chain.deployment.contracts, startBlock: chain.deployment.deployBlock })
     const setup = {
       chainId: chain.anvil.chainId,
       rpcUrl: chain.anvil.rpcUrl,

@@ -8,6 +8,7 @@ import {
 } from 'viem'
 import { afterAll, describe, expect, test } from 'vitest'
 import { allowlistAbi } from '../chain/abi.ts'
+import { toContracts } from '../chain/addresses.ts'
 import { createChainClient } from '../chain/client.ts'
 import { createLogFetcher } from '../chain/log-fetcher.ts'
 import { toAddress } from '../common/address.ts'
@@ -74,7 +75,7 @@ describe('follower on the first mainnet Allowlist event shape (accounts indexed)
       client,
       fetcher: createLogFetcher({ client }),
       chainId: anvil.chainId,
-      contracts: { river: legacy, redeemManager: legacy, allowlist: legacy, startBlock: 0n },
+      contracts: toContracts({ river: legacy, redeemManager: legacy, allowlist: legacy, startBlock: 0n }),
       confirmations: 0,
       logger: createLogger({ level: 'silent' }),
     })

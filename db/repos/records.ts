@@ -1,4 +1,4 @@
-import { ZERO_ADDRESS } from '../../common/address.ts'
+import { type Address, ZERO_ADDRESS } from '../../common/address.ts'
 import { type BulkValue, bulkWrite } from '../bulk.ts'
 import type { Db, Queryable } from '../index.ts'
 import {
@@ -183,7 +183,7 @@ export function createRecordsRepo(db: Queryable) {
       chainId: number,
       window: { from: ChainPosition | null; to: ChainPosition },
       range: AddressRange,
-      burnAddresses: readonly string[],
+      burnAddresses: readonly Address[],
     ): Promise<PeriodFlowRow[]> {
       const position = (alias: string) => {
         const fromSql = window.from
@@ -199,7 +199,7 @@ export function createRecordsRepo(db: Queryable) {
       const outgoing = position('t')
       const to = inRange('t.to_address', range)
       const from = inRange('t.from_address', range)
-      const burns = [ZERO_ADDRESS, ...burnAddresses.map((a) => a.toLowerCase())]
+      const burns = [ZERO_ADDRESS, ...burnAddresses]
       const result = await db.raw(
         `select address, sum(delta)::text as delta, sum(mints)::text as mints, sum(burns)::text as burns from (
            select t.to_address as address, t.value as delta,

@@ -1,3 +1,4 @@
+import type { Address } from '../../common/address.ts'
 import type { Logger } from '../../common/logger.ts'
 import type { Db } from '../../db/index.ts'
 import { createRepos } from '../../db/repos/index.ts'
@@ -15,7 +16,7 @@ export interface DayJobsDeps {
   chainId: number
   logger: Logger
   /** Addresses whose incoming transfers count as burns (redeems): River and the RedeemManager. */
-  burnAddresses: readonly string[]
+  burnAddresses: readonly Address[]
   /** The runner the processors enqueue on (late-bound: the runner is built from the processors). */
   runner: () => JobRunner
   /** Wallets per shard (DAY_SHARD_WALLETS; default 5,000). */

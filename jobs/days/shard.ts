@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { Address } from '../../common/address.ts'
 import type { BulkValue } from '../../db/bulk.ts'
 import type { Db } from '../../db/index.ts'
 import { WALLET_RECORD_COLUMNS, WALLET_TOTAL_COLUMNS } from '../../db/records/columns.ts'
@@ -66,7 +67,7 @@ export async function computeShard(
   db: Db,
   inputs: DayInputs,
   job: ShardJob,
-  burnAddresses: readonly string[],
+  burnAddresses: readonly Address[],
 ): Promise<ShardResult> {
   const started = performance.now()
   const repos = createRepos(db)
