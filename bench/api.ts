@@ -205,6 +205,22 @@ log(
 
 const bare = Fastify()
 bare.get('/constant', async () => ({ status: 'ok' }))
+// the same framework with the single read's shape and nothing else: its JSON body in (parsed), as many
+// bytes out as the read's answer, the same response headers: the machine's limit for that request shape
+const sampleBody = JSON.stringify({ addresses: [day.addresses[0]], date: day.date })
+const sample = await fetch(`${base}/eth/v1/rewards/wallets`, {
+  method: 'POST',
+  headers: json,
+  body: sampleBody,
+})
+const sampleBytes = Buffer.from(await sample.arrayBuffer())
+if (sample.status !== 200) throw new Error(`the 1-address read: ${sample.status} ${sampleBytes.toString()}`)
+const sampleHeaders = Object.fromEntries(
+  [...sample.headers].filter(
+    ([name]) => !['content-length', 'date', 'connection', 'keep-alive'].includes(name),
+  ),
+)
+bare.post('/shape', async (_request, reply) => reply.headers(sampleHeaders).send(sampleBytes))
 const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 })
 
 const own = day.ownAddresses
@@ -215,6 +231,17 @@ const cases: { key: string; name: string; run: () => Promise<LoadResult> }[] = [
     key: 'bare',
     name: 'bare Fastify: GET /constant',
     run: () => load({ url: `${bareUrl}/constant` }),
+  },
+  {
+    key: 'bare-shape',
+    name: `bare Fastify: POST, the 1-address read's shape (${sampleBytes.length} B)`,
+    run: () =>
+      load({
+        url: `${bareUrl}/shape`,
+        method: 'POST',
+        headers: json,
+        bodies: day.addresses.map((a) => JSON.stringify({ addresses: [a], date: day.date })),
+      }),
   },
   {
     key: 'health',
@@ -276,7 +303,7 @@ const cases: { key: string; name: string; run: () => Promise<LoadResult> }[] = [
 ]
 
 // a response of each case, checked before measuring (a benchmark of errors measures nothing)
-for (const c of cases.filter((c) => c.key !== 'bare' && c.key !== 'health')) {
+for (const c of cases.filter((c) => !c.key.startsWith('bare') && c.key !== 'health')) {
   if (onlyCases && !onlyCases.includes(c.key)) continue
   const probe =
     c.key === 'single' || c.key === 'bulk'
