@@ -2,17 +2,15 @@ import { randomBytes } from 'node:crypto'
 import { type Address, type Hash, parseEventLogs } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { allowlistAbi } from '../chain/abi.ts'
-import { type ChainClient, createChainClient, createWriteClient } from '../chain/client.ts'
+import { type ChainClient, createChainClient } from '../chain/client.ts'
 import { toAddress } from '../common/address.ts'
-import { createLogger } from '../common/logger.ts'
 import type { Db } from '../db/index.ts'
 import { type AllowlistChangeRow, createRepos } from '../db/repos/index.ts'
 import type { DevnetHandle } from '../devnet/index.ts'
 import { createRng } from '../devnet/rng.ts'
-import { createAllowlistWriter } from '../jobs/allowlist-writer.ts'
 import { createPlatformService } from '../platform/service.ts'
 import { http, orgWithToken, startTestApi } from './helpers/api.ts'
-import { devnetFollower } from './helpers/chain.ts'
+import { devnetAllowlistWriter, devnetFollower } from './helpers/chain.ts'
 import { spawnCli } from './helpers/cli.ts'
 import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { type RpcProxy, startRpcProxy } from './helpers/rpc-proxy.ts'
@@ -23,7 +21,6 @@ const redisOk = pgOk && (await redisAvailable())
 /** SIGKILLs of the worker processes in the process test: bounded in CI, more with FAULT_KILLS. */
 const KILLS = Number(process.env.FAULT_KILLS ?? 6)
 const SEED = Number(process.env.FAULT_SEED ?? 9)
-const silent = createLogger({ level: 'silent' })
 
 async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs
@@ -142,19 +139,7 @@ describe.runIf(pgOk)('allowlist writer after a crash (Postgres, anvil)', () => {
     await devnet?.stop()
   })
 
-  const writerFor = (db: Db) =>
-    createAllowlistWriter({
-      db,
-      client: createChainClient({ rpcUrl: proxy.url, chainId: devnet.chainId }),
-      wallet: createWriteClient({
-        rpcUrl: proxy.url,
-        privateKey: devnet.allowerPrivateKey,
-        chainId: devnet.chainId,
-      }),
-      allowlist: devnet.contracts.allowlist as Address,
-      logger: silent,
-      receiptTimeoutMs: 10_000,
-    })
+  const writerFor = (db: Db) => devnetAllowlistWriter(db, devnet, { rpcUrl: proxy.url })
 
   /** A fresh database with an org, an account and `n` allowlisted wallets confirmed on chain. */
   async function accountOnChain(n: number, prefix: number) {

@@ -4,15 +4,14 @@ import path from 'node:path'
 import { type Address, parseEventLogs } from 'viem'
 import { afterAll, describe, expect, test } from 'vitest'
 import { allowlistAbi } from '../chain/abi.ts'
-import { createChainClient, createWriteClient } from '../chain/client.ts'
+import { createChainClient } from '../chain/client.ts'
 import { toAddress } from '../common/address.ts'
 import { createLogger } from '../common/logger.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { startDevnet } from '../devnet/index.ts'
-import { createAllowlistWriter } from '../jobs/allowlist-writer.ts'
 import { createInlineRunner } from '../jobs/runner.ts'
 import { createPlatformService } from '../platform/service.ts'
-import { devnetFollower } from './helpers/chain.ts'
+import { devnetAllowlistWriter, devnetFollower } from './helpers/chain.ts'
 import { startRpcProxy } from './helpers/rpc-proxy.ts'
 import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
 
@@ -66,16 +65,8 @@ describe.runIf(pgOk)('allowlist writer through a faulty RPC', () => {
     })
     cleanups.push(() => proxy.stop())
     const logger = createLogger({ level: 'silent' })
-    const writer = createAllowlistWriter({
-      db: dbh.db,
-      client: createChainClient({ rpcUrl: proxy.url, chainId: devnet.chainId }),
-      wallet: createWriteClient({
-        rpcUrl: proxy.url,
-        privateKey: devnet.allowerPrivateKey,
-        chainId: devnet.chainId,
-      }),
-      allowlist: devnet.contracts.allowlist as Address,
-      logger,
+    const writer = devnetAllowlistWriter(dbh.db, devnet, {
+      rpcUrl: proxy.url,
       batchSize: 5,
       receiptTimeoutMs: 5_000,
     })

@@ -4,12 +4,11 @@ import path from 'node:path'
 import type { Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { allowlistAbi } from '../chain/abi.ts'
-import { createChainClient, createWriteClient } from '../chain/client.ts'
-import { createLogger } from '../common/logger.ts'
+import { createChainClient } from '../chain/client.ts'
 import { type Db, openDb } from '../db/index.ts'
 import { createRng } from '../devnet/rng.ts'
-import { createAllowlistWriter } from '../jobs/allowlist-writer.ts'
 import { clientToken, freePort } from './helpers/api.ts'
+import { devnetAllowlistWriter } from './helpers/chain.ts'
 import { cli, cliOrgClient, spawnCli } from './helpers/cli.ts'
 import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { createTestDatabase, postgresAvailable } from './helpers/services.ts'
@@ -265,18 +264,7 @@ async function expectWholeState(db: Db, orgId: string, models: Model[]) {
 /** Runs the allowlist writer until no change is open; every wallet's on-chain mask is its latest intent. */
 async function expectChainMatchesIntents(db: Db, wallets: { id: string; address: string; status: string }[]) {
   const client = createChainClient({ rpcUrl: devnet.rpcUrl, chainId: devnet.chainId })
-  const writer = createAllowlistWriter({
-    db,
-    client,
-    wallet: createWriteClient({
-      rpcUrl: devnet.rpcUrl,
-      privateKey: devnet.allowerPrivateKey,
-      chainId: devnet.chainId,
-    }),
-    allowlist: devnet.contracts.allowlist as Address,
-    logger: createLogger({ level: 'silent' }),
-    receiptTimeoutMs: 10_000,
-  })
+  const writer = devnetAllowlistWriter(db, devnet)
   for (let pass = 0; pass < 20; pass++) {
     await writer.runOnce()
     const open = await db('allowlist_changes')

@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import type { ConsensusSnapshot, ConsensusSource } from '../../chain/beacon.ts'
 import type { Repos } from '../../db/repos/index.ts'
-import type { WithdrawalEventRow } from '../../db/repos/redemptions.ts'
 import {
   computeExitQueue,
   type ExitQueueInfo,
@@ -13,6 +12,7 @@ import {
 } from '../../engine/index.ts'
 import { ApiError } from '../errors.ts'
 import { errorResponses } from '../schemas.ts'
+import { eventInput } from './redeems.ts'
 
 /**
  * Redemption projections (estimates) and the validator exit queue. Inputs: indexed RedeemManager events and
@@ -32,16 +32,6 @@ const ExitQueue = Type.Object({
   mandatory_exit_delay_hours: Type.String(),
   sweep_time_hours: Type.String(),
 })
-
-function eventInput(e: WithdrawalEventRow): WithdrawalEventInput {
-  return {
-    id: Number(e.withdrawal_event_id),
-    height: BigInt(e.height),
-    amount: BigInt(e.amount),
-    eth_amount: BigInt(e.eth_amount),
-    reported_at: Math.floor(e.block_time.getTime() / 1000),
-  }
-}
 
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000)
 

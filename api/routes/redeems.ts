@@ -104,8 +104,8 @@ type AsOfParams = { as_of_block?: string; as_of_date?: string }
 /** Longest as_of_block accepted (uint64 fits in 20 digits). */
 const AS_OF_BLOCK = /^\d{1,20}$/
 
-/** An indexed ReportedWithdrawal as the engine takes it. */
-function eventInput(e: WithdrawalEventRow): WithdrawalEventInput {
+/** An indexed ReportedWithdrawal as the engine takes it (the redeem reads and the projections). */
+export function eventInput(e: WithdrawalEventRow): WithdrawalEventInput {
   return {
     id: Number(e.withdrawal_event_id),
     height: BigInt(e.height),

@@ -1,14 +1,15 @@
 import { type Address, createWalletClient, encodeFunctionData, type Hex, http as viemHttp } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { allowlistAbi, PERMISSION } from '../../chain/abi.ts'
-import { createChainClient } from '../../chain/client.ts'
+import { createChainClient, createWriteClient } from '../../chain/client.ts'
 import { createLogFetcher } from '../../chain/log-fetcher.ts'
 import { setupFromDevnet } from '../../cli/chain-setup.ts'
-import { createLogger } from '../../common/logger.ts'
+import { createLogger, type Logger } from '../../common/logger.ts'
 import type { Db } from '../../db/index.ts'
 import { EVENT_TABLES } from '../../db/repos/chain.ts'
 import { type DevRole, devAccount } from '../../devnet/accounts.ts'
 import type { DevnetHandle } from '../../devnet/index.ts'
+import { createAllowlistWriter } from '../../jobs/allowlist-writer.ts'
 import { createFollower } from '../../jobs/follower.ts'
 
 /** A follower over `rpcUrl` reading the devnet's contracts into `db`. */
@@ -22,6 +23,27 @@ export function devnetFollower(db: Db, devnet: DevnetHandle, rpcUrl = devnet.rpc
     contracts: setupFromDevnet(devnet).contracts,
     confirmations,
     logger: createLogger({ level: 'silent' }),
+  })
+}
+
+/**
+ * The service's allowlist writer for the devnet's Allowlist, signing as its allower, over `rpcUrl` (the
+ * devnet's own, or a faulty proxy in front of it); silent unless a logger is given.
+ */
+export function devnetAllowlistWriter(
+  db: Db,
+  devnet: DevnetHandle,
+  options: { rpcUrl?: string; batchSize?: number; receiptTimeoutMs?: number; logger?: Logger } = {},
+) {
+  const rpcUrl = options.rpcUrl ?? devnet.rpcUrl
+  return createAllowlistWriter({
+    db,
+    client: createChainClient({ rpcUrl, chainId: devnet.chainId }),
+    wallet: createWriteClient({ rpcUrl, privateKey: devnet.allowerPrivateKey, chainId: devnet.chainId }),
+    allowlist: devnet.contracts.allowlist as Address,
+    logger: options.logger ?? createLogger({ level: 'silent' }),
+    ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
+    receiptTimeoutMs: options.receiptTimeoutMs ?? 10_000,
   })
 }
 
