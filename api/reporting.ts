@@ -382,8 +382,10 @@ function storedWalletJson(
   let json = walletJson.get(row)
   const hit = json?.get(key)
   if (hit) return hit
-  const text = JSON.stringify(presentStoredWallet(row, orgId, version))
-  const out = Buffer.from(alone ? `[${text}]` : text)
+  // the one-element array wraps the record's own kept bytes: one serialization per (row, version, view)
+  const out = alone
+    ? Buffer.concat([OPEN_BRACKET, storedWalletJson(row, orgId, version, false), CLOSE_BRACKET])
+    : Buffer.from(JSON.stringify(presentStoredWallet(row, orgId, version)))
   if (!json) {
     json = new Map()
     walletJson.set(row, json)

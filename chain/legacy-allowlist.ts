@@ -1,13 +1,13 @@
 import { type Address, concatHex, decodeFunctionData, type Hash, type Hex, keccak256, pad } from 'viem'
-import { type Address as StoredAddress, toAddress } from '../common/address.ts'
+import { decodedAddress, type Address as StoredAddress } from '../common/address.ts'
 import { allowlistAbi } from './abi.ts'
 
 /**
  * Recovers the accounts of a `SetAllowlistPermissions` log of the first mainnet Allowlist implementation,
  * which declared `address[] indexed accounts` (the log holds only keccak256 of the accounts). When the
  * transaction called `setAllowPermissions(accounts, permissions)` directly, its calldata has them: they are
- * returned (lower case, `common/address.ts`) when their hash and the permissions match the log, else undefined (e.g. a call through a
- * multisig, whose calldata wraps the inner call).
+ * returned (lower case, `common/address.ts`) when their hash and the permissions match the log, else
+ * undefined (e.g. a call through a multisig, whose calldata wraps the inner call).
  *
  * @example
  * recoverLegacyAllowlistAccounts(tx.input, { accountsHash: log.args.accountsHash, permissions: log.args.permissions })
@@ -30,5 +30,5 @@ export function recoverLegacyAllowlistAccounts(
   if (permissions.length !== log.permissions.length || permissions.some((p, i) => p !== log.permissions[i])) {
     return undefined
   }
-  return accounts.map((a) => toAddress(a, 'accounts'))
+  return accounts.map(decodedAddress)
 }

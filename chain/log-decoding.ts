@@ -16,7 +16,7 @@ import {
   parseAbiItem,
   toEventSelector,
 } from 'viem'
-import { type Address as StoredAddress, toAddress } from '../common/address.ts'
+import { decodedAddress, type Address as StoredAddress } from '../common/address.ts'
 import { InvalidLogError, LogDecodeError, type LogPosition } from './errors.ts'
 import { ADDRESS, HASH, isHex, quantity, shortMessage } from './rpc-values.ts'
 
@@ -122,7 +122,7 @@ function validateMeta(raw: RawLog): LogMeta {
   if (transactionIndexBig === null) fail('transactionIndex is missing')
   if (typeof raw.address !== 'string' || !ADDRESS.test(raw.address)) fail('address is missing or malformed')
   return {
-    address: toAddress(raw.address as string, 'log address'),
+    address: decodedAddress(raw.address as Address),
     blockNumber: blockNumber as bigint,
     blockHash: (raw.blockHash as string).toLowerCase() as Hash,
     transactionHash: (raw.transactionHash as string).toLowerCase() as Hash,
@@ -206,12 +206,12 @@ function decodeStrict(entry: EventEntry, topics: Hex[], data: Hex): StrictDecodi
   return { ok: true, args: unnamed ? list : named }
 }
 
-/** A decoded value as the service stores it: `address` and `address[]` in lower case (`toAddress`). */
+/** A decoded value as the service stores it: `address` and `address[]` in lower case (`decodedAddress`). */
 function storedForm(param: AbiParameter & { indexed?: boolean | undefined }, value: unknown): unknown {
   // an indexed dynamic value is only its topic (a hash): nothing to normalize
   if (param.indexed && !isStaticType(param.type)) return value
-  if (param.type === 'address') return toAddress(value as string, param.name)
-  if (param.type === 'address[]') return (value as string[]).map((a) => toAddress(a, param.name))
+  if (param.type === 'address') return decodedAddress(value as Address)
+  if (param.type === 'address[]') return (value as Address[]).map(decodedAddress)
   return value
 }
 

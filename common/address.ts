@@ -6,6 +6,16 @@ declare const addressBrand: unique symbol
 /** An Ethereum address in its one stored form: `0x` and 40 lower-case hex digits. Made by `toAddress`. */
 export type Address = `0x${string}` & { readonly [addressBrand]: true }
 
+/**
+ * The stored form of an address its source already validated: an ABI decoder's output (viem checksums what
+ * it decodes) or a string checked against `0x` + 40 hex digits. Lower-cases it and does no checksum work
+ * (`toAddress` costs a keccak per mixed-case address: ~40 µs, on the follower's path for every log). Anything
+ * from outside the service goes through `toAddress`.
+ */
+export function decodedAddress(address: `0x${string}`): Address {
+  return address.toLowerCase() as Address
+}
+
 /** The zero address: never a wallet (a mint's sender, nobody's key). */
 export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as Address
 

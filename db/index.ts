@@ -37,7 +37,7 @@ export const PGLITE_START_PARAMS = [
 ]
 
 /** How long a query may hear nothing from Postgres before its connection counts as lost (`DbOptions.stallMs`). */
-export const DEFAULT_STALL_MS = 120_000
+const DEFAULT_STALL_MS = 120_000
 
 export interface DbOptions {
   /** Postgres URL; when absent, PGlite is used. */

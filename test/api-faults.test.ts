@@ -5,8 +5,10 @@ import type { Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { allowlistAbi } from '../chain/abi.ts'
 import { createChainClient } from '../chain/client.ts'
+import { ALLOW_MASK } from '../common/permissions.ts'
 import { type Db, openDb } from '../db/index.ts'
 import { createRng } from '../devnet/rng.ts'
+import { LIVE_WALLET_STATUSES } from '../platform/transitions.ts'
 import { clientToken, freePort } from './helpers/api.ts'
 import { devnetAllowlistWriter } from './helpers/chain.ts'
 import { cli, cliOrgClient, spawnCli } from './helpers/cli.ts'
@@ -23,8 +25,7 @@ const pgOk = await postgresAvailable()
 const KILLS = Number(process.env.FAULT_KILLS ?? 5)
 const SEED = Number(process.env.FAULT_SEED ?? 21)
 const LANES = 6
-const ALLOW = 5n
-const LIVE = ['NOT_READY', 'ALLOWLISTED', 'NOT_ALLOWLISTED']
+const LIVE: readonly string[] = LIVE_WALLET_STATUSES
 
 const cleanups: (() => Promise<unknown>)[] = []
 let devnet: TestDevnet
@@ -252,7 +253,7 @@ async function expectWholeState(db: Db, orgId: string, models: Model[]) {
     if (w.paused_by === 'account' && account.status !== 'PAUSED')
       problems.push(`${w.address} paused by an ${account.status} account`)
     const own = intents.filter((i) => i.wallet_id === w.id)
-    const wanted = LIVE.includes(w.status) ? ALLOW : 0n
+    const wanted = LIVE.includes(w.status) ? ALLOW_MASK : 0n
     if (own.length === 0) problems.push(`${w.address} has no allowlist intent`)
     else if (BigInt(own.at(-1).permissions) !== wanted)
       problems.push(`${w.address} (${w.status}): latest intent ${own.at(-1).permissions}, wants ${wanted}`)
@@ -282,7 +283,7 @@ async function expectChainMatchesIntents(db: Db, wallets: { id: string; address:
       args: [w.address as Address],
     })
     expect(onChain, w.address).toBe(BigInt(latest?.permissions ?? -1))
-    expect(onChain, w.address).toBe(LIVE.includes(w.status) ? ALLOW : 0n)
+    expect(onChain, w.address).toBe(LIVE.includes(w.status) ? ALLOW_MASK : 0n)
   }
 }
 

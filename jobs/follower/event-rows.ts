@@ -56,8 +56,8 @@ export function utcDate(time: Date): string {
 
 /**
  * Maps a chunk of decoded logs to table rows: pure and synchronous, every chain fact it needs comes in
- * `context`. Addresses come lower case from the decoder (common/address.ts); amounts stay bigint; events the service does not store (River's
- * PulledELFees and the like) are passed over.
+ * `context`. Addresses come lower case from the decoder (common/address.ts); amounts stay bigint; events the
+ * service does not store (River's PulledELFees and the like) are passed over.
  *
  * @example
  * const { tables, permissions, reports } = eventRows(1, logs, await readChunkContext(logs))
