@@ -9,14 +9,17 @@ import { markPglite } from './bulk.ts'
 import { migrationSource } from './migrations/index.ts'
 import { seedFromTemplate } from './pglite-template.ts'
 import { watchForStalls } from './stall-watchdog.ts'
+import { useFastTimestamps } from './timestamps.ts'
 
 export type Db = Knex
 export type Tx = Knex.Transaction
 /** A database handle or a transaction: every repository factory takes one (see `inTransaction` in db/repos). */
 export type Queryable = Knex | Knex.Transaction
 
-// numeric and int8 come back as strings (exact); timestamptz as Date. Same on pg and PGlite.
+// numeric and int8 come back as strings (exact); timestamptz as Date (parsed by db/timestamps.ts). Same on
+// pg and PGlite.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v)
+useFastTimestamps()
 
 /**
  * Postgres settings of the embedded database. PGlite is one backend serving one connection, so the server

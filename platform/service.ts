@@ -37,7 +37,10 @@ export function createPlatformService(db: Db) {
 
   async function withWallets(accounts: AccountRow[], r: Repos = repos): Promise<AccountView[]> {
     const wallets = await r.wallets.listByAccounts(accounts.map((a) => a.id))
-    return accounts.map((a) => ({ ...a, wallets: wallets.filter((w) => w.account_id === a.id) }))
+    // grouped in one pass (an org's list holds every account: filtering per account was accounts x wallets)
+    const byAccount = new Map<string, WalletRow[]>(accounts.map((a) => [a.id, []]))
+    for (const wallet of wallets) byAccount.get(wallet.account_id)?.push(wallet)
+    return accounts.map((a) => ({ ...a, wallets: byAccount.get(a.id) ?? [] }))
   }
 
   return {
