@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { toAddress, ZERO_ADDRESS } from '../common/address.ts'
 import { NotFoundError, StateError, ValidationError } from '../common/errors.ts'
+import { groupBy } from '../common/group.ts'
 import { ALLOW_MASK } from '../common/permissions.ts'
 import type { Db } from '../db/index.ts'
 import {
@@ -37,10 +38,8 @@ export function createPlatformService(db: Db) {
 
   async function withWallets(accounts: AccountRow[], r: Repos = repos): Promise<AccountView[]> {
     const wallets = await r.wallets.listByAccounts(accounts.map((a) => a.id))
-    // grouped in one pass (an org's list holds every account: filtering per account was accounts x wallets)
-    const byAccount = new Map<string, WalletRow[]>(accounts.map((a) => [a.id, []]))
-    for (const wallet of wallets) byAccount.get(wallet.account_id)?.push(wallet)
-    return accounts.map((a) => ({ ...a, wallets: byAccount.get(a.id) ?? [] }))
+    const walletsOf = groupBy(wallets, (w) => w.account_id)
+    return accounts.map((a) => ({ ...a, wallets: walletsOf.get(a.id) ?? [] }))
   }
 
   return {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { toAddress as normalizeAddress } from '../../common/address.ts'
+import { groupBy } from '../../common/group.ts'
 import { isUuid } from '../../db/repos/accounts.ts'
 import type { Repos } from '../../db/repos/index.ts'
 import type { ReportDay, WalletRecordRow } from '../../db/repos/reports.ts'
@@ -142,15 +143,15 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   /** The caller's accounts among ids / keys, in request order (others: omitted, as unknown ones). */
   async function accountsOf(orgId: string, values: string[]): Promise<string[]> {
     const rows = await repos.reports.accountsByIdsOrKeys(orgId, values)
-    const ids: string[] = []
+    const byId = new Map(rows.map((r) => [r.id, r]))
+    const byKey = new Map(rows.map((r) => [r.key, r]))
+    const ids = new Set<string>()
     for (const value of values) {
       // as id first (when it is a UUID), then as key (DESIGN.md §4.2)
-      const row =
-        (isUuid(value) ? rows.find((r) => r.id === value.toLowerCase()) : undefined) ??
-        rows.find((r) => r.key === value)
-      if (row && !ids.includes(row.id)) ids.push(row.id)
+      const row = (isUuid(value) ? byId.get(value.toLowerCase()) : undefined) ?? byKey.get(value)
+      if (row) ids.add(row.id)
     }
-    return ids
+    return [...ids]
   }
 
   async function accountsRead(
@@ -171,16 +172,16 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     const [accounts, wallets] = await reads.cached([day], `accounts:${ids.join(',')}`, () =>
       Promise.all([repos.reports.accountRecords(day, ids), repos.reports.accountWalletRecords(day, ids)]),
     )
+    const storedOf = new Map(accounts.map((a) => [a.account_id, a]))
+    const walletsOf = groupBy(wallets, (w) => w.account_id)
     const records = ids.map((id) => {
-      const stored = accounts.find((a) => a.account_id === id)
+      const stored = storedOf.get(id)
       const totals = inUnit(stored ? accountAmountsOf(stored) : zeroWalletAmounts(), unit, day)
       return {
         account_id: id,
         totals: presentTotals(totals, version),
         date: day.date,
-        wallets: wallets
-          .filter((w) => w.account_id === id)
-          .map((w) => presentWallet(w, orgId, version, unit, day)),
+        wallets: (walletsOf.get(id) ?? []).map((w) => presentWallet(w, orgId, version, unit, day)),
       }
     })
     if (csv)
@@ -267,15 +268,16 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
       repos.reports.accountSeries(days, account.id),
     )
     const dayOf = new Map(days.map((d) => [d.report_epoch, d]))
+    const walletsOn = groupBy(series.wallets, (w) => w.report_epoch)
     const daily = series.accounts.map((row) => {
       const day = dayOf.get(row.report_epoch) as ReportDay
       return {
         oracle_report: row.report_epoch,
         date: row.date,
         amounts: inUnit(accountAmountsOf(row), unit, day),
-        wallets: series.wallets
-          .filter((w) => w.report_epoch === row.report_epoch)
-          .map((w) => presentWallet(w, orgId, version, unit, day)),
+        wallets: (walletsOn.get(row.report_epoch) ?? []).map((w) =>
+          presentWallet(w, orgId, version, unit, day),
+        ),
       }
     })
     if (csv) {
