@@ -18,6 +18,7 @@ import { type Db, isConnectionLoss } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { createServiceMetrics, type ServiceMetrics } from '../jobs/metrics/index.ts'
 import { createPlatformService } from '../platform/service.ts'
+import { createAnswerMemo } from './answer-memo.ts'
 import type { SigningKey } from './auth/keys.ts'
 import { authPlugin } from './auth/plugin.ts'
 import { ApiError, apiErrorOf, type ErrorBody, type ErrorCode } from './errors.ts'
@@ -357,6 +358,7 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
   })
   solRoutes(app, { repos })
   redeemRoutes(app, { repos })
+  app.decorate('reportAnswers', createAnswerMemo())
   rewardRoutes(app, { repos })
   feeRoutes(app, { repos })
   discountRoutes(app, { repos })

@@ -170,9 +170,11 @@ export function setReportHeaders(reply: FastifyReply, day: Pick<ReportDay, 'repo
 /**
  * ETag of a response built from computed days: the days' (epoch, visible version, content hash) and the
  * request's normalized inputs. Set only when every day is `computed` (a day being recomputed answers with
- * `Cache-Control: no-cache` and no ETag). Returns true, after answering 304, when If-None-Match matches.
+ * `Cache-Control: no-cache` and no ETag). Returns true once the request is answered: 304 when If-None-Match
+ * matches, else the bytes of an identical earlier answer when the app keeps them (`reportAnswers`, filled by
+ * the `keepAnswer` hook of the route). Returns false when the handler must build the answer.
  */
-export function notModified(
+export function answeredFromCache(
   request: FastifyRequest,
   reply: FastifyReply,
   days: readonly Pick<ReportDay, 'report_epoch' | 'visible_version' | 'content_hash' | 'status'>[],
@@ -188,13 +190,51 @@ export function notModified(
   reply.header('etag', etag)
   reply.header('cache-control', 'private, no-cache')
   const match = request.headers['if-none-match']
-  if (match === undefined) return false
-  const tags = match.split(',').map((t) => t.trim().replace(/^W\//, ''))
-  if (tags.includes(etag) || tags.includes('*')) {
-    reply.code(304).send()
+  if (match !== undefined) {
+    const tags = match.split(',').map((t) => t.trim().replace(/^W\//, ''))
+    if (tags.includes(etag) || tags.includes('*')) {
+      reply.code(304).send()
+      return true
+    }
+  }
+  const kept = request.server.reportAnswers.get(etag)
+  if (kept) {
+    reply.type(kept.contentType)
+    if (kept.contentDisposition !== undefined) reply.header('content-disposition', kept.contentDisposition)
+    reply.send(kept.body)
     return true
   }
+  answerEtags.set(reply, etag)
   return false
+}
+
+/** The ETag of an answer being built (set by `answeredFromCache`, read by `keepAnswer`). */
+const answerEtags = new WeakMap<FastifyReply, string>()
+
+/**
+ * Route onSend hook of the reporting reads: keeps a 200 answer's bytes under its ETag in the app's
+ * `reportAnswers`, so the next identical request is answered from them (`answeredFromCache`).
+ */
+export function keepAnswer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: (err: Error | null, payload: unknown) => void,
+): void {
+  const etag = answerEtags.get(reply)
+  if (
+    etag !== undefined &&
+    reply.statusCode === 200 &&
+    (typeof payload === 'string' || Buffer.isBuffer(payload))
+  ) {
+    const disposition = reply.getHeader('content-disposition')
+    request.server.reportAnswers.set(etag, {
+      body: payload,
+      contentType: String(reply.getHeader('content-type')),
+      contentDisposition: disposition === undefined ? undefined : String(disposition),
+    })
+  }
+  done(null, payload)
 }
 
 /** ETags of short identities already hashed (a client polling one read asks the same one again). */

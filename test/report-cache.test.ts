@@ -4,44 +4,11 @@ import { seedRewardsDay } from '../bench/api-data.ts'
 import type { DbHandle } from '../db/index.ts'
 import { createRepos, type Repos } from '../db/repos/index.ts'
 import type { ReportDay } from '../db/repos/reports.ts'
+import { publishNewVersion } from './helpers/records.ts'
 import { IN_CI, migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
 if (IN_CI && !pgOk) throw new Error('Postgres is required in CI')
-
-/**
- * Publishes a new version of a computed day as the day pipeline does (records copied to the next version,
- * one wallet's rewards changed, the day's visible version and content hash flipped, the old version's
- * records deleted).
- */
-async function publishNewVersion(dbh: DbHandle, day: ReportDay, address: string, rewards: string) {
-  const next = day.visible_version + 1
-  const key = { chain_id: day.chain_id, report_epoch: day.report_epoch }
-  await dbh.db.transaction(async (tx) => {
-    for (const table of ['wallet_records', 'protocol_records']) {
-      const columns = (
-        await tx.raw(
-          `select column_name from information_schema.columns where table_name = ? and column_name <> 'version'`,
-          [table],
-        )
-      ).rows.map((r: { column_name: string }) => `"${r.column_name}"`)
-      await tx.raw(
-        `insert into ${table} (version, ${columns.join(', ')}) select ?, ${columns.join(', ')} from ${table} ` +
-          'where chain_id = ? and report_epoch = ? and version = ?',
-        [next, day.chain_id, day.report_epoch, day.visible_version],
-      )
-    }
-    await tx('wallet_records')
-      .where({ ...key, version: next, address })
-      .update({ rewards_eth: rewards })
-    await tx('days')
-      .where(key)
-      .update({ visible_version: next, last_version: next, content_hash: `test-${next}` })
-    await tx('wallet_records')
-      .where({ ...key, version: day.visible_version })
-      .delete()
-  })
-}
 
 describe.runIf(pgOk)('createReportReads (reporting reads from memory)', () => {
   let dbh: DbHandle

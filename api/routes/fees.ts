@@ -7,7 +7,8 @@ import type { FeeKind, FeeRecordRow, OperatorFeeRecordRow, ReportDay } from '../
 import { feeModelAt, formatUnits18, presentProtocolRecord, V3_CUTOVER_ISO } from '../../engine/index.ts'
 import { reportReads } from '../report-cache.ts'
 import {
-  notModified,
+  answeredFromCache,
+  keepAnswer,
   parseDate,
   readingOrg,
   rejectUnit,
@@ -147,7 +148,8 @@ function presentOperator(
 export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   const { repos } = deps
   const reads = reportReads(repos)
-  const rewards = { onRequest: app.requireScope('read:eth-rewards') }
+  // the answers of these reads are kept under their ETag (api/answer-memo.ts)
+  const rewards = { onRequest: app.requireScope('read:eth-rewards'), onSend: keepAnswer }
   const tags = ['fees']
   const DateParams = Type.Object({ date: Type.String({ description: 'YYYY-MM-DD' }) })
   const ImpersonateHeaders = Type.Object({ 'impersonate-org': Type.Optional(Type.String()) })
@@ -167,7 +169,7 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     if (version === 'v0' && isV3(day)) {
       reply.header('link', `</eth/v1/${kind}s/${date}>; rel="successor-version"`)
     }
-    if (notModified(request, reply, [day], { orgId })) return reply
+    if (answeredFromCache(request, reply, [day], { orgId })) return reply
     const row = await reads.cached([day], `fee:${kind}:${orgId}`, () =>
       repos.reports.feeRecord(day, kind, orgId),
     )
@@ -183,7 +185,7 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     if (version === 'v0' && isV3(day)) {
       reply.header('link', `</eth/v1/operators/${date}>; rel="successor-version"`)
     }
-    if (notModified(request, reply, [day], {})) return reply
+    if (answeredFromCache(request, reply, [day], {})) return reply
     const rows = await reads.cached([day], 'operators', () => repos.reports.operatorFeeRecords(day))
     return rows.map((row) => presentOperator(row, day, version))
   }
@@ -269,6 +271,7 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   app.get(
     '/eth/v0/protocol/:date',
     {
+      onSend: keepAnswer,
       schema: {
         tags: ['protocol'],
         summary: 'Protocol record of a date (public): rewards, fee, rate, supply, a_srr_7d',
@@ -281,7 +284,7 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
       parseDate(date, 'date')
       const day = await reportOr404(repos, date)
       setReportHeaders(reply, day)
-      if (notModified(request, reply, [day], {})) return reply
+      if (answeredFromCache(request, reply, [day], {})) return reply
       const row = await reads.cached([day], 'protocol', () => repos.reports.protocolRecord(day))
       if (!row) return []
       return [

@@ -17,13 +17,14 @@ import { ApiError } from '../errors.ts'
 import { reportReads } from '../report-cache.ts'
 import {
   accountAmountsOf,
+  answeredFromCache,
   asSeenBy,
   engineErrorToApi,
   inUnit,
   jsonOrCsv,
+  keepAnswer,
   MAX_REPORT_ITEMS,
   noReport,
-  notModified,
   parseDate,
   presentStoredWallet,
   type RecordVersion,
@@ -125,7 +126,8 @@ function presentTotals(amounts: WalletAmounts, version: RecordVersion): Record<s
 /** Reward reads: lots, wallets, accounts and their summaries (v1, and v0 with the discount fields). */
 export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   const { repos } = deps
-  const rewards = { onRequest: app.requireScope('read:eth-rewards') }
+  // the answers of these reads are kept under their ETag (api/answer-memo.ts)
+  const rewards = { onRequest: app.requireScope('read:eth-rewards'), onSend: keepAnswer }
   const reads = reportReads(repos)
   const tags = ['rewards']
 
@@ -168,7 +170,7 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     setReportHeaders(reply, day)
     const csv = wantsCsv(request)
     const ids = await accountsOf(orgId, body.accounts)
-    if (notModified(request, reply, [day], { orgId, ids, unit, csv })) return reply
+    if (answeredFromCache(request, reply, [day], { orgId, ids, unit, csv })) return reply
     const [accounts, wallets] = await reads.cached([day], `accounts:${ids.join(',')}`, () =>
       Promise.all([repos.reports.accountRecords(day, ids), repos.reports.accountWalletRecords(day, ids)]),
     )
@@ -210,14 +212,14 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   }
 
   /** Report headers of a summary's last day; true after answering 304 to a matching If-None-Match. */
-  function summaryNotModified(
+  function summaryAnsweredFromCache(
     request: FastifyRequest,
     reply: FastifyReply,
     days: readonly ReportDay[],
     inputs: Record<string, unknown>,
   ): boolean {
     setReportHeaders(reply, days[days.length - 1] as ReportDay)
-    return notModified(request, reply, days, inputs)
+    return answeredFromCache(request, reply, days, inputs)
   }
 
   async function walletSummary(
@@ -230,7 +232,7 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     const address = await summaryAddress(orgId, idOrKey)
     const { from, to } = await summaryDates(repos, query)
     const { days, rows } = await walletRecordsOr404(repos, from, to, [address])
-    if (summaryNotModified(request, reply, days, { orgId, address, from, to, unit, csv })) return reply
+    if (summaryAnsweredFromCache(request, reply, days, { orgId, address, from, to, unit, csv })) return reply
     const dayOf = new Map(days.map((d) => [d.report_epoch, d]))
     const records = rows.map((row) =>
       inUnit(asSeenBy(walletRecordOf(row), orgId), unit, dayOf.get(row.report_epoch) as ReportDay),
@@ -261,7 +263,7 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     const account = await repos.accounts.findByIdOrKey(orgId, idOrKey)
     if (!account) throw new ApiError('IR3000', `account ${JSON.stringify(idOrKey)} not found`)
     const { from, to, days } = await summaryRange(repos, query)
-    if (summaryNotModified(request, reply, days, { orgId, account: account.id, from, to, unit, csv })) {
+    if (summaryAnsweredFromCache(request, reply, days, { orgId, account: account.id, from, to, unit, csv })) {
       return reply
     }
     const series = await reads.cached(days, `account-series:${account.id}`, () =>
@@ -336,7 +338,7 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
         conversion_rate: d.conversion_rate,
       }))
       const identity = rates.map((r) => `${r.date}|${r.report_epoch}|${r.conversion_rate}`)
-      if (notModified(request, reply, [bounds.latest], { lots, identity })) return reply
+      if (answeredFromCache(request, reply, [bounds.latest], { lots, identity })) return reply
       try {
         return computeLotRewards(rates, lots)
       } catch (err) {
@@ -360,7 +362,8 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   app.post(
     '/eth/v1/rewards/wallets',
     {
-      ...rewards,
+      // its records' bytes are kept beside them already (sendStoredWallets): no second copy
+      onRequest: rewards.onRequest,
       schema: {
         tags,
         summary: 'Wallet reward records of a date, by address (any LsETH holder)',
@@ -412,7 +415,7 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   ) {
     setReportHeaders(reply, day)
     const csv = wantsCsv(request)
-    if (notModified(request, reply, [day], { orgId, addresses, csv })) return reply
+    if (answeredFromCache(request, reply, [day], { orgId, addresses, csv })) return reply
     // rows holds the records of addresses only: with one address, it is the answer
     let found = rows
     if (addresses.length > 1) {

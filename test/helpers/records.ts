@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto'
 import { type Address, createPublicClient, http, type PublicClient } from 'viem'
 import { expect } from 'vitest'
 import { riverAbi } from '../../chain/abi.ts'
-import type { Db } from '../../db/index.ts'
+import type { Db, DbHandle } from '../../db/index.ts'
 import { WALLET_AMOUNT_COLUMNS, WALLET_RECORD_COLUMNS } from '../../db/records/columns.ts'
 import { createRepos } from '../../db/repos/index.ts'
+import type { ReportDay } from '../../db/repos/reports.ts'
 import type { JobRunner } from '../../jobs/runner.ts'
 
 /** Tables of computed records and their natural keys (after chain_id, report_epoch). */
@@ -266,3 +267,37 @@ function totalColumnOf(column: string): string {
 
 /** Every column of a stored wallet record (for tests that build expectations by column). */
 export const STORED_WALLET_COLUMNS = WALLET_RECORD_COLUMNS
+
+/**
+ * Publishes a new version of a computed day as the day pipeline does (records copied to the next version,
+ * one wallet's rewards changed, the day's visible version and content hash flipped, the old version's
+ * records deleted).
+ */
+export async function publishNewVersion(dbh: DbHandle, day: ReportDay, address: string, rewards: string) {
+  const next = day.visible_version + 1
+  const key = { chain_id: day.chain_id, report_epoch: day.report_epoch }
+  await dbh.db.transaction(async (tx) => {
+    for (const table of ['wallet_records', 'protocol_records']) {
+      const columns = (
+        await tx.raw(
+          `select column_name from information_schema.columns where table_name = ? and column_name <> 'version'`,
+          [table],
+        )
+      ).rows.map((r: { column_name: string }) => `"${r.column_name}"`)
+      await tx.raw(
+        `insert into ${table} (version, ${columns.join(', ')}) select ?, ${columns.join(', ')} from ${table} ` +
+          'where chain_id = ? and report_epoch = ? and version = ?',
+        [next, day.chain_id, day.report_epoch, day.visible_version],
+      )
+    }
+    await tx('wallet_records')
+      .where({ ...key, version: next, address })
+      .update({ rewards_eth: rewards })
+    await tx('days')
+      .where(key)
+      .update({ visible_version: next, last_version: next, content_hash: `test-${next}` })
+    await tx('wallet_records')
+      .where({ ...key, version: day.visible_version })
+      .delete()
+  })
+}

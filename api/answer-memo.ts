@@ -1,0 +1,73 @@
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The serialized answers of the reporting reads by ETag (api/answer-memo.ts). */
+    reportAnswers: AnswerMemo
+  }
+}
+
+/** A reporting answer as sent: its body and the headers that describe the body. */
+export interface KeptAnswer {
+  body: string | Buffer
+  contentType: string
+  contentDisposition: string | undefined
+}
+
+/** Reporting answers by ETag (see `answeredFromCache` in api/reporting.ts), bounded in bytes. */
+export interface AnswerMemo {
+  get(etag: string): KeptAnswer | undefined
+  /** Keeps an answer (one larger than the entry bound is not kept). */
+  set(etag: string, answer: KeptAnswer): void
+  /** Bytes held now. */
+  readonly bytes: number
+}
+
+/** At most this many bytes of answers per app. */
+export const ANSWER_MEMO_MAX_BYTES = 64 * 2 ** 20
+/** An answer larger than this is not kept (a 1,000-record read would push out hundreds of small ones). */
+export const ANSWER_MEMO_MAX_ENTRY_BYTES = 256 * 2 ** 10
+
+/**
+ * The serialized answers of reporting reads, keyed by their ETag. An ETag names a response's whole identity
+ * (route, normalized inputs, reading organization, and each day's epoch, visible version and content hash),
+ * so an identical later request is answered with the same bytes without presenting or serializing again;
+ * a new version of a day changes the ETag, and answers of versions no longer visible are never asked for
+ * again and leave as the least recently used. Bounded in bytes (`maxBytes`, least recently used out first).
+ *
+ * @example
+ * const memo = createAnswerMemo()
+ * memo.set('"abc"', { body: '[]', contentType: 'application/json; charset=utf-8', contentDisposition: undefined })
+ */
+export function createAnswerMemo(options: { maxBytes?: number; maxEntryBytes?: number } = {}): AnswerMemo {
+  const maxBytes = options.maxBytes ?? ANSWER_MEMO_MAX_BYTES
+  const maxEntryBytes = Math.min(options.maxEntryBytes ?? ANSWER_MEMO_MAX_ENTRY_BYTES, maxBytes)
+  const answers = new Map<string, { answer: KeptAnswer; bytes: number }>()
+  let bytes = 0
+  return {
+    get(etag) {
+      const kept = answers.get(etag)
+      if (!kept) return undefined
+      answers.delete(etag)
+      answers.set(etag, kept)
+      return kept.answer
+    },
+    set(etag, answer) {
+      const size = typeof answer.body === 'string' ? Buffer.byteLength(answer.body) : answer.body.byteLength
+      if (size > maxEntryBytes) return
+      const old = answers.get(etag)
+      if (old) {
+        answers.delete(etag)
+        bytes -= old.bytes
+      }
+      answers.set(etag, { answer, bytes: size })
+      bytes += size
+      for (const [oldest, kept] of answers) {
+        if (bytes <= maxBytes) break
+        answers.delete(oldest)
+        bytes -= kept.bytes
+      }
+    },
+    get bytes() {
+      return bytes
+    },
+  }
+}
