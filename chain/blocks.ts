@@ -11,6 +11,7 @@ import {
   type ReadContractReturnType,
   toHex,
 } from 'viem'
+import { forEachConcurrently } from '../common/concurrency.ts'
 import type { ChainClient } from './client.ts'
 import { BlockNotFoundError, ChainRpcError } from './errors.ts'
 import { type RetryOptions, withRetry } from './retry.ts'
@@ -34,36 +35,27 @@ export async function getBlockHashes(
   const { concurrency = 8, ...retry } = options
   const unique = [...new Set(blockNumbers)]
   const hashes = new Map<bigint, Hash>()
-  let next = 0
-  const worker = async () => {
-    while (next < unique.length) {
-      const blockNumber = unique[next++]!
-      const block = await withRetry(
-        () =>
-          client.request(
-            { method: 'eth_getBlockByNumber', params: [toHex(blockNumber), false] },
-            { retryCount: 0 },
-          ),
-        retry,
-      )
-      if (!block) {
-        throw new BlockNotFoundError(`block ${blockNumber} not found`, {
-          details: { block_number: blockNumber.toString() },
-        })
-      }
-      if (
-        typeof block.hash !== 'string' ||
-        !HASH.test(block.hash) ||
-        quantity(block.number) !== blockNumber
-      ) {
-        throw new ChainRpcError(`the node returned a malformed block for ${blockNumber}`, {
-          details: { block_number: blockNumber.toString() },
-        })
-      }
-      hashes.set(blockNumber, block.hash.toLowerCase() as Hash)
+  await forEachConcurrently(unique, concurrency, async (blockNumber) => {
+    const block = await withRetry(
+      () =>
+        client.request(
+          { method: 'eth_getBlockByNumber', params: [toHex(blockNumber), false] },
+          { retryCount: 0 },
+        ),
+      retry,
+    )
+    if (!block) {
+      throw new BlockNotFoundError(`block ${blockNumber} not found`, {
+        details: { block_number: blockNumber.toString() },
+      })
     }
-  }
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, unique.length)) }, worker))
+    if (typeof block.hash !== 'string' || !HASH.test(block.hash) || quantity(block.number) !== blockNumber) {
+      throw new ChainRpcError(`the node returned a malformed block for ${blockNumber}`, {
+        details: { block_number: blockNumber.toString() },
+      })
+    }
+    hashes.set(blockNumber, block.hash.toLowerCase() as Hash)
+  })
   return hashes
 }
 

@@ -1,7 +1,7 @@
 import type { Abi, Address } from 'viem'
 import { allowlistAbi, operatorsRegistryAbi, redeemManagerAbi, riverAbi } from '../chain/abi.ts'
 import type { ChainContracts } from '../chain/addresses.ts'
-import { getHeadBlockNumber, readAtBlock } from '../chain/blocks.ts'
+import { getHeadBlockNumber } from '../chain/blocks.ts'
 import type { ChainClient } from '../chain/client.ts'
 import { ChainError } from '../chain/errors.ts'
 import { recoverLegacyAllowlistAccounts } from '../chain/legacy-allowlist.ts'
@@ -9,6 +9,7 @@ import type { DecodedLog } from '../chain/log-decoding.ts'
 import type { LogFetcher } from '../chain/log-fetcher.ts'
 import { withRetry } from '../chain/retry.ts'
 import type { Address as StoredAddress } from '../common/address.ts'
+import { forEachConcurrently } from '../common/concurrency.ts'
 import type { Logger } from '../common/logger.ts'
 import type { Db } from '../db/index.ts'
 import type { EventTable } from '../db/repos/chain.ts'
@@ -42,6 +43,9 @@ export interface SyncResult {
   inserted: Partial<Record<EventTable, number>>
   reports: string[]
 }
+
+/** Chain reads in flight at once while a chunk's context is read (block headers, then logs' reads). */
+const CHAIN_READS_IN_FLIGHT = 8
 
 interface Stream {
   name: 'river' | 'redeemManager' | 'allowlist'
@@ -118,50 +122,85 @@ export function createFollower(deps: FollowerDeps) {
   }
 
   /**
-   * Funded validators of each operator at a report block (for the operator fee split); none when the
-   * registry address is not configured or its layout cannot be read (the day then leaves operator fees
-   * unallocated, and says so).
+   * What a report's row reads at its block (ReportReads): River's U, S and fee, and each operator's funded
+   * validators (for the operator fee split). Two eth_calls through viem's deployless multicall (no
+   * Multicall3 deployment needed, at any block): River's reads with the operator count, then every
+   * operator (a backfill has one report a day: one call per value was most of its requests). The operators
+   * are none when the registry address is not configured or its layout cannot be read (the day then leaves
+   * operator fees unallocated, and says so).
    */
-  async function operatorsAt(blockNumber: bigint): Promise<{ operator_index: number; funded: number }[]> {
+  async function reportReadsAt(blockNumber: bigint): Promise<ReportReads> {
     const registry = contracts.operatorsRegistry
-    if (!registry) return []
-    try {
-      const count = await readAtBlock(client, {
-        address: registry,
-        abi: operatorsRegistryAbi,
-        functionName: 'getOperatorCount',
+    const river = { address: contracts.river, abi: riverAbi } as const
+    const operatorCount = registry
+      ? [{ address: registry, abi: operatorsRegistryAbi, functionName: 'getOperatorCount' } as const]
+      : []
+    const [u, s, fee, count] = await withRetry(async () => {
+      const results = await client.multicall({
+        contracts: [
+          { ...river, functionName: 'totalUnderlyingSupply' },
+          { ...river, functionName: 'totalSupply' },
+          { ...river, functionName: 'getGlobalFee' },
+          ...operatorCount,
+        ],
+        allowFailure: true,
+        deployless: true,
         blockNumber,
       })
-      const operators = await Promise.all(
-        Array.from({ length: Number(count) }, (_, index) =>
-          readAtBlock(client, {
+      // River's reads must succeed. A failed request fails every call of the multicall: thrown here, it is
+      // retried; a revert fails the chunk, as a single read did.
+      for (const read of results.slice(0, 3)) if (read.status !== 'success') throw read.error
+      return results
+    })
+    const reads = {
+      totalUnderlyingSupply: u?.result as bigint,
+      totalSupply: s?.result as bigint,
+      globalFee: fee?.result as bigint,
+    }
+    if (!registry || !count) return { ...reads, operators: [] }
+    try {
+      if (count.status !== 'success') throw count.error
+      const operators = await withRetry(() =>
+        client.multicall({
+          contracts: Array.from({ length: Number(count.result) }, (_, index) => ({
             address: registry,
             abi: operatorsRegistryAbi,
-            functionName: 'getOperator',
-            args: [BigInt(index)],
-            blockNumber,
-          }),
-        ),
+            functionName: 'getOperator' as const,
+            args: [BigInt(index)] as const,
+          })),
+          allowFailure: false,
+          deployless: true,
+          blockNumber,
+        }),
       )
-      return operators.map((operator, index) => ({ operator_index: index, funded: Number(operator.funded) }))
+      return {
+        ...reads,
+        operators: operators.map((operator, index) => ({
+          operator_index: index,
+          funded: Number((operator as { funded: number }).funded),
+        })),
+      }
     } catch (err) {
       logger.warn(
         { err, block_number: blockNumber.toString() },
         'operators registry unreadable at the report block; operator fees stay unallocated',
       )
-      return []
+      return { ...reads, operators: [] }
     }
   }
 
   /**
    * The chain reads a chunk needs (ChunkContext): block headers 8 at a time, checked against the logs'
-   * hashes; River's U, S and fee and the operators at each report's block; the accounts of legacy
-   * Allowlist logs from their calldata. In log order, as the rows are then made.
+   * hashes; River's U, S and fee and the operators at each report's block and the accounts of legacy
+   * Allowlist logs from their calldata, 8 logs at a time (kept by log key: the rows are then made in log
+   * order).
    */
   async function readChunkContext(logs: DecodedLog[]): Promise<ChunkContext> {
     const blocks = new Map<bigint, BlockFacts>()
     const numbers = [...new Set(logs.map((l) => l.blockNumber))]
-    for (let i = 0; i < numbers.length; i += 8) await Promise.all(numbers.slice(i, i + 8).map(block))
+    await forEachConcurrently(numbers, CHAIN_READS_IN_FLIGHT, async (n) => {
+      await block(n)
+    })
     for (const log of logs) {
       const b = await block(log.blockNumber)
       if (b.hash !== log.blockHash) {
@@ -179,26 +218,20 @@ export function createFollower(deps: FollowerDeps) {
     }
     const reportReads = new Map<string, ReportReads>()
     const legacyAccounts = new Map<string, readonly StoredAddress[] | undefined>()
-    for (const log of logs) {
+    const pending = logs.filter(
+      (log) =>
+        log.eventName === 'ProcessedConsensusLayerReport' ||
+        (log.eventName === 'SetAllowlistPermissions' && log.legacyIndexed),
+    )
+    // several logs' reads in flight at once (a backfill has one report per day), as the headers above
+    await forEachConcurrently(pending, CHAIN_READS_IN_FLIGHT, async (log) => {
       if (log.eventName === 'ProcessedConsensusLayerReport') {
-        const at = { address: contracts.river, abi: riverAbi, blockNumber: log.blockNumber } as const
-        const [totalUnderlyingSupply, totalSupply, globalFee, operators] = await Promise.all([
-          readAtBlock(client, { ...at, functionName: 'totalUnderlyingSupply' }),
-          readAtBlock(client, { ...at, functionName: 'totalSupply' }),
-          readAtBlock(client, { ...at, functionName: 'getGlobalFee' }),
-          operatorsAt(log.blockNumber),
-        ])
-        reportReads.set(logKey(log), {
-          totalUnderlyingSupply: totalUnderlyingSupply as bigint,
-          totalSupply: totalSupply as bigint,
-          globalFee: globalFee as bigint,
-          operators,
-        })
+        reportReads.set(logKey(log), await reportReadsAt(log.blockNumber))
       } else if (log.eventName === 'SetAllowlistPermissions' && log.legacyIndexed) {
         const tx = await withRetry(() => client.getTransaction({ hash: log.transactionHash }))
         legacyAccounts.set(logKey(log), recoverLegacyAllowlistAccounts(tx.input, log.args) ?? undefined)
       }
-    }
+    })
     return { blocks, reportReads, legacyAccounts }
   }
 
