@@ -36,8 +36,10 @@ export async function applyPermissionEvents(
   entries: { address: Address; permissions: bigint; txHash: string }[],
 ): Promise<void> {
   // accounts, then wallets, in id order: the API's order (account first), so the two never deadlock
-  await repos.wallets.lockByAddresses(entries.map((e) => e.address))
+  const walletAddresses = await repos.wallets.lockByAddresses(entries.map((e) => e.address))
   for (const entry of entries) {
+    // most entries are holders that are no wallet: no query for them
+    if (!walletAddresses.has(entry.address)) continue
     const wallet = await repos.wallets.findByAddressAnyOrg(entry.address)
     if (!wallet) continue
     const to = statusFromChain(wallet, entry.permissions)
@@ -76,9 +78,10 @@ export async function recomputeWalletChainState(
   chainId: number,
   addresses: Address[],
 ): Promise<void> {
-  await repos.wallets.lockByAddresses(addresses)
+  const walletAddresses = await repos.wallets.lockByAddresses(addresses)
   const latest = await repos.chain.latestPermissions(chainId, addresses)
   for (const address of addresses) {
+    if (!walletAddresses.has(address)) continue
     const wallet = await repos.wallets.findByAddressAnyOrg(address)
     if (!wallet) continue
     const permissions = latest.get(address) ?? 0n

@@ -82,17 +82,22 @@ export function createWalletsRepo(db: Queryable) {
      * For a transaction about to change the wallets holding `addresses` (the follower applying chain
      * events): locks their accounts, then those wallets, each in id order. The API takes an account's lock
      * before touching its wallets, so taking them in the same order never deadlocks with it. Call on the
-     * repositories of that transaction.
+     * repositories of that transaction. Returns the addresses that are wallets (the others need no lookup).
      */
-    async lockByAddresses(addresses: readonly Address[]): Promise<void> {
+    async lockByAddresses(addresses: readonly Address[]): Promise<Set<Address>> {
       const lower = [...new Set(addresses)]
-      if (lower.length === 0) return
+      if (lower.length === 0) return new Set()
       await db('accounts')
         .select('id')
         .whereIn('id', db('wallets').select('account_id').whereIn('address', lower))
         .orderBy('id')
         .forUpdate()
-      await db('wallets').select('id').whereIn('address', lower).orderBy('id').forUpdate()
+      const locked: { address: Address }[] = await db('wallets')
+        .select('id', 'address')
+        .whereIn('address', lower)
+        .orderBy('id')
+        .forUpdate()
+      return new Set(locked.map((w) => w.address))
     },
     /** The wallet holding this address in any org (addresses are unique across orgs). */
     async findByAddressAnyOrg(address: Address): Promise<WalletRow | undefined> {
