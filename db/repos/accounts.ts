@@ -1,4 +1,5 @@
 import type { Queryable } from '../index.ts'
+import { namedStatement } from '../statements.ts'
 
 /** Lifecycle of an account: ACTIVE, PAUSED, REMOVED, or DENIED (final, set from a chain DENY). */
 export type AccountStatus = 'ACTIVE' | 'PAUSED' | 'REMOVED' | 'DENIED'
@@ -20,6 +21,17 @@ export function isUuid(value: string): boolean {
   return UUID_RE.test(value)
 }
 
+/** Every column of `accounts` (the fields of AccountRow). */
+const ACCOUNT_COLUMNS = 'id, org_id, key, status, created_at, updated_at'
+const accountById = namedStatement(
+  'lsreport_account_by_id',
+  `select ${ACCOUNT_COLUMNS} from accounts where org_id = ? and id = ?`,
+)
+const accountByKey = namedStatement(
+  'lsreport_account_by_key',
+  `select ${ACCOUNT_COLUMNS} from accounts where org_id = ? and key = ?`,
+)
+
 /** Accounts of an org. Every read is scoped to an org: another org's account does not exist. */
 export function createAccountsRepo(db: Queryable) {
   return {
@@ -40,16 +52,21 @@ export function createAccountsRepo(db: Queryable) {
       idOrKey: string,
       options: { forUpdate?: boolean } = {},
     ): Promise<AccountRow | undefined> {
-      const find = (where: Partial<AccountRow>) => {
-        const query = db<AccountRow>('accounts').where({ org_id: orgId, ...where })
-        if (options.forUpdate) query.forUpdate()
-        return query.first()
+      const find = async (by: 'id' | 'key', value: string): Promise<AccountRow | undefined> => {
+        if (options.forUpdate) {
+          return db<AccountRow>('accounts')
+            .where({ org_id: orgId, [by]: value })
+            .forUpdate()
+            .first()
+        }
+        const [row] = await (by === 'id' ? accountById : accountByKey).rows<AccountRow>(db, [orgId, value])
+        return row
       }
       if (isUuid(idOrKey)) {
-        const byId = await find({ id: idOrKey.toLowerCase() })
+        const byId = await find('id', idOrKey.toLowerCase())
         if (byId) return byId
       }
-      return find({ key: idOrKey })
+      return find('key', idOrKey)
     },
     /** The org's accounts among `ids` (others' ids are left out), in no set order. */
     async findByIds(orgId: string, ids: string[]): Promise<AccountRow[]> {

@@ -1,11 +1,12 @@
 import type { Queryable } from '../index.ts'
-import type {
-  FEE_AMOUNT_COLUMNS,
-  FEE_RATE_COLUMNS,
-  WALLET_AMOUNT_COLUMNS,
-  WALLET_RATE_COLUMNS,
+import {
+  type FEE_AMOUNT_COLUMNS,
+  type FEE_RATE_COLUMNS,
+  type WALLET_AMOUNT_COLUMNS,
+  type WALLET_RATE_COLUMNS,
   WALLET_RECORD_COLUMNS,
 } from '../records/columns.ts'
+import { arrayLiteral, namedStatement } from '../statements.ts'
 import { isUuid } from './accounts.ts'
 
 /**
@@ -131,18 +132,28 @@ export interface DiscountHistoryRow {
 
 const DATE = (alias: string) => `to_char(${alias}.date, 'YYYY-MM-DD') as date`
 
+/** Every column of a wallet record (`w`), its date as YYYY-MM-DD. */
+const WALLET_RECORD_SELECT = [
+  ...WALLET_RECORD_COLUMNS.filter((c) => c !== 'date').map((c) => `w.${c}`),
+  DATE('w'),
+].join(', ')
+
 /** `walletRecordsOnDays`: records of addresses on (chain, epoch, version) triples, each with its currency. */
-const RECORDS_ON_DAYS_SQL = `with v as (
-    select * from unnest(?::int[], ?::bigint[], ?::int[]) with ordinality as v(chain_id, report_epoch, version, i)
+const recordsOnDays = namedStatement(
+  'lsreport_records_on_days',
+  `with v as (
+    select chain_id, report_epoch, version, i
+    from unnest(?::int[], ?::bigint[], ?::int[]) with ordinality as v(chain_id, report_epoch, version, i)
   )
   select v.i::int as v_i, (d.visible_version is not distinct from v.version) as v_current,
-    w.*, to_char(w.date, 'YYYY-MM-DD') as date
+    ${WALLET_RECORD_SELECT}
   from v
   left join days d on d.chain_id = v.chain_id and d.report_epoch = v.report_epoch
   left join wallet_records w
     on w.chain_id = v.chain_id and w.report_epoch = v.report_epoch and w.version = v.version
     and w.address = any(?::text[])
-  order by v.i, w.address`
+  order by v.i, w.address`,
+)
 
 /**
  * Read-only queries of the reporting endpoints over the computed daily records. The read rule: a record is
@@ -225,19 +236,15 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
       addresses: readonly string[],
     ): Promise<{ current: boolean[]; rows: WalletRecordRow[] }> {
       if (days.length === 0) return { current: [], rows: [] }
-      const list = (values: readonly (string | number)[]) =>
-        `{${values.map((v) => `"${String(v).replace(/["\\]/g, '\\$&')}"`).join(',')}}`
-      const result = await db
-        .raw(RECORDS_ON_DAYS_SQL, [
-          list(days.map((d) => d.chain_id)),
-          list(days.map((d) => d.report_epoch)),
-          list(days.map((d) => d.visible_version)),
-          list(addresses),
-        ])
-        .options({ name: 'lsreport_records_on_days' })
+      const found = await recordsOnDays.rows<WalletRecordRow & { v_i: number; v_current: boolean }>(db, [
+        arrayLiteral(days.map((d) => d.chain_id)),
+        arrayLiteral(days.map((d) => d.report_epoch)),
+        arrayLiteral(days.map((d) => d.visible_version)),
+        arrayLiteral(addresses),
+      ])
       const current = days.map(() => false)
       const rows: WalletRecordRow[] = []
-      for (const r of result.rows as (WalletRecordRow & { v_i: number; v_current: boolean })[]) {
+      for (const r of found) {
         if (r.v_current) current[r.v_i - 1] = true
         if (r.address !== null) rows.push(r)
       }

@@ -1,5 +1,6 @@
 import type { Address } from '../../common/address.ts'
 import type { Queryable } from '../index.ts'
+import { arrayLiteral, namedStatement } from '../statements.ts'
 import { isUuid } from './accounts.ts'
 import { chainClock } from './clock.ts'
 
@@ -56,6 +57,24 @@ export type WalletPatch = Partial<
   >
 >
 
+/** Every column of `wallets` (the fields of WalletRow), for the named reads of the platform endpoints. */
+const WALLET_COLUMNS =
+  'id, account_id, org_id, originator_org_id, address, type, status, wants_allowlist, allowlisted, ' +
+  'chain_permissions, on_platform, paused_by, status_reason, created_at, updated_at, attributed_from, ' +
+  'off_platform_from'
+const walletById = namedStatement(
+  'lsreport_wallet_by_id',
+  `select ${WALLET_COLUMNS} from wallets where org_id = ? and id = ?`,
+)
+const walletByAddress = namedStatement(
+  'lsreport_wallet_by_address',
+  `select ${WALLET_COLUMNS} from wallets where org_id = ? and address = ?`,
+)
+const walletsOfAccounts = namedStatement(
+  'lsreport_wallets_of_accounts',
+  `select ${WALLET_COLUMNS} from wallets where account_id = any(?::uuid[]) order by created_at, id`,
+)
+
 /** Wallets. Addresses are stored lower case and are unique across orgs. */
 export function createWalletsRepo(db: Queryable) {
   return {
@@ -105,17 +124,14 @@ export function createWalletsRepo(db: Queryable) {
     },
     /** The org's wallet with this id (when a UUID) or address (any case), or undefined. */
     async findByIdOrAddress(orgId: string, idOrAddress: string): Promise<WalletRow | undefined> {
-      const column = isUuid(idOrAddress) ? 'id' : 'address'
-      return db<WalletRow>('wallets')
-        .where({ org_id: orgId, [column]: idOrAddress.toLowerCase() })
-        .first()
+      const statement = isUuid(idOrAddress) ? walletById : walletByAddress
+      const [row] = await statement.rows<WalletRow>(db, [orgId, idOrAddress.toLowerCase()])
+      return row
     },
     /** The wallets of these accounts, oldest first. */
     async listByAccounts(accountIds: string[]): Promise<WalletRow[]> {
       if (accountIds.length === 0) return []
-      return db<WalletRow>('wallets')
-        .whereIn('account_id', accountIds)
-        .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      return walletsOfAccounts.rows<WalletRow>(db, [arrayLiteral(accountIds)])
     },
     /** One page of the org's wallets (oldest first) matching `filter`, and the total count that matches. */
     async list(

@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto'
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createTestDatabase, postgresAvailable } from '../test/helpers/services.ts'
+import { type DbHandle, migrate, openDb } from './index.ts'
+import { createRepos } from './repos/index.ts'
+import { arrayLiteral, namedStatement } from './statements.ts'
+
+describe('namedStatement', () => {
+  test('edge: a statement selecting * is refused when it is made; count(*) is fine', () => {
+    expect(() => namedStatement('a', 'select * from wallets')).toThrow(/name its columns/)
+    expect(() => namedStatement('b', 'select w.*, 1 from wallets w')).toThrow(/name its columns/)
+    expect(() => namedStatement('c', 'select count(*) as n from wallets where address = ?')).not.toThrow()
+  })
+})
+
+const pgOk = await postgresAvailable()
+const BACKENDS = [
+  {
+    name: 'PGlite',
+    available: true,
+    open: async () => {
+      const dbh = await openDb({})
+      await migrate(dbh.db)
+      return { dbh, drop: async () => {} }
+    },
+  },
+  {
+    name: 'Postgres',
+    available: pgOk,
+    open: async () => {
+      const database = await createTestDatabase()
+      // one connection: every call below reuses the one that prepared the statement
+      const dbh = await openDb({ databaseUrl: database.url, poolMax: 1 })
+      await migrate(dbh.db)
+      return { dbh, drop: database.drop }
+    },
+  },
+]
+
+for (const backend of BACKENDS) {
+  describe.runIf(backend.available)(`named statements (${backend.name})`, () => {
+    let dbh: DbHandle
+    let drop: () => Promise<void>
+    beforeAll(async () => {
+      ;({ dbh, drop } = await backend.open())
+    })
+    afterAll(async () => {
+      await dbh?.close()
+      await drop?.()
+    })
+
+    test('property: an array literal binds any list of strings exactly', async () => {
+      const echo = namedStatement('lsreport_test_echo', 'select unnest(?::text[]) as value')
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.string({ unit: 'grapheme' }).filter((v) => !v.includes('\u0000'))),
+          async (values) => {
+            const rows = await echo.rows<{ value: string }>(dbh.db, [arrayLiteral(values)])
+            expect(rows.map((r) => r.value)).toEqual(values)
+          },
+        ),
+        { numRuns: 100 },
+      )
+    })
+
+    test('behavior: the named reads keep working on their connection after a migration adds columns', async () => {
+      const repos = createRepos(dbh.db)
+      const org = await repos.orgs.create({ name: 'named reads', canAllowlist: true })
+      const account = await repos.accounts.insert({ id: randomUUID(), orgId: org.id, key: 'k' })
+      const day = { chain_id: 1, report_epoch: '1', visible_version: 1 }
+      const reads = async () => ({
+        records: await repos.reports.walletRecordsOnDays([day], ['0xab']),
+        byKey: (await repos.accounts.findByIdOrKey(org.id, 'k'))?.id,
+        byId: (await repos.accounts.findByIdOrKey(org.id, account.id))?.id,
+        wallet: await repos.wallets.findByIdOrAddress(org.id, '0xab'),
+        walletById: await repos.wallets.findByIdOrAddress(org.id, randomUUID()),
+        wallets: await repos.wallets.listByAccounts([account.id]),
+      })
+      const before = await reads()
+      expect(before).toEqual({
+        records: { current: [false], rows: [] },
+        byKey: account.id,
+        byId: account.id,
+        wallet: undefined,
+        walletById: undefined,
+        wallets: [],
+      })
+      for (const table of ['wallet_records', 'days', 'wallets', 'accounts']) {
+        await dbh.db.raw(`alter table ${table} add column added_by_a_later_migration text`)
+      }
+      expect(await reads()).toEqual(before)
+    })
+  })
+}
