@@ -1,3 +1,4 @@
+import { groupBy } from '../common/group.ts'
 import type { Repos } from '../db/repos/index.ts'
 import type { ReportDay, WalletRecordRow } from '../db/repos/reports.ts'
 
@@ -94,13 +95,18 @@ export function createReportReads(
     return s.days.filter((d) => d.date >= from && d.date <= to)
   }
 
-  function get(keys: string, key: string): unknown {
+  /** The results held under `keys`, now the most recently used (one touch for any number of lookups). */
+  function entriesOf(keys: string): Map<string, unknown> | undefined {
     const entries = results.get(keys)
     if (!entries) return undefined
     // most recently used last
     results.delete(keys)
     results.set(keys, entries)
-    return entries.get(key)
+    return entries
+  }
+
+  function get(keys: string, key: string): unknown {
+    return entriesOf(keys)?.get(key)
   }
 
   function set(keys: string, key: string, value: unknown) {
@@ -143,22 +149,20 @@ export function createReportReads(
   ): Promise<{ days: ReportDay[]; rows: WalletRecordRow[] }> {
     let current = [...days]
     for (let attempt = 0; ; attempt++) {
-      const found = new Map<string, WalletRecordRow | null>()
-      const missingDays: ReportDay[] = []
-      const missingAddresses = new Set<string>()
-      for (const day of current) {
-        const keys = day.status === 'computed' ? dayKey(day) : undefined
-        let missing = false
-        for (const address of addresses) {
-          const hit = keys ? (get(keys, address) as WalletRecordRow | null | undefined) : undefined
-          if (hit === undefined) {
-            missing = true
-            missingAddresses.add(address)
-          } else found.set(`${day.report_epoch}|${address}`, hit)
-        }
-        if (missing) missingDays.push(day)
-      }
+      // per day, each address's held row (null: no record) or undefined (not held), taken now: eviction
+      // while the missing ones are read must not lose them
+      const found = current.map((day) => {
+        const entries = day.status === 'computed' ? entriesOf(dayKey(day)) : undefined
+        return addresses.map((address) => entries?.get(address) as WalletRecordRow | null | undefined)
+      })
+      const missingDays = current.filter((_, i) => found[i]?.includes(undefined))
       if (missingDays.length > 0) {
+        const missingAddresses = new Set<string>()
+        for (const hits of found) {
+          hits.forEach((hit, j) => {
+            if (hit === undefined) missingAddresses.add(addresses[j] as string)
+          })
+        }
         const read = await repos.reports.walletRecordsOnDays(missingDays, [...missingAddresses])
         if (read.current.some((c) => !c) && attempt < 2) {
           // a version went away meanwhile: answer from the days as they are now
@@ -166,26 +170,28 @@ export function createReportReads(
           current = current.flatMap((d) => s.byDate.get(d.date) ?? [])
           continue
         }
-        const byKey = new Map(read.rows.map((r) => [`${r.report_epoch}|${r.address}`, r]))
-        for (const day of missingDays) {
+        const readByDay = new Map(
+          [...groupBy(read.rows, (row) => row.report_epoch)].map(([epoch, rows]) => [
+            epoch,
+            new Map(rows.map((row) => [row.address, row])),
+          ]),
+        )
+        current.forEach((day, i) => {
+          const hits = found[i] as (WalletRecordRow | null | undefined)[]
+          if (!hits.includes(undefined)) return
           const keys = day.status === 'computed' ? dayKey(day) : undefined
+          const byAddress = readByDay.get(day.report_epoch)
           for (const address of missingAddresses) {
-            const row = byKey.get(`${day.report_epoch}|${address}`) ?? null
-            found.set(`${day.report_epoch}|${address}`, row)
+            const row = byAddress?.get(address) ?? null
             if (keys) set(keys, address, row)
           }
-        }
+          hits.forEach((hit, j) => {
+            if (hit === undefined) hits[j] = byAddress?.get(addresses[j] as string) ?? null
+          })
+        })
       }
       const rows: WalletRecordRow[] = []
-      for (const day of current) {
-        const dayRows: WalletRecordRow[] = []
-        for (const address of addresses) {
-          const row = found.get(`${day.report_epoch}|${address}`)
-          if (row) dayRows.push(row)
-        }
-        dayRows.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0))
-        rows.push(...dayRows)
-      }
+      for (const hits of found) for (const row of hits) if (row) rows.push(row)
       return { days: current, rows }
     }
   }
@@ -253,7 +259,8 @@ export function createReportReads(
     },
 
     /**
-     * The records of `addresses` on `days` (by day, then in address order): cached per (day version,
+     * The records of `addresses` on `days` (by day, then in the order of `addresses`; an address without a
+     * record that day has no row): cached per (day version,
      * address) on computed days, the rest in one round trip. When a day's version is no longer visible,
      * the days are re-read and the read retried: the answer is on `days` as returned.
      */

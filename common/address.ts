@@ -16,6 +16,8 @@ export function decodedAddress(address: `0x${string}`): Address {
   return address.toLowerCase() as Address
 }
 
+const STORED_FORM = /^0x[0-9a-f]{40}$/
+
 /** The zero address: never a wallet (a mint's sender, nobody's key). */
 export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as Address
 
@@ -29,6 +31,8 @@ export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as Addr
  * toAddress('0x8C1BED5B9A0928467C9B1341DA1D7BD5E10B6549') // the same: one case is not mixed case
  */
 export function toAddress(address: string, field = 'address'): Address {
+  // already in the stored form (most input): nothing to check or copy
+  if (STORED_FORM.test(address)) return address as Address
   if (!/^0x[0-9a-fA-F]{40}$/.test(address)) {
     throw new ValidationError(`${field} must be 0x followed by 40 hexadecimal digits`, {
       reason: 'invalid_address',

@@ -40,7 +40,8 @@ describe.runIf(pgOk)('createReportReads (reporting reads from memory)', () => {
     const day = (await reads.day(date)) as ReportDay
     expect(day.status).toBe('computed')
     const first = await reads.walletRows([day], [a, b])
-    expect(first.rows.map((r) => r.address)).toEqual([a, b].sort())
+    expect(first.rows.map((r) => r.address)).toEqual([a, b])
+    expect((await reads.walletRows([day], [b, a])).rows.map((r) => r.address)).toEqual([b, a])
     const stored = await dbh
       .db('wallet_records')
       .where({ report_epoch: day.report_epoch, address: a })

@@ -416,12 +416,8 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     setReportHeaders(reply, day)
     const csv = wantsCsv(request)
     if (answeredFromCache(request, reply, [day], { orgId, addresses, csv })) return reply
-    // rows holds the records of addresses only: with one address, it is the answer
-    let found = rows
-    if (addresses.length > 1) {
-      const byAddress = new Map(rows.map((r) => [r.address, r]))
-      found = addresses.flatMap((a) => byAddress.get(a) ?? [])
-    }
+    // rows: the records of addresses on this day, in request order (walletRows): the answer
+    const found = rows
     if (csv) {
       const records = found.map((row) => presentStoredWallet(row, orgId, 'v1'))
       return sendCsv(reply, `wallets-${day.date}`, walletFields('v1'), records)
