@@ -25,6 +25,8 @@ const pgOk = await postgresAvailable()
 const KILLS = Number(process.env.FAULT_KILLS ?? 5)
 const SEED = Number(process.env.FAULT_SEED ?? 21)
 const LANES = 6
+/** Each kill costs ~6 s on a busy 2-core machine (a restart and its recovery): the bound grows with KILLS. */
+const TEST_TIMEOUT_MS = 180_000 + KILLS * 12_000
 const LIVE: readonly string[] = LIVE_WALLET_STATUSES
 
 const cleanups: (() => Promise<unknown>)[] = []
@@ -336,7 +338,7 @@ describe('lsreport api under SIGKILL during account and wallet writes', () => {
       expect(wallets.length).toBeGreaterThan(LANES)
       await expectChainMatchesIntents(dbh.db, wallets)
     },
-    240_000,
+    TEST_TIMEOUT_MS,
   )
 
   test(`behavior: ${KILLS} SIGKILLs on the embedded PGlite: the data directory reopens with every acknowledged write, whole`, async () => {
@@ -349,5 +351,5 @@ describe('lsreport api under SIGKILL during account and wallet writes', () => {
     cleanups.push(() => dbh.close())
     const wallets = await expectWholeState(dbh.db, orgId, models)
     await expectChainMatchesIntents(dbh.db, wallets)
-  }, 240_000)
+  }, TEST_TIMEOUT_MS)
 })
