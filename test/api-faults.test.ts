@@ -341,15 +341,19 @@ describe('lsreport api under SIGKILL during account and wallet writes', () => {
     TEST_TIMEOUT_MS,
   )
 
-  test(`behavior: ${KILLS} SIGKILLs on the embedded PGlite: the data directory reopens with every acknowledged write, whole`, async () => {
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-api-faults-pglite-'))
-    cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }))
-    const { api, orgId } = await setup({ DATA_DIR: dataDir })
-    const models = await writeThroughKills(api)
-    await api.stop()
-    const dbh = await openDb({ pgliteDir: path.join(dataDir, 'pg') })
-    cleanups.push(() => dbh.close())
-    const wallets = await expectWholeState(dbh.db, orgId, models)
-    await expectChainMatchesIntents(dbh.db, wallets)
-  }, TEST_TIMEOUT_MS)
+  test(
+    `behavior: ${KILLS} SIGKILLs on the embedded PGlite: the data directory reopens with every acknowledged write, whole`,
+    async () => {
+      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-api-faults-pglite-'))
+      cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }))
+      const { api, orgId } = await setup({ DATA_DIR: dataDir })
+      const models = await writeThroughKills(api)
+      await api.stop()
+      const dbh = await openDb({ pgliteDir: path.join(dataDir, 'pg') })
+      cleanups.push(() => dbh.close())
+      const wallets = await expectWholeState(dbh.db, orgId, models)
+      await expectChainMatchesIntents(dbh.db, wallets)
+    },
+    TEST_TIMEOUT_MS,
+  )
 })
