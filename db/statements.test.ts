@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { Address } from '../common/address.ts'
 import { createTestDatabase, postgresAvailable } from '../test/helpers/services.ts'
 import { type DbHandle, migrate, openDb } from './index.ts'
 import { createRepos } from './repos/index.ts'
@@ -62,6 +63,35 @@ for (const backend of BACKENDS) {
         ),
         { numRuns: 100 },
       )
+    })
+
+    test('behavior: the named reads give every column of their tables (a column added later joins their lists)', async () => {
+      const repos = createRepos(dbh.db)
+      const org = await repos.orgs.create({ name: 'columns', canAllowlist: true })
+      const account = await repos.accounts.insert({ id: randomUUID(), orgId: org.id, key: 'k' })
+      const address = '0x00000000000000000000000000000000000000ab' as Address
+      await repos.wallets.insert({
+        id: randomUUID(),
+        account_id: account.id,
+        org_id: org.id,
+        originator_org_id: org.id,
+        address,
+        type: 'ETH',
+        status: 'NOT_ALLOWLISTED',
+        wants_allowlist: false,
+        on_platform: true,
+      })
+      const columns = async (table: string) =>
+        (await dbh.db('information_schema.columns').select('column_name').where({ table_name: table })).map(
+          (c: { column_name: string }) => c.column_name,
+        )
+      const wallet = await repos.wallets.findByIdOrAddress(org.id, address)
+      expect(Object.keys(wallet ?? {}).sort()).toEqual((await columns('wallets')).sort())
+      expect(Object.keys((await repos.wallets.listByAccounts([account.id]))[0] ?? {}).sort()).toEqual(
+        (await columns('wallets')).sort(),
+      )
+      const found = await repos.accounts.findByIdOrKey(org.id, 'k')
+      expect(Object.keys(found ?? {}).sort()).toEqual((await columns('accounts')).sort())
     })
 
     test('behavior: the named reads keep working on their connection after a migration adds columns', async () => {
