@@ -2,7 +2,7 @@ import { type Address, createPublicClient, http } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { emitterAbi, type LogEmitterChain, startLogEmitterChain } from '../test/helpers/log-emitter.ts'
 import { startRpcProxy } from '../test/helpers/rpc-proxy.ts'
-import { getBlockHashes, getHeadBlockNumber, readAtBlock } from './blocks.ts'
+import { getBlockHashes, getHeadBlockNumber, readAllAtBlock, resultOf } from './blocks.ts'
 import { createChainClient } from './client.ts'
 import { BlockNotFoundError } from './errors.ts'
 
@@ -44,17 +44,19 @@ describe('getBlockHashes', () => {
   })
 })
 
-describe('readAtBlock', () => {
-  test('behavior: reads contract state as of a past block', async () => {
-    const client = createChainClient({ rpcUrl: chain.anvil.rpcUrl })
-    for (const { block, total } of [totalBlocks[0]!, totalBlocks[5]!, totalBlocks.at(-1)!]) {
-      const value = await readAtBlock(client, {
-        address: river,
-        abi: emitterAbi,
-        functionName: 'total',
-        blockNumber: block,
-      })
-      expect(value).toBe(total)
+describe('readAllAtBlock', () => {
+  test('behavior: reads contract state as of a past block, several calls in one eth_call', async () => {
+    const proxy = await startRpcProxy({ upstream: chain.anvil.rpcUrl })
+    try {
+      const client = createChainClient({ rpcUrl: proxy.url })
+      for (const { block, total } of [totalBlocks[0]!, totalBlocks[5]!, totalBlocks.at(-1)!]) {
+        const readTotal = { address: river, abi: emitterAbi, functionName: 'total' } as const
+        const values = await readAllAtBlock(client, [readTotal, readTotal], block)
+        expect(values.map(resultOf)).toEqual([total, total])
+      }
+      expect(proxy.stats.byMethod.eth_call).toBe(3)
+    } finally {
+      await proxy.stop()
     }
   })
 
@@ -62,21 +64,26 @@ describe('readAtBlock', () => {
     const proxy = await startRpcProxy({ upstream: chain.anvil.rpcUrl, faults: { dropNext: 2 } })
     try {
       const client = createChainClient({ rpcUrl: proxy.url })
-      const value = await readAtBlock(
+      const [value] = await readAllAtBlock(
         client,
-        { address: river, abi: emitterAbi, functionName: 'total', blockNumber: bulkTo },
+        [{ address: river, abi: emitterAbi, functionName: 'total' }],
+        bulkTo,
         { baseDelayMs: 1 },
       )
-      expect(value).toBe(totalBlocks.at(-1)!.total)
+      expect(resultOf(value)).toBe(totalBlocks.at(-1)!.total)
       expect(proxy.stats.dropped).toBe(2)
       proxy.resetStats()
-      await expect(
-        readAtBlock(
-          client,
-          { address: river, abi: emitterAbi, functionName: 'boom', blockNumber: bulkTo },
-          { baseDelayMs: 1 },
-        ),
-      ).rejects.toThrow(/boom/)
+      const [boom, total] = await readAllAtBlock(
+        client,
+        [
+          { address: river, abi: emitterAbi, functionName: 'boom' },
+          { address: river, abi: emitterAbi, functionName: 'total' },
+        ],
+        bulkTo,
+        { baseDelayMs: 1 },
+      )
+      expect(() => resultOf(boom)).toThrow(/boom/)
+      expect(resultOf(total)).toBe(totalBlocks.at(-1)!.total)
       expect(proxy.stats.byMethod.eth_call).toBe(1)
     } finally {
       await proxy.stop()

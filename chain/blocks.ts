@@ -2,19 +2,11 @@
  * One-off block and state reads with retries: block hashes (for reorg checks), the head block number, and
  * view calls pinned to a historical block.
  */
-import {
-  type Abi,
-  type ContractFunctionArgs,
-  type ContractFunctionName,
-  type Hash,
-  type ReadContractParameters,
-  type ReadContractReturnType,
-  toHex,
-} from 'viem'
+import { type ContractFunctionParameters, type Hash, toHex } from 'viem'
 import { forEachConcurrently } from '../common/concurrency.ts'
 import type { ChainClient } from './client.ts'
 import { BlockNotFoundError, ChainRpcError } from './errors.ts'
-import { type RetryOptions, withRetry } from './retry.ts'
+import { isTransientRpcError, type RetryOptions, withRetry } from './retry.ts'
 import { HASH, quantity } from './rpc-values.ts'
 
 /** Retry settings of the one-off reads below (defaults as withRetry's). */
@@ -75,33 +67,44 @@ export async function getHeadBlockNumber(
   )
 }
 
-/** Parameters of readAtBlock: a view call pinned to a historical block. */
-export type ReadAtBlockParameters<
-  abi extends Abi,
-  functionName extends ContractFunctionName<abi, 'pure' | 'view'>,
-  args extends ContractFunctionArgs<abi, 'pure' | 'view', functionName>,
-> = Omit<ReadContractParameters<abi, functionName, args>, 'blockNumber' | 'blockTag'> & {
-  blockNumber: bigint
-}
+/** One view call of `readAllAtBlock` (viem's multicall contract form). */
+export type ViewCall = ContractFunctionParameters
+
+/** The outcome of one call of `readAllAtBlock`: its result, or the revert it failed with. */
+export type ViewOutcome = { status: 'success'; result: unknown } | { status: 'failure'; error: Error }
 
 /**
- * `readContract` at a given block (needs an archive node for old blocks), retried on transient errors; a
- * revert fails at once.
+ * View calls pinned to one historical block (needs an archive node for old blocks), all in one `eth_call`
+ * through viem's deployless multicall (an `eth_call` without `to`: no Multicall3 deployment needed, at any
+ * block). Retried on transient errors; a call that reverts comes back as its failure (the others still
+ * answer), for the caller to throw or tolerate.
  *
  * @example
- * const supply = await readAtBlock(client, { address: river, abi: riverAbi, functionName: 'totalSupply', blockNumber: 123n })
+ * const [supply] = await readAllAtBlock(client, [{ address: river, abi: riverAbi, functionName: 'totalSupply' }], 123n)
  */
-export async function readAtBlock<
-  const abi extends Abi,
-  functionName extends ContractFunctionName<abi, 'pure' | 'view'>,
-  const args extends ContractFunctionArgs<abi, 'pure' | 'view', functionName>,
->(
+export async function readAllAtBlock(
   client: ChainClient,
-  params: ReadAtBlockParameters<abi, functionName, args>,
+  calls: readonly ViewCall[],
+  blockNumber: bigint,
   options: ReadRetryOptions = {},
-): Promise<ReadContractReturnType<abi, functionName, args>> {
-  return withRetry(
-    () => client.readContract(params as unknown as ReadContractParameters<abi, functionName, args>),
-    options,
-  )
+): Promise<ViewOutcome[]> {
+  return withRetry(async () => {
+    const outcomes = (await client.multicall({
+      contracts: calls as ViewCall[],
+      allowFailure: true,
+      deployless: true,
+      blockNumber,
+    })) as ViewOutcome[]
+    // a failed request fails every call of the multicall: thrown here, it is retried
+    const lost = outcomes.find((o) => o.status === 'failure' && isTransientRpcError(o.error))
+    if (lost?.status === 'failure') throw lost.error
+    return outcomes
+  }, options)
+}
+
+/** The result of a call of `readAllAtBlock`, or its revert thrown. */
+export function resultOf(outcome: ViewOutcome | undefined): unknown {
+  if (!outcome) throw new Error('no such call')
+  if (outcome.status === 'failure') throw outcome.error
+  return outcome.result
 }

@@ -1,7 +1,7 @@
 import type { Abi, Address } from 'viem'
 import { allowlistAbi, operatorsRegistryAbi, redeemManagerAbi, riverAbi } from '../chain/abi.ts'
 import type { ChainContracts } from '../chain/addresses.ts'
-import { getHeadBlockNumber } from '../chain/blocks.ts'
+import { getHeadBlockNumber, readAllAtBlock, resultOf } from '../chain/blocks.ts'
 import type { ChainClient } from '../chain/client.ts'
 import { ChainError } from '../chain/errors.ts'
 import { recoverLegacyAllowlistAccounts } from '../chain/legacy-allowlist.ts'
@@ -132,52 +132,41 @@ export function createFollower(deps: FollowerDeps) {
   async function reportReadsAt(blockNumber: bigint): Promise<ReportReads> {
     const registry = contracts.operatorsRegistry
     const river = { address: contracts.river, abi: riverAbi } as const
-    const operatorCount = registry
-      ? [{ address: registry, abi: operatorsRegistryAbi, functionName: 'getOperatorCount' } as const]
-      : []
-    const [u, s, fee, count] = await withRetry(async () => {
-      const results = await client.multicall({
-        contracts: [
-          { ...river, functionName: 'totalUnderlyingSupply' },
-          { ...river, functionName: 'totalSupply' },
-          { ...river, functionName: 'getGlobalFee' },
-          ...operatorCount,
-        ],
-        allowFailure: true,
-        deployless: true,
-        blockNumber,
-      })
-      // River's reads must succeed. A failed request fails every call of the multicall: thrown here, it is
-      // retried; a revert fails the chunk, as a single read did.
-      for (const read of results.slice(0, 3)) if (read.status !== 'success') throw read.error
-      return results
-    })
+    const [u, s, fee, count] = await readAllAtBlock(
+      client,
+      [
+        { ...river, functionName: 'totalUnderlyingSupply' },
+        { ...river, functionName: 'totalSupply' },
+        { ...river, functionName: 'getGlobalFee' },
+        ...(registry
+          ? [{ address: registry, abi: operatorsRegistryAbi, functionName: 'getOperatorCount' }]
+          : []),
+      ],
+      blockNumber,
+    )
+    // River's reads must answer (a revert fails the chunk); the registry may not
     const reads = {
-      totalUnderlyingSupply: u?.result as bigint,
-      totalSupply: s?.result as bigint,
-      globalFee: fee?.result as bigint,
+      totalUnderlyingSupply: resultOf(u) as bigint,
+      totalSupply: resultOf(s) as bigint,
+      globalFee: resultOf(fee) as bigint,
     }
-    if (!registry || !count) return { ...reads, operators: [] }
+    if (!registry) return { ...reads, operators: [] }
     try {
-      if (count.status !== 'success') throw count.error
-      const operators = await withRetry(() =>
-        client.multicall({
-          contracts: Array.from({ length: Number(count.result) }, (_, index) => ({
-            address: registry,
-            abi: operatorsRegistryAbi,
-            functionName: 'getOperator' as const,
-            args: [BigInt(index)] as const,
-          })),
-          allowFailure: false,
-          deployless: true,
-          blockNumber,
-        }),
+      const operators = await readAllAtBlock(
+        client,
+        Array.from({ length: Number(resultOf(count)) }, (_, index) => ({
+          address: registry,
+          abi: operatorsRegistryAbi,
+          functionName: 'getOperator',
+          args: [BigInt(index)],
+        })),
+        blockNumber,
       )
       return {
         ...reads,
         operators: operators.map((operator, index) => ({
           operator_index: index,
-          funded: Number((operator as { funded: number }).funded),
+          funded: Number((resultOf(operator) as { funded: number }).funded),
         })),
       }
     } catch (err) {
