@@ -23,6 +23,7 @@ import type { SigningKey } from './auth/keys.ts'
 import { authPlugin } from './auth/plugin.ts'
 import { ApiError, apiErrorOf, type ErrorBody, type ErrorCode } from './errors.ts'
 import { registerMetrics } from './metrics.ts'
+import { AccessLog } from './request-log.ts'
 import { adminRoutes } from './routes/admin.ts'
 import { discountRoutes } from './routes/discounts.ts'
 import { feeRoutes } from './routes/fees.ts'
@@ -192,6 +193,8 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
     loggerInstance: ctx.logger.child({ component: 'api' }) as unknown as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimit,
     requestIdHeader: false,
+    // one access-log line per request, when answered, instead of Fastify's two
+    logController: new AccessLog(),
     genReqId: (request) => requestId(request.headers['x-request-id']),
     // a request's logger carries its request id; a silent logger logs nothing, so it is used as it is
     childLoggerFactory: (logger, bindings, options) =>

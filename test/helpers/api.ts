@@ -7,7 +7,7 @@ import { buildApp } from '../../api/app.ts'
 import { loadSigningKey } from '../../api/auth/keys.ts'
 import { createClient, createOrg } from '../../cli/admin.ts'
 import { loadConfig } from '../../common/config.ts'
-import { createLogger } from '../../common/logger.ts'
+import { createLogger, type Logger } from '../../common/logger.ts'
 import { type DbHandle, migrate, openDb } from '../../db/index.ts'
 import { freePort } from './free-port.ts'
 import { createTestDatabase } from './services.ts'
@@ -33,7 +33,7 @@ export interface TestApi {
 export async function startTestApi(
   backend: Backend,
   env: Record<string, string> = {},
-  extra: { redis?: Redis; dbh?: DbHandle } = {},
+  extra: { redis?: Redis; dbh?: DbHandle; logger?: Logger } = {},
 ): Promise<TestApi> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-test-'))
   // a database handle given by the caller stays the caller's to close
@@ -45,7 +45,7 @@ export async function startTestApi(
   const config = loadConfig({ DATA_DIR: dataDir, PORT: port, LOG_LEVEL: 'silent', ...env })
   const app = await buildApp({
     config,
-    logger: createLogger({ level: 'silent' }),
+    logger: extra.logger ?? createLogger({ level: 'silent' }),
     db: dbh.db,
     signingKey: await loadSigningKey({ pem: undefined, dataDir }),
     redis: extra.redis,

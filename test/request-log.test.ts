@@ -1,0 +1,64 @@
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createLogger } from '../common/logger.ts'
+import { startTestApi, type TestApi } from './helpers/api.ts'
+
+// The API's access log: one line per answered request (api/request-log.ts), at the service's default level.
+describe('request log', () => {
+  let api: TestApi | undefined
+  let dir: string | undefined
+  afterEach(async () => {
+    await api?.close()
+    if (dir) await fs.rm(dir, { recursive: true, force: true })
+    api = undefined
+    dir = undefined
+  })
+
+  async function logLines(level: string, send: (url: string) => Promise<void>) {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-log-'))
+    const file = path.join(dir, 'api.log')
+    api = await startTestApi('pglite', {}, { logger: createLogger({ level, destination: file }) })
+    await send(api.url)
+    await api.close()
+    api = undefined
+    const text = await fs.readFile(file, 'utf8').catch(() => '')
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+  }
+
+  it('writes one line per request when it is answered, with its request id, route and status', async () => {
+    const lines = await logLines('info', async (url) => {
+      await fetch(`${url}/health`, { headers: { 'x-request-id': 'health-1' } })
+      await fetch(`${url}/no/such/route?x=1`, { headers: { 'x-request-id': 'missing-1' } })
+      await fetch(`${url}/v0/platform/accounts`, {
+        method: 'POST',
+        headers: { 'x-request-id': 'unauthorized-1', 'content-type': 'application/json' },
+        body: '{',
+      })
+    })
+    const answered = lines.filter((l) => l.msg === 'request answered')
+    expect(answered.map((l) => [l.request_id, l.method, l.url, l.route, l.status_code])).toEqual([
+      ['health-1', 'GET', '/health', '/health', 200],
+      ['missing-1', 'GET', '/no/such/route?x=1', 'unmatched', 404],
+      ['unauthorized-1', 'POST', '/v0/platform/accounts', '/v0/platform/accounts', 401],
+    ])
+    for (const line of answered) {
+      expect(line.level).toBe(30)
+      expect(typeof line.response_ms).toBe('number')
+      expect(line.response_ms as number).toBeGreaterThanOrEqual(0)
+    }
+    // Fastify's own two lines per request are off
+    expect(lines.filter((l) => l.msg === 'incoming request' || l.msg === 'request completed')).toEqual([])
+  })
+
+  it('writes nothing per request below info', async () => {
+    const lines = await logLines('warn', async (url) => {
+      for (let i = 0; i < 5; i++) await fetch(`${url}/health`)
+    })
+    expect(lines).toEqual([])
+  })
+})
