@@ -4,9 +4,14 @@
  *
  * - data: a synthetic history of BENCH_HOLDERS (100,000) holders written straight into a scratch database
  *   (bench/day-history.ts) and its days computed by the real day pipeline (bench/api-data.ts);
- * - server: the real app (`buildApp`, Postgres pool of 10) in this process, listening on 127.0.0.1;
+ * - server: the real app (`buildApp`, Postgres pool of 10) in this process, listening on 127.0.0.1, logging
+ *   nothing; a second one on the same database at the service's default level (info, lines to a file)
+ *   for the logged case;
  * - load: autocannon in a process of its own (bench/load.ts), one case at a time, each after a warm-up;
  *   requests cycle through 1,000 different addresses (half of them the reading org's wallets);
+ * - rounds: each case runs BENCH_ROUNDS (3) times, each time right after a run of the bare route, and its
+ *   ratio is to that run: the machine's speed drifts by tens of percent within minutes when other work
+ *   shares it. A case's figures are those of its median round, with the range of its rounds' ratios;
  * - token verification: the cost of one ES256 verification (jose) and of the verified-token cache, measured
  *   apart (in this process, with no load running).
  *
@@ -14,7 +19,7 @@
  *
  *   npm run bench:api                         (DATABASE_URL: the server to create the scratch database on)
  *   BENCH_DB=pglite npm run bench:api         (PGlite in memory: the embedded mode)
- *   BENCH_SECONDS=10 BENCH_CONNECTIONS=10 BENCH_HOLDERS=100000 BENCH_CASES=single,bulk npm run bench:api
+ *   BENCH_SECONDS=5 BENCH_ROUNDS=3 BENCH_CONNECTIONS=10 BENCH_HOLDERS=100000 BENCH_CASES=single,bulk npm run bench:api
  *   BENCH_CPU_PROF=/tmp/prof npm run bench:api (a V8 CPU profile of the server per case)
  */
 import { spawn } from 'node:child_process'
@@ -31,7 +36,8 @@ import { createLogger } from '../common/logger.ts'
 import { seedRewardsDay } from './api-data.ts'
 import { openScratchDb } from './scratch-db.ts'
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+const seconds = Number(process.env.BENCH_SECONDS ?? 5)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const warmup = Number(process.env.BENCH_WARMUP ?? 2)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const holders = Number(process.env.BENCH_HOLDERS ?? 100_000)
@@ -154,6 +160,21 @@ const config = loadConfig({
 const signingKey = await loadSigningKey({ pem: undefined, dataDir })
 const app = await buildApp({ config, logger: createLogger({ level: 'silent' }), db: dbh.db, signingKey })
 await app.listen({ host: '127.0.0.1', port })
+// the same app at the service's default log level (info), its lines written to a file: what the access log
+// costs (the token's audience is the first app's base URL, so one token serves both)
+const loggedApp = await buildApp({
+  config: loadConfig({
+    DATA_DIR: dataDir,
+    PORT: String(port + 1),
+    BASE_URL: base,
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_MAX: '1000000',
+  }),
+  logger: createLogger({ level: 'info', destination: path.join(dataDir, 'api.log') }),
+  db: dbh.db,
+  signingKey,
+})
+const loggedBase = await loggedApp.listen({ host: '127.0.0.1', port: port + 1 })
 
 const tokenRes = await fetch(`${base}/oauth/token`, {
   method: 'POST',
@@ -260,6 +281,17 @@ const cases: { key: string; name: string; run: () => Promise<LoadResult> }[] = [
       }),
   },
   {
+    key: 'single-logged',
+    name: 'the same, LOG_LEVEL=info (lines to a file)',
+    run: () =>
+      load({
+        url: `${loggedBase}/eth/v1/rewards/wallets`,
+        method: 'POST',
+        headers: json,
+        bodies: day.addresses.map((a) => JSON.stringify({ addresses: [a], date: day.date })),
+      }),
+  },
+  {
     key: 'summary',
     name: 'GET /eth/v1/rewards/wallets/{address}/summary (2 days)',
     run: () =>
@@ -306,11 +338,11 @@ const cases: { key: string; name: string; run: () => Promise<LoadResult> }[] = [
 for (const c of cases.filter((c) => !c.key.startsWith('bare') && c.key !== 'health')) {
   if (onlyCases && !onlyCases.includes(c.key)) continue
   const probe =
-    c.key === 'single' || c.key === 'bulk'
-      ? await fetch(`${base}/eth/v1/rewards/wallets`, {
+    c.key === 'single' || c.key === 'single-logged' || c.key === 'bulk'
+      ? await fetch(`${c.key === 'single-logged' ? loggedBase : base}/eth/v1/rewards/wallets`, {
           method: 'POST',
           headers: json,
-          body: JSON.stringify({ addresses: c.key === 'single' ? own.slice(0, 1) : day.addresses, date: to }),
+          body: JSON.stringify({ addresses: c.key === 'bulk' ? day.addresses : own.slice(0, 1), date: to }),
         })
       : await fetch(
           `${base}${
@@ -327,6 +359,12 @@ for (const c of cases.filter((c) => !c.key.startsWith('bare') && c.key !== 'heal
   if (c.key === 'bulk' && (JSON.parse(body) as unknown[]).length !== day.addresses.length) {
     throw new Error(`${c.name}: expected ${day.addresses.length} records`)
   }
+  if (
+    c.key === 'single-logged' &&
+    !fs.readFileSync(path.join(dataDir, 'api.log'), 'utf8').includes('request answered')
+  ) {
+    throw new Error(`${c.name}: no access-log line written`)
+  }
 }
 
 const session = profileDir ? new Session() : undefined
@@ -336,14 +374,21 @@ if (session && profileDir) {
   await session.post('Profiler.enable')
 }
 
-log(`${seconds} s per case after ${warmup} s of warm-up, ${connections} connections`)
-const results: (LoadResult & { key: string; name: string } & Record<string, unknown>)[] = []
-const bareCase = cases[0] as (typeof cases)[number]
-for (const c of cases) {
-  if (onlyCases && !onlyCases.includes(c.key) && c.key !== 'bare') continue
-  // the bare route again right before each case: its ratio is to the adjacent bare run (the machine's load
-  // changes during a run)
-  const adjacentBare = c.key === 'bare' ? undefined : await bareCase.run()
+log(
+  `${rounds} rounds per case, each a bare run then the case (${seconds} s each after ${warmup} s of warm-up), ${connections} connections`,
+)
+/** A run's costs per request, beside autocannon's figures. */
+interface RunCosts {
+  queries_per_request: number
+  server_cpu_ms_per_request: number
+  postgres_cpu_ms_per_request: number
+  load_generator_cpu_ms_per_request: number
+  load_average: number[]
+}
+type Measured = LoadResult &
+  RunCosts & { ratio_to_bare: number | null; adjacent_bare_requests_per_second?: number }
+/** One run of a case with its costs per request (queries, CPU of this process, of Postgres, of the load generator). */
+async function measure(c: (typeof cases)[number]): Promise<LoadResult & RunCosts> {
   if (session) await session.post('Profiler.start')
   let queries = 0
   const countQuery = () => {
@@ -358,48 +403,75 @@ for (const c of cases) {
   dbh.db.off('query', countQuery)
   const requests = result.requests * ((seconds + warmup) / seconds)
   const perRequest = (cpuSeconds: number) => Number(((cpuSeconds * 1000) / Math.max(1, requests)).toFixed(3))
-  const cost = {
+  if (session && profileDir) {
+    const { profile } = await session.post('Profiler.stop')
+    fs.writeFileSync(path.join(profileDir, `api-${c.key}.cpuprofile`), JSON.stringify(profile))
+  }
+  return {
+    ...result,
     queries_per_request: Number((queries / Math.max(1, requests)).toFixed(2)),
     server_cpu_ms_per_request: perRequest((used.user + used.system) / 1e6),
     postgres_cpu_ms_per_request: perRequest(database ? postgresCpuSince(database, pgCpu) : 0),
     load_generator_cpu_ms_per_request: perRequest(result.cpu_seconds),
     load_average: [Number(loadBefore.toFixed(2)), Number((os.loadavg()[0] as number).toFixed(2))],
   }
-  if (session && profileDir) {
-    const { profile } = await session.post('Profiler.stop')
-    fs.writeFileSync(path.join(profileDir, `api-${c.key}.cpuprofile`), JSON.stringify(profile))
+}
+
+const rows: (Measured & { key: string; name: string; ratio_range: number[]; rounds: Measured[] })[] = []
+const bareCase = cases[0] as (typeof cases)[number]
+for (const c of cases) {
+  if (onlyCases && !onlyCases.includes(c.key) && c.key !== 'bare') continue
+  // Rounds of the bare route then the case, back to back: each round's ratio is to the bare run right
+  // before it (the machine's speed drifts by tens of percent within minutes when other work shares it);
+  // the case's figures are those of its median round, with the range of the rounds' ratios beside them.
+  const measuredRounds: Measured[] = []
+  for (let round = 0; round < rounds; round++) {
+    const bare = c.key === 'bare' ? undefined : await measure(bareCase)
+    const run = await measure(c)
+    const bareRps = bare?.requests_per_second
+    measuredRounds.push({
+      ...run,
+      ...(bareRps !== undefined ? { adjacent_bare_requests_per_second: bareRps } : {}),
+      ratio_to_bare: bareRps
+        ? Number((run.requests_per_second / bareRps).toFixed(2))
+        : c.key === 'bare'
+          ? 1
+          : null,
+    })
   }
-  results.push({
+  const byRatio = [...measuredRounds].sort(
+    (a, b) => (a.ratio_to_bare ?? a.requests_per_second) - (b.ratio_to_bare ?? b.requests_per_second),
+  )
+  const median = byRatio[Math.floor(byRatio.length / 2)] as Measured
+  const ratios = byRatio.map((r) => r.ratio_to_bare ?? 0)
+  const row = {
     key: c.key,
     name: c.name,
-    ...result,
-    ...cost,
-    ...(adjacentBare ? { adjacent_bare_requests_per_second: adjacentBare.requests_per_second } : {}),
-  })
+    ...median,
+    ratio_range: [Math.min(...ratios), Math.max(...ratios)],
+    rounds: measuredRounds,
+  }
+  rows.push(row)
   log(
-    `${c.name}: ${result.requests_per_second} req/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms, errors ${result.errors + result.non2xx}; ` +
-      `per request: ${cost.queries_per_request} queries, CPU ms server ${cost.server_cpu_ms_per_request}, postgres ${cost.postgres_cpu_ms_per_request}, load generator ${cost.load_generator_cpu_ms_per_request}`,
+    `${c.name}: ${median.requests_per_second} req/s (median round), x bare ${median.ratio_to_bare} (rounds ${ratios.join(', ')}), p50 ${median.p50_ms} ms, p99 ${median.p99_ms} ms, errors ${median.errors + median.non2xx}; ` +
+      `per request: ${median.queries_per_request} queries, CPU ms server ${median.server_cpu_ms_per_request}, postgres ${median.postgres_cpu_ms_per_request}, load generator ${median.load_generator_cpu_ms_per_request}`,
   )
 }
 session?.disconnect()
 
 await bare.close()
 await app.close()
+await loggedApp.close()
 await dbh.close()
 fs.rmSync(dataDir, { recursive: true, force: true })
 
-const bareRps = results.find((r) => r.key === 'bare')?.requests_per_second ?? 0
-const rows = results.map((r) => {
-  const bare = (r.adjacent_bare_requests_per_second as number | undefined) ?? bareRps
-  return { ...r, ratio_to_bare: bare > 0 ? Number((r.requests_per_second / bare).toFixed(2)) : null }
-})
 const pad = (s: string, n: number) => s.padEnd(n)
 console.log(
-  `\n${pad('case', 56)} ${pad('req/s', 7)} ${pad('x bare', 6)} ${pad('p50 ms', 6)} ${pad('p99 ms', 6)} errors  (x bare: to a bare run right before)`,
+  `\n${pad('case', 56)} ${pad('req/s', 7)} ${pad('x bare', 6)} ${pad('rounds', 16)} ${pad('p50 ms', 6)} ${pad('p99 ms', 6)} errors  (x bare: median round, to the bare run right before it)`,
 )
 for (const r of rows) {
   console.log(
-    `${pad(r.name, 56)} ${pad(String(r.requests_per_second), 7)} ${pad(String(r.ratio_to_bare ?? ''), 6)} ${pad(String(r.p50_ms), 6)} ${pad(String(r.p99_ms), 6)} ${r.errors + r.non2xx}`,
+    `${pad(r.name, 56)} ${pad(String(r.requests_per_second), 7)} ${pad(String(r.ratio_to_bare ?? ''), 6)} ${pad(r.ratio_range.join('-'), 16)} ${pad(String(r.p50_ms), 6)} ${pad(String(r.p99_ms), 6)} ${r.errors + r.non2xx}`,
   )
 }
 const out = path.join(import.meta.dirname, 'results', `api${dbh.backend === 'pglite' ? '-pglite' : ''}.json`)
@@ -414,6 +486,7 @@ fs.writeFileSync(
       day: { date: day.date, wallet_records: day.wallets, holders },
       seconds,
       warmup_seconds: warmup,
+      rounds,
       connections,
       token_verification: tokenVerification,
       results: rows,
