@@ -23,7 +23,7 @@ import type { SigningKey } from './auth/keys.ts'
 import { authPlugin } from './auth/plugin.ts'
 import { ApiError, apiErrorOf, type ErrorBody, type ErrorCode } from './errors.ts'
 import { registerMetrics } from './metrics.ts'
-import { AccessLog } from './request-log.ts'
+import { AccessLog, logAbortedRequests } from './request-log.ts'
 import { adminRoutes } from './routes/admin.ts'
 import { discountRoutes } from './routes/discounts.ts'
 import { feeRoutes } from './routes/fees.ts'
@@ -231,6 +231,7 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
     })
   if (!ctx.metrics) app.addHook('onClose', () => metrics.close())
   registerMetrics(app, { metrics, token: ctx.config.metricsToken })
+  logAbortedRequests(app)
 
   app.addHook('onRoute', (route) => {
     // A route whose schema takes an unbounded integer is a bug: refuse it when it is registered.

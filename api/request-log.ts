@@ -1,38 +1,70 @@
-import { type FastifyReply, type FastifyRequest, LogController } from 'fastify'
+import { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify'
+
+/** The fields of a request's access-log line (`request_id` comes from the request's logger). */
+function lineOf(request: FastifyRequest, reply: FastifyReply) {
+  return {
+    method: request.method,
+    url: request.url,
+    route: request.routeOptions.url ?? 'unmatched',
+    status_code: reply.statusCode,
+    response_ms: Math.round(reply.elapsedTime * 100) / 100,
+  }
+}
 
 /**
- * The API's access log, as Fastify's log controller: one line per request, when it is answered, at `info`
- * (`error` with the error when the response failed on its way out): `{request_id, method, url, route,
- * status_code, response_ms}`, message "request answered". Fastify's default writes two lines per request
- * ("incoming request" and "request completed", each a synchronous write with the request and reply
- * serialized): about twice the CPU of this one line (README, "Development"). Every other line of a request
- * (the error handler's "request failed") carries the same `request_id`.
+ * The API's access log, as Fastify's log controller: one line per request, when it ends, with
+ * `{request_id, method, url, route, status_code, response_ms}`:
+ * - "request answered" (`info`) when the response was sent (`error` with the error when sending it failed);
+ * - "response failed" (`error`, with the error) when the answer's body broke after its headers were sent;
+ * - "request aborted" (`info`) when the client went away first (`logAbortedRequests`).
+ *
+ * Fastify's default writes two lines per request ("incoming request" and "request completed", each a
+ * synchronous write with the request and reply serialized): about twice the CPU of this one line (README,
+ * "Development"). Every other line of a request (the error handler's "request failed") carries the same
+ * `request_id`.
  *
  * @example
  * const app = Fastify({ loggerInstance, logController: new AccessLog() })
+ * logAbortedRequests(app)
  */
 export class AccessLog extends LogController {
   constructor() {
     super({ requestIdLogLabel: 'request_id' })
   }
 
-  /** Nothing when a request arrives: its one line is written when it is answered. */
+  /** Nothing when a request arrives: its one line is written when it ends. */
   override incomingRequest(): void {}
 
-  /** The request's one line. */
+  /** The line of a request whose response was sent (or failed to be). */
   override requestCompleted(
     error: Error | null | undefined,
     request: FastifyRequest,
     reply: FastifyReply,
   ): void {
-    const line = {
-      method: request.method,
-      url: request.url,
-      route: request.routeOptions.url ?? 'unmatched',
-      status_code: reply.statusCode,
-      response_ms: Math.round(reply.elapsedTime * 100) / 100,
-    }
-    if (error) request.log.error({ ...line, err: error }, 'request answered')
-    else request.log.info(line, 'request answered')
+    if (error) request.log.error({ ...lineOf(request, reply), err: error }, 'request answered')
+    else request.log.info(lineOf(request, reply), 'request answered')
   }
+
+  /** The line of a request whose answer's body broke after its headers (no "request answered" follows). */
+  override streamError(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply): void {
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') {
+      request.log.info(lineOf(request, reply), 'request aborted')
+    } else {
+      request.log.error({ ...lineOf(request, reply), err: error }, 'response failed')
+    }
+  }
+}
+
+/**
+ * The "request aborted" line (`{request_id, method, url, route}`) of a request whose client closed the
+ * connection before it was answered (no other line of the access log follows for it). Added only when the
+ * logger writes `info`.
+ */
+export function logAbortedRequests(app: FastifyInstance): void {
+  if (!app.log.isLevelEnabled('info')) return
+  app.addHook('onRequestAbort', (request, done) => {
+    const route = request.routeOptions.url ?? 'unmatched'
+    request.log.info({ method: request.method, url: request.url, route }, 'request aborted')
+    done()
+  })
 }

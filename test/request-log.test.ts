@@ -1,9 +1,10 @@
 import fs from 'node:fs/promises'
+import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createLogger } from '../common/logger.ts'
-import { startTestApi, type TestApi } from './helpers/api.ts'
+import { orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
 
 // The API's access log: one line per answered request (api/request-log.ts), at the service's default level.
 describe('request log', () => {
@@ -16,11 +17,11 @@ describe('request log', () => {
     dir = undefined
   })
 
-  async function logLines(level: string, send: (url: string) => Promise<void>) {
+  async function logLines(level: string, send: (url: string, api: TestApi) => Promise<void>) {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-log-'))
     const file = path.join(dir, 'api.log')
     api = await startTestApi('pglite', {}, { logger: createLogger({ level, destination: file }) })
-    await send(api.url)
+    await send(api.url, api)
     await api.close()
     api = undefined
     const text = await fs.readFile(file, 'utf8').catch(() => '')
@@ -53,6 +54,32 @@ describe('request log', () => {
     }
     // Fastify's own two lines per request are off
     expect(lines.filter((l) => l.msg === 'incoming request' || l.msg === 'request completed')).toEqual([])
+  })
+
+  it('writes "request aborted" for a request whose client went away before it was answered', async () => {
+    const lines = await logLines('info', async (url, api) => {
+      const { token } = await orgWithToken(api)
+      const { port } = new URL(url)
+      // the headers and half the announced body, then the connection closes
+      await new Promise<void>((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () => {
+          socket.write(
+            'POST /v0/platform/accounts HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: gone-1\r\n' +
+              `Authorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"key":`,
+          )
+          setTimeout(() => {
+            socket.destroy()
+            resolve()
+          }, 300)
+        })
+        socket.on('error', reject)
+      })
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    })
+    const gone = lines.filter((l) => l.request_id === 'gone-1')
+    expect(gone.map((l) => [l.msg, l.level, l.method, l.url, l.route])).toEqual([
+      ['request aborted', 30, 'POST', '/v0/platform/accounts', '/v0/platform/accounts'],
+    ])
   })
 
   it('writes nothing per request below info', async () => {
