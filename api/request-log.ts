@@ -55,13 +55,16 @@ export class AccessLog extends LogController {
   }
 }
 
+/** The logger levels at which `info` lines are written. */
+const WRITES_INFO = new Set(['info', 'debug', 'trace'])
+
 /**
  * The "request aborted" line (`{request_id, method, url, route}`) of a request whose client closed the
  * connection before it was answered (no other line of the access log follows for it). Added only when the
  * logger writes `info`.
  */
 export function logAbortedRequests(app: FastifyInstance): void {
-  if (!app.log.isLevelEnabled('info')) return
+  if (!WRITES_INFO.has(app.log.level)) return
   app.addHook('onRequestAbort', (request, done) => {
     const route = request.routeOptions.url ?? 'unmatched'
     request.log.info({ method: request.method, url: request.url, route }, 'request aborted')
