@@ -1,6 +1,9 @@
 import { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify'
 
-/** The fields of a request's access-log line (`request_id` comes from the request's logger). */
+/**
+ * The fields of a request's access-log line (`request_id` comes from the request's logger); `client_id` and
+ * `org_id` once its token was verified.
+ */
 function lineOf(request: FastifyRequest, reply: FastifyReply) {
   return {
     method: request.method,
@@ -8,12 +11,15 @@ function lineOf(request: FastifyRequest, reply: FastifyReply) {
     route: request.routeOptions.url ?? 'unmatched',
     status_code: reply.statusCode,
     response_ms: Math.round(reply.elapsedTime * 100) / 100,
+    client_id: request.auth?.clientId,
+    org_id: request.auth?.orgId,
   }
 }
 
 /**
  * The API's access log, as Fastify's log controller: one line per request, when it ends, with
- * `{request_id, method, url, route, status_code, response_ms}`:
+ * `{request_id, method, url, route, status_code, response_ms}` and, for a request with a verified token,
+ * `client_id` and `org_id`:
  * - "request answered" (`info`) when the response was sent (`error` with the error when sending it failed);
  * - "response failed" (`error`, with the error) when the answer's body broke after its headers were sent;
  * - "request aborted" (`info`) when the client went away first (`logAbortedRequests`).
@@ -59,7 +65,7 @@ export class AccessLog extends LogController {
 const WRITES_INFO = new Set(['info', 'debug', 'trace'])
 
 /**
- * The "request aborted" line (`{request_id, method, url, route}`) of a request whose client closed the
+ * The "request aborted" line (`{request_id, method, url, route}`, `client_id` and `org_id` when known) of a request whose client closed the
  * connection before it was answered (no other line of the access log follows for it). Added only when the
  * logger writes `info`.
  */
@@ -67,7 +73,8 @@ export function logAbortedRequests(app: FastifyInstance): void {
   if (!WRITES_INFO.has(app.log.level)) return
   app.addHook('onRequestAbort', (request, done) => {
     const route = request.routeOptions.url ?? 'unmatched'
-    request.log.info({ method: request.method, url: request.url, route }, 'request aborted')
+    const client = { client_id: request.auth?.clientId, org_id: request.auth?.orgId }
+    request.log.info({ method: request.method, url: request.url, route, ...client }, 'request aborted')
     done()
   })
 }

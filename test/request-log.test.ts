@@ -32,7 +32,13 @@ describe('request log', () => {
   }
 
   it('writes one line per request when it is answered, with its request id, route and status', async () => {
-    const lines = await logLines('info', async (url) => {
+    let caller = { clientId: '', orgId: '' }
+    const lines = await logLines('info', async (url, api) => {
+      const { token, clientId, orgId } = await orgWithToken(api)
+      caller = { clientId, orgId }
+      await fetch(`${url}/v0/platform/accounts`, {
+        headers: { 'x-request-id': 'accounts-1', authorization: `Bearer ${token}` },
+      })
       await fetch(`${url}/health`, { headers: { 'x-request-id': 'health-1' } })
       await fetch(`${url}/no/such/route?x=1`, { headers: { 'x-request-id': 'missing-1' } })
       await fetch(`${url}/v0/platform/accounts`, {
@@ -41,12 +47,16 @@ describe('request log', () => {
         body: '{',
       })
     })
-    const answered = lines.filter((l) => l.msg === 'request answered')
+    const answered = lines.filter((l) => l.msg === 'request answered' && l.url !== '/oauth/token')
     expect(answered.map((l) => [l.request_id, l.method, l.url, l.route, l.status_code])).toEqual([
+      ['accounts-1', 'GET', '/v0/platform/accounts', '/v0/platform/accounts', 200],
       ['health-1', 'GET', '/health', '/health', 200],
       ['missing-1', 'GET', '/no/such/route?x=1', 'unmatched', 404],
       ['unauthorized-1', 'POST', '/v0/platform/accounts', '/v0/platform/accounts', 401],
     ])
+    // who asked, once the token was verified
+    expect(answered[0]).toMatchObject({ client_id: caller.clientId, org_id: caller.orgId })
+    expect(answered.slice(1).map((l) => l.client_id ?? null)).toEqual([null, null, null])
     for (const line of answered) {
       expect(line.level).toBe(30)
       expect(typeof line.response_ms).toBe('number')
@@ -57,8 +67,10 @@ describe('request log', () => {
   })
 
   it('writes "request aborted" for a request whose client went away before it was answered', async () => {
+    let clientOfToken = ''
     const lines = await logLines('info', async (url, api) => {
-      const { token } = await orgWithToken(api)
+      const { token, clientId } = await orgWithToken(api)
+      clientOfToken = clientId
       const { port } = new URL(url)
       // the headers and half the announced body, then the connection closes
       await new Promise<void>((resolve, reject) => {
@@ -77,8 +89,8 @@ describe('request log', () => {
       await new Promise((resolve) => setTimeout(resolve, 200))
     })
     const gone = lines.filter((l) => l.request_id === 'gone-1')
-    expect(gone.map((l) => [l.msg, l.level, l.method, l.url, l.route])).toEqual([
-      ['request aborted', 30, 'POST', '/v0/platform/accounts', '/v0/platform/accounts'],
+    expect(gone.map((l) => [l.msg, l.level, l.method, l.url, l.route, l.client_id])).toEqual([
+      ['request aborted', 30, 'POST', '/v0/platform/accounts', '/v0/platform/accounts', clientOfToken],
     ])
   })
 
