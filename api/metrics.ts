@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { Histogram } from 'prom-client'
+import { Counter, Histogram } from 'prom-client'
 import type { ServiceMetrics } from '../jobs/metrics/index.ts'
 import { ApiError } from './errors.ts'
 
@@ -14,6 +14,9 @@ declare module 'fastify' {
 /** HTTP methods kept as label values; any other is counted as OTHER (label values stay a small set). */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
+/** A request's method as a label value. */
+const methodLabel = (request: FastifyRequest) => (METHODS.has(request.method) ? request.method : 'OTHER')
+
 /** Latency buckets (seconds): a cached read is ~1 ms, a report over a large account ~1 s. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
@@ -21,10 +24,11 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 const digest = (text: string) => createHash('sha256').update(text).digest()
 
 /**
- * GET /metrics (Prometheus text format, hidden from the OpenAPI document, not rate limited) and one
- * onResponse hook observing `lsreport_http_request_duration_seconds{method, route, status_class}`: the
- * route is the template (`/v0/platform/accounts/:key`), `unmatched` for a 404 without route, never the raw
- * URL. Without `token` the endpoint is public (like /health: keep the port off the internet or scrape
+ * GET /metrics (Prometheus text format, hidden from the OpenAPI document, not rate limited), one
+ * onResponse hook observing `lsreport_http_request_duration_seconds{method, route, status_class}` and one
+ * onRequestAbort hook counting `lsreport_http_requests_aborted_total{method, route}` (a client that closed
+ * the connection before its answer: it has no status and no response time): the route is the template
+ * (`/v0/platform/accounts/:key`), `unmatched` for a 404 without route, never the raw URL. Without `token` the endpoint is public (like /health: keep the port off the internet or scrape
  * through a private network); with it, a scrape must send `Authorization: Bearer <token>`.
  *
  * @example
@@ -47,15 +51,30 @@ export function registerMetrics(
       registers: [metrics.registry],
     })
 
+  const abortedName = 'lsreport_http_requests_aborted_total'
+  const aborted =
+    (metrics.registry.getSingleMetric(abortedName) as Counter<'method' | 'route'> | undefined) ??
+    new Counter({
+      name: abortedName,
+      help: 'API requests whose client closed the connection before they were answered (this process)',
+      labelNames: ['method', 'route'] as const,
+      registers: [metrics.registry],
+    })
+
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     latency.observe(
       {
-        method: METHODS.has(request.method) ? request.method : 'OTHER',
+        method: methodLabel(request),
         route: request.routeOptions.url ?? 'unmatched',
         status_class: `${Math.floor(reply.statusCode / 100)}xx`,
       },
       reply.elapsedTime / 1000,
     )
+    done()
+  })
+  // an aborted request never reaches onResponse: counted apart
+  app.addHook('onRequestAbort', (request: FastifyRequest, done: () => void) => {
+    aborted.inc({ method: methodLabel(request), route: request.routeOptions.url ?? 'unmatched' })
     done()
   })
 

@@ -9,7 +9,8 @@ import type { DbHandle } from '../db/index.ts'
 import { type DevnetHandle, startDevnet } from '../devnet/index.ts'
 import { instrumentProcessors, SCRAPE_TIMEOUT_MS } from '../jobs/metrics/index.ts'
 import { createBullRunner, createInlineRunner, type JobRunner, UnrecoverableError } from '../jobs/runner.ts'
-import { http, startTestApi, type TestApi } from './helpers/api.ts'
+import { postHalfABodyAndClose } from './helpers/abort.ts'
+import { http, orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
 import { syncAndCompute, syncOnly } from './helpers/days.ts'
 import { type Exposition, scrape } from './helpers/prometheus.ts'
 import { migratedTestDatabase, postgresAvailable, REDIS_URL, redisAvailable } from './helpers/services.ts'
@@ -82,6 +83,21 @@ describe.runIf(pgOk && redisOk)('metrics over HTTP (Postgres, BullMQ on Redis, d
     expect(after.value('lsreport_http_request_duration_seconds_bucket', { ...health, le: '+Inf' })).toBe(
       count(after, health),
     )
+  })
+
+  test('behavior: a request whose client closes the connection before its answer is counted as aborted', async () => {
+    const aborted = { route: '/v0/platform/accounts', method: 'POST' }
+    const before = (await scrape(api.url)).value('lsreport_http_requests_aborted_total', aborted) ?? 0
+    const { token } = await orgWithToken(api)
+    await postHalfABodyAndClose(api.url, '/v0/platform/accounts', { authorization: `Bearer ${token}` })
+    let after = before
+    for (let i = 0; i < 50 && after === before; i++) {
+      await new Promise((r) => setTimeout(r, 20))
+      after = (await scrape(api.url)).value('lsreport_http_requests_aborted_total', aborted) ?? 0
+    }
+    expect(after - before).toBe(1)
+    // it has no latency observation: it was never answered
+    expect(count(await scrape(api.url), { ...aborted, status_class: '2xx' })).toBe(0)
   })
 
   test('behavior: follower lag grows when the chain advances without a sync and returns to 0 after one', async () => {

@@ -1,9 +1,9 @@
 import fs from 'node:fs/promises'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createLogger } from '../common/logger.ts'
+import { postHalfABodyAndClose } from './helpers/abort.ts'
 import { orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
 
 // The API's access log: one line per answered request (api/request-log.ts), at the service's default level.
@@ -71,20 +71,9 @@ describe('request log', () => {
     const lines = await logLines('info', async (url, api) => {
       const { token, clientId } = await orgWithToken(api)
       clientOfToken = clientId
-      const { port } = new URL(url)
-      // the headers and half the announced body, then the connection closes
-      await new Promise<void>((resolve, reject) => {
-        const socket = net.connect(Number(port), '127.0.0.1', () => {
-          socket.write(
-            'POST /v0/platform/accounts HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: gone-1\r\n' +
-              `Authorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"key":`,
-          )
-          setTimeout(() => {
-            socket.destroy()
-            resolve()
-          }, 300)
-        })
-        socket.on('error', reject)
+      await postHalfABodyAndClose(url, '/v0/platform/accounts', {
+        'x-request-id': 'gone-1',
+        authorization: `Bearer ${token}`,
       })
       await new Promise((resolve) => setTimeout(resolve, 200))
     })
