@@ -28,8 +28,9 @@ const digest = (text: string) => createHash('sha256').update(text).digest()
  * onResponse hook observing `lsreport_http_request_duration_seconds{method, route, status_class}` and one
  * onRequestAbort hook counting `lsreport_http_requests_aborted_total{method, route}` (a client that closed
  * the connection before its answer: it has no status and no response time): the route is the template
- * (`/v0/platform/accounts/:key`), `unmatched` for a 404 without route, never the raw URL. Without `token` the endpoint is public (like /health: keep the port off the internet or scrape
- * through a private network); with it, a scrape must send `Authorization: Bearer <token>`.
+ * (`/v0/platform/accounts/:key`), `unmatched` for a 404 without route, never the raw URL. Without `token`
+ * the endpoint is public (like /health: keep the port off the internet or scrape through a private network);
+ * with it, a scrape must send `Authorization: Bearer <token>`.
  *
  * @example
  * registerMetrics(app, { metrics, token: config.metricsToken })

@@ -1,19 +1,23 @@
 import { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify'
 
 /**
- * The fields of a request's access-log line (`request_id` comes from the request's logger); `client_id` and
+ * A request's fields in the access log (`request_id` comes from the request's logger); `client_id` and
  * `org_id` once its token was verified.
  */
-function lineOf(request: FastifyRequest, reply: FastifyReply) {
+function requestFields(request: FastifyRequest) {
   return {
     method: request.method,
     url: request.url,
     route: request.routeOptions.url ?? 'unmatched',
-    status_code: reply.statusCode,
-    response_ms: Math.round(reply.elapsedTime * 100) / 100,
     client_id: request.auth?.clientId,
     org_id: request.auth?.orgId,
   }
+}
+
+/** The fields of the line of a request that was answered (or whose answer failed). */
+function lineOf(request: FastifyRequest, reply: FastifyReply) {
+  const elapsed = Math.round(reply.elapsedTime * 100) / 100
+  return { ...requestFields(request), status_code: reply.statusCode, response_ms: elapsed }
 }
 
 /**
@@ -51,13 +55,13 @@ export class AccessLog extends LogController {
     else request.log.info(lineOf(request, reply), 'request answered')
   }
 
-  /** The line of a request whose answer's body broke after its headers (no "request answered" follows). */
+  /**
+   * The line of a request whose answer's body broke after its headers (no "request answered" follows); a
+   * client that went away mid-body has its "request aborted" line from `logAbortedRequests` instead.
+   */
   override streamError(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply): void {
-    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') {
-      request.log.info(lineOf(request, reply), 'request aborted')
-    } else {
-      request.log.error({ ...lineOf(request, reply), err: error }, 'response failed')
-    }
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') return
+    request.log.error({ ...lineOf(request, reply), err: error }, 'response failed')
   }
 }
 
@@ -65,16 +69,14 @@ export class AccessLog extends LogController {
 const WRITES_INFO = new Set(['info', 'debug', 'trace'])
 
 /**
- * The "request aborted" line (`{request_id, method, url, route}`, `client_id` and `org_id` when known) of a request whose client closed the
- * connection before it was answered (no other line of the access log follows for it). Added only when the
- * logger writes `info`.
+ * The "request aborted" line (`{request_id, method, url, route}`, with `client_id` and `org_id` when known)
+ * of a request whose client closed the connection before its answer was complete: no other line of the
+ * access log is written for it. Added only when the logger writes `info`; goes with `AccessLog`.
  */
 export function logAbortedRequests(app: FastifyInstance): void {
   if (!WRITES_INFO.has(app.log.level)) return
   app.addHook('onRequestAbort', (request, done) => {
-    const route = request.routeOptions.url ?? 'unmatched'
-    const client = { client_id: request.auth?.clientId, org_id: request.auth?.orgId }
-    request.log.info({ method: request.method, url: request.url, route, ...client }, 'request aborted')
+    request.log.info(requestFields(request), 'request aborted')
     done()
   })
 }
