@@ -26,14 +26,20 @@ async function linesOnceLogged(file: string, msg: string): Promise<Record<string
   return lines
 }
 
+/** A bare Fastify app with the access log, writing `info` to a file of its own. */
+async function appLoggingToFile() {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-access-log-'))
+  const file = path.join(dir, 'api.log')
+  const app = Fastify({
+    loggerInstance: createLogger({ level: 'info', destination: file }) as FastifyBaseLogger,
+    logController: new AccessLog(),
+  })
+  return { dir, file, app }
+}
+
 describe('AccessLog', () => {
   test('behavior: an answer whose body breaks after its headers is logged once, at error, with its error', async () => {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-access-log-'))
-    const file = path.join(dir, 'api.log')
-    const app = Fastify({
-      loggerInstance: createLogger({ level: 'info', destination: file }) as FastifyBaseLogger,
-      logController: new AccessLog(),
-    })
+    const { dir, file, app } = await appLoggingToFile()
     // a body stream that breaks after its first chunk: the headers are out, the response cannot finish
     app.get('/broken', (_request, reply) => {
       const body = new Readable({
@@ -69,12 +75,7 @@ describe('AccessLog', () => {
   })
 
   test('behavior: a client that goes away in the middle of a streamed answer gets one "request aborted" line', async () => {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-access-log-'))
-    const file = path.join(dir, 'api.log')
-    const app = Fastify({
-      loggerInstance: createLogger({ level: 'info', destination: file }) as FastifyBaseLogger,
-      logController: new AccessLog(),
-    })
+    const { dir, file, app } = await appLoggingToFile()
     logAbortedRequests(app)
     // a chunk every 50 ms for 2 s
     app.get('/slow', (_request, reply) => {

@@ -247,6 +247,14 @@ const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 })
 const own = day.ownAddresses
 const to = day.date
 const from = new Date(Date.parse(`${to}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10)
+/** The 1-address read of each of the day's addresses in turn, against the app at `appBase`. */
+const singleReads = (appBase: string) =>
+  load({
+    url: `${appBase}/eth/v1/rewards/wallets`,
+    method: 'POST',
+    headers: json,
+    bodies: day.addresses.map((a) => JSON.stringify({ addresses: [a], date: day.date })),
+  })
 const cases: { key: string; name: string; run: () => Promise<LoadResult> }[] = [
   {
     key: 'bare',
@@ -272,24 +280,12 @@ const cases: { key: string; name: string; run: () => Promise<LoadResult> }[] = [
   {
     key: 'single',
     name: 'POST /eth/v1/rewards/wallets, 1 address',
-    run: () =>
-      load({
-        url: `${base}/eth/v1/rewards/wallets`,
-        method: 'POST',
-        headers: json,
-        bodies: day.addresses.map((a) => JSON.stringify({ addresses: [a], date: day.date })),
-      }),
+    run: () => singleReads(base),
   },
   {
     key: 'single-logged',
     name: 'the same, LOG_LEVEL=info (lines to a file)',
-    run: () =>
-      load({
-        url: `${loggedBase}/eth/v1/rewards/wallets`,
-        method: 'POST',
-        headers: json,
-        bodies: day.addresses.map((a) => JSON.stringify({ addresses: [a], date: day.date })),
-      }),
+    run: () => singleReads(loggedBase),
   },
   {
     key: 'summary',
