@@ -11,7 +11,8 @@
  *   requests cycle through 1,000 different addresses (half of them the reading org's wallets);
  * - rounds: each case runs BENCH_ROUNDS (3) times, each time right after a run of the bare route, and its
  *   ratio is to that run: the machine's speed drifts by tens of percent within minutes when other work
- *   shares it. A case's figures are those of its median round, with the range of its rounds' ratios;
+ *   shares it. A case's figures are those of its median round, with the range of its rounds' ratios; the
+ *   1-address read's rounds also run the bare route with its request and answer shape (`ratio_to_shape`);
  * - token verification: the cost of one ES256 verification (jose) and of the verified-token cache, measured
  *   apart (in this process, with no load running).
  *
@@ -382,7 +383,12 @@ interface RunCosts {
   load_average: number[]
 }
 type Measured = LoadResult &
-  RunCosts & { ratio_to_bare: number | null; adjacent_bare_requests_per_second?: number }
+  RunCosts & {
+    ratio_to_bare: number | null
+    adjacent_bare_requests_per_second?: number
+    /** the 1-address read only: to a run of the bare route with its shape, in the same round */
+    ratio_to_shape?: number
+  }
 /** One run of a case with its costs per request (queries, CPU of this process, of Postgres, of the load generator). */
 async function measure(c: (typeof cases)[number]): Promise<LoadResult & RunCosts> {
   if (session) await session.post('Profiler.start')
@@ -415,6 +421,7 @@ async function measure(c: (typeof cases)[number]): Promise<LoadResult & RunCosts
 
 const rows: (Measured & { key: string; name: string; ratio_range: number[]; rounds: Measured[] })[] = []
 const bareCase = cases[0] as (typeof cases)[number]
+const shapeCase = cases[1] as (typeof cases)[number]
 for (const c of cases) {
   if (onlyCases && !onlyCases.includes(c.key) && c.key !== 'bare') continue
   // Rounds of the bare route then the case, back to back: each round's ratio is to the bare run right
@@ -423,11 +430,16 @@ for (const c of cases) {
   const measuredRounds: Measured[] = []
   for (let round = 0; round < rounds; round++) {
     const bare = c.key === 'bare' ? undefined : await measure(bareCase)
+    // the 1-address read is also set against the bare route with its own request and answer
+    const shape = c.key === 'single' ? await measure(shapeCase) : undefined
     const run = await measure(c)
     const bareRps = bare?.requests_per_second
     measuredRounds.push({
       ...run,
       ...(bareRps !== undefined ? { adjacent_bare_requests_per_second: bareRps } : {}),
+      ...(shape
+        ? { ratio_to_shape: Number((run.requests_per_second / shape.requests_per_second).toFixed(2)) }
+        : {}),
       ratio_to_bare: bareRps
         ? Number((run.requests_per_second / bareRps).toFixed(2))
         : c.key === 'bare'
@@ -440,6 +452,9 @@ for (const c of cases) {
   )
   const median = byRatio[Math.floor(byRatio.length / 2)] as Measured
   const ratios = byRatio.map((r) => r.ratio_to_bare ?? 0)
+  const shapeRatios = measuredRounds.flatMap((r) =>
+    r.ratio_to_shape === undefined ? [] : [r.ratio_to_shape],
+  )
   const row = {
     key: c.key,
     name: c.name,
@@ -449,7 +464,7 @@ for (const c of cases) {
   }
   rows.push(row)
   log(
-    `${c.name}: ${median.requests_per_second} req/s (median round), x bare ${median.ratio_to_bare} (rounds ${ratios.join(', ')}), p50 ${median.p50_ms} ms, p99 ${median.p99_ms} ms, errors ${median.errors + median.non2xx}; ` +
+    `${c.name}: ${median.requests_per_second} req/s (median round), x bare ${median.ratio_to_bare} (rounds ${ratios.join(', ')})${shapeRatios.length > 0 ? `, x shape (rounds ${shapeRatios.join(', ')})` : ''}, p50 ${median.p50_ms} ms, p99 ${median.p99_ms} ms, errors ${median.errors + median.non2xx}; ` +
       `per request: ${median.queries_per_request} queries, CPU ms server ${median.server_cpu_ms_per_request}, postgres ${median.postgres_cpu_ms_per_request}, load generator ${median.load_generator_cpu_ms_per_request}`,
   )
 }
