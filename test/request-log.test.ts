@@ -6,7 +6,7 @@ import { createLogger } from '../common/logger.ts'
 import { postHalfABodyAndClose } from './helpers/abort.ts'
 import { orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
 
-// The API's access log: one line per answered request (api/request-log.ts), at the service's default level.
+// The API's access log (api/request-log.ts): one line per request when it ends, at the service's default level.
 describe('request log', () => {
   let api: TestApi | undefined
   let dir: string | undefined
