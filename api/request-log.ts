@@ -1,13 +1,18 @@
 import { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify'
 
+/** The longest URL written whole to the access log; a longer one is cut there (`url_truncated: true`). */
+export const ACCESS_LOG_MAX_URL = 2048
+
 /**
  * A request's fields in the access log (`request_id` comes from the request's logger); `client_id` and
  * `org_id` once its token was verified.
  */
 function requestFields(request: FastifyRequest) {
+  const url = request.url
   return {
     method: request.method,
-    url: request.url,
+    url: url.length > ACCESS_LOG_MAX_URL ? url.slice(0, ACCESS_LOG_MAX_URL) : url,
+    url_truncated: url.length > ACCESS_LOG_MAX_URL ? true : undefined,
     route: request.routeOptions.url ?? 'unmatched',
     client_id: request.auth?.clientId,
     org_id: request.auth?.orgId,
@@ -23,7 +28,8 @@ function lineOf(request: FastifyRequest, reply: FastifyReply) {
 /**
  * The API's access log, as Fastify's log controller: one line per request, when it ends, with
  * `{request_id, method, url, route, status_code, response_ms}` and, for a request with a verified token,
- * `client_id` and `org_id`:
+ * `client_id` and `org_id` (a URL longer than ACCESS_LOG_MAX_URL is cut there, with `url_truncated: true`:
+ * a client cannot make every line 16 KiB):
  * - "request answered" (`info`) when the response was sent (`error` with the error when sending it failed);
  * - "response failed" (`error`, with the error) when the answer's body broke after its headers were sent;
  * - "request aborted" (`info`) when the client went away first (`logAbortedRequests`).

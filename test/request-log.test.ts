@@ -2,6 +2,7 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { ACCESS_LOG_MAX_URL } from '../api/request-log.ts'
 import { createLogger } from '../common/logger.ts'
 import { postHalfABodyAndClose } from './helpers/abort.ts'
 import { orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
@@ -41,6 +42,7 @@ describe('request log', () => {
       })
       await fetch(`${url}/health`, { headers: { 'x-request-id': 'health-1' } })
       await fetch(`${url}/no/such/route?x=1`, { headers: { 'x-request-id': 'missing-1' } })
+      await fetch(`${url}/no/such/route?q=${'a'.repeat(10_000)}`, { headers: { 'x-request-id': 'long-1' } })
       await fetch(`${url}/v0/platform/accounts`, {
         method: 'POST',
         headers: { 'x-request-id': 'unauthorized-1', 'content-type': 'application/json' },
@@ -52,11 +54,14 @@ describe('request log', () => {
       ['accounts-1', 'GET', '/v0/platform/accounts', '/v0/platform/accounts', 200],
       ['health-1', 'GET', '/health', '/health', 200],
       ['missing-1', 'GET', '/no/such/route?x=1', 'unmatched', 404],
+      ['long-1', 'GET', `/no/such/route?q=${'a'.repeat(ACCESS_LOG_MAX_URL - 17)}`, 'unmatched', 404],
       ['unauthorized-1', 'POST', '/v0/platform/accounts', '/v0/platform/accounts', 401],
     ])
     // who asked, once the token was verified
     expect(answered[0]).toMatchObject({ client_id: caller.clientId, org_id: caller.orgId })
-    expect(answered.slice(1).map((l) => l.client_id ?? null)).toEqual([null, null, null])
+    expect(answered.slice(1).map((l) => l.client_id ?? null)).toEqual([null, null, null, null])
+    // a long URL is cut, and says so
+    expect(answered.map((l) => l.url_truncated ?? false)).toEqual([false, false, false, true, false])
     for (const line of answered) {
       expect(line.level).toBe(30)
       expect(typeof line.response_ms).toBe('number')
