@@ -181,12 +181,13 @@ export function createReportReads(
           if (!hits.includes(undefined)) return
           const keys = day.status === 'computed' ? dayKey(day) : undefined
           const byAddress = readByDay.get(day.report_epoch)
-          for (const address of missingAddresses) {
-            const row = byAddress?.get(address) ?? null
-            if (keys) set(keys, address, row)
-          }
+          // each address not held that day: its row as read (null: no record), kept for the next read
           hits.forEach((hit, j) => {
-            if (hit === undefined) hits[j] = byAddress?.get(addresses[j] as string) ?? null
+            if (hit !== undefined) return
+            const address = addresses[j] as string
+            const row = byAddress?.get(address) ?? null
+            hits[j] = row
+            if (keys) set(keys, address, row)
           })
         })
       }

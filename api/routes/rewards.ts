@@ -417,12 +417,11 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     const csv = wantsCsv(request)
     if (answeredFromCache(request, reply, [day], { orgId, addresses, csv })) return reply
     // rows: the records of addresses on this day, in request order (walletRows): the answer
-    const found = rows
     if (csv) {
-      const records = found.map((row) => presentStoredWallet(row, orgId, 'v1'))
+      const records = rows.map((row) => presentStoredWallet(row, orgId, 'v1'))
       return sendCsv(reply, `wallets-${day.date}`, walletFields('v1'), records)
     }
-    return sendStoredWallets(reply, found, orgId, 'v1')
+    return sendStoredWallets(reply, rows, orgId, 'v1')
   }
 
   app.post(
