@@ -54,8 +54,10 @@ function reference(report: ReportInput, w: WalletInput): Partial<Record<keyof Wa
   const Up = toDec(report.previous_underlying)
   const Sp = toDec(report.previous_supply)
   const shares = toDec(w.shares)
-  // shares x (U/S0 - Up/Sp) written over one denominator, floored once
-  const gross = decFloorToBigint(shares.mul(Um.mul(Sp).minus(Up.mul(S0))).div(S0.mul(Sp)))
+  // shares x (Um/S0 - Up/Sp) written over one denominator, floored once; a rate after the report above the
+  // pre-fee rate (a burn's floor outweighing a tiny fee mint) is all gross, the fee 0
+  const preFee = Dec.max(Um.div(S0), U.div(S))
+  const gross = decFloorToBigint(shares.mul(preFee.mul(Sp).minus(Up)).div(Sp))
   const net = decFloorToBigint(shares.mul(U.mul(Sp).minus(Up.mul(S))).div(S.mul(Sp)))
   const fees = gross - net
   const onPlatform = w.on_platform === true
@@ -264,9 +266,8 @@ describe('computeWalletRecord', () => {
         underlying: report.underlying - paid,
         supply: report.supply - burned,
       }
-      // the burn's floor can lift the rate by one unit of the last share: above the pre-fee rate only when the
-      // fee mint is smaller than that (never with real amounts); such a report is refused (next test)
-      fc.pre(report.underlying * afterBurn.supply >= afterBurn.underlying * report.supply_pre_fee)
+      // the burn's floor can lift the rate by less than 1 wei over all shares: above the pre-fee rate when the
+      // fee mint diluted less than that; the lift is then gross and the fee 0
       const record = computeWalletRecord(prepareReport(afterBurn), w)
       const expected = reference(afterBurn, w)
       for (const [field, value] of Object.entries(expected)) {
@@ -276,11 +277,39 @@ describe('computeWalletRecord', () => {
     },
   )
 
-  test('behavior: a report whose rate after it is above the pre-fee rate is refused (negative fees)', () => {
+  test('behavior: a rate after the report above the pre-fee rate by more than a burn rounds is refused', () => {
     const report = handReport(CUTOVER)
     expect(() =>
-      prepareReport({ ...report, underlying_at_fee_mint: report.underlying - 10n ** 17n }),
+      prepareReport({ ...report, underlying_at_fee_mint: report.underlying - 10n ** 18n }),
     ).toThrow(/above the rate before the fee mint/)
+    // without a burn (no underlying at the fee mint), a supply below the pre-fee supply lifts the rate: refused however small
+    expect(() => prepareReport({ ...report, supply: report.supply_pre_fee - 1n })).toThrow(
+      /above the rate before the fee mint/,
+    )
+  })
+
+  test('behavior: a burn whose floor lifts the rate above a 1-share fee mint gives gross = net and no fee', () => {
+    // the counterexample CI found: 4 wei of rewards mint 1 fee share, then the withdrawal event burns shares
+    const S0 = 19342813113834066795298804n
+    const U = 19342909827899635966413384n
+    const burned = 149244383884942231611107n
+    const paid = (burned * U) / (S0 + 1n)
+    const report: ReportInput = {
+      ...handReport(CUTOVER),
+      underlying: U - paid,
+      underlying_at_fee_mint: U,
+      supply_pre_fee: S0,
+      supply: S0 + 1n - burned,
+      previous_underlying: U - 4n,
+      previous_supply: S0,
+    }
+    expect(report.underlying * S0 > U * report.supply).toBe(true)
+    const ctx = prepareReport(report)
+    expect(ctx.gross_step).toEqual(ctx.net_step)
+    const r = computeWalletRecord(ctx, wallet({ shares: S0 }))
+    expect(r.fees_eth).toBe(0n)
+    expect(r.gross_rewards_eth).toBe(r.rewards_eth)
+    expect(r.gross_rewards_eth).toBeGreaterThanOrEqual(4n)
   })
 
   test.prop([arbRealisticReport().chain((r) => fc.tuple(fc.constant(r), arbWallet(r.supply_pre_fee)))], {

@@ -64,7 +64,10 @@ export interface ReportContext {
   readonly rate_pre_fee: string
   /** g = bps / 10000, exact. */
   readonly gross_protocol_fee_rate: string
-  /** rate_pre_fee_k - rate_{k-1} as an exact fraction (gross reward per share). */
+  /**
+   * rate_pre_fee_k - rate_{k-1} as an exact fraction (gross reward per share); the net step when a burn after the
+   * fee mint lifted rate_k above rate_pre_fee_k.
+   */
   readonly gross_step: Fraction
   /** rate_k - rate_{k-1} as an exact fraction (net reward per share). */
   readonly net_step: Fraction
@@ -304,8 +307,11 @@ export function prepareReport(report: ReportInput): ReportContext {
   checkAmount(Sp, 'previous_supply', 1n)
   const Um = report.underlying_at_fee_mint ?? U
   checkAmount(Um, 'underlying_at_fee_mint', 0n)
-  // fees = shares x (Um/S0 - U/S) must not be negative: the report cannot raise the rate above the pre-fee rate
-  if (Um * S < U * S0) {
+  // fees = shares x (Um/S0 - U/S). The report itself cannot raise the rate above the pre-fee rate, but the
+  // withdrawal event's burn after the fee mint pays floor(shares x rate) and so lifts the rate by less than 1 wei
+  // over all shares (U S0 - Um S < S0); when a tiny fee mint diluted less than that, the lift is a gain, not a fee
+  const lift = U * S0 - Um * S
+  if (lift >= S0 || (lift > 0n && report.underlying_at_fee_mint === undefined)) {
     throw new InvalidInputError('the rate after the report is above the rate before the fee mint', {
       details: {
         supply: String(S),
@@ -326,11 +332,12 @@ export function prepareReport(report: ReportInput): ReportContext {
   }
   const split = prepareFeeSplit(report.fee_schedule)
   // exact per-share steps: Um/S0 - Up/Sp (pre-fee) and U_k/S - Up/Sp (post-report)
-  const grossStep = { num: Um * Sp - Up * S0, den: S0 * Sp }
   const netStep = { num: U * Sp - Up * S, den: S * Sp }
+  // with a burn's lift above the pre-fee rate, gross is the net step and the fee is 0
+  const grossStep = lift > 0n ? netStep : { num: Um * Sp - Up * S0, den: S0 * Sp }
   // fee / gross = [(Um S - U S0) / (S0 S)] / [grossNum / (S0 Sp)] = (Um S - U S0) Sp / (S grossNum)
   const feeOfGross =
-    grossStep.num > 0n ? { num: (Um * S - U * S0) * Sp, den: S * grossStep.num } : { num: 0n, den: 1n }
+    lift < 0n && grossStep.num > 0n ? { num: -lift * Sp, den: S * grossStep.num } : { num: 0n, den: 1n }
   return {
     oracle_report: report.oracle_report,
     timestamp: report.timestamp,
