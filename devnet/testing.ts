@@ -44,6 +44,8 @@ export interface TestChain {
   riverTx(from: Address, data: Hex, value?: bigint, label?: string): TxRequest
   /** Reverts anvil to a snapshot (a reorg) and resynchronizes the block builder with it. */
   revert(snapshot: Hex): Promise<void>
+  /** The oracle member's report transaction, to mine alongside others in one block. */
+  reportTx(report: ReportInput): TxRequest
   /** Credits the Withdraw and EL fee contracts, then mines the oracle report. */
   report(report: ReportInput, credits?: { withdraw?: bigint; elFees?: bigint }): Promise<MinedBlock>
   stop(): Promise<void>
@@ -73,6 +75,17 @@ export async function startTestChain(options: { startDate?: string } = {}): Prom
       if (!block) throw new Error('no block mined')
       return block
     }
+    const reportTx = (report: ReportInput): TxRequest => ({
+      from: roles.oracleMember,
+      to: contracts.oracle,
+      data: encodeFunctionData({
+        abi: devnetOracleAbi,
+        functionName: 'reportConsensusLayerData',
+        args: [report],
+      }),
+      gas: 3_000_000n,
+      label: 'report',
+    })
     const fund = async (address: Address, value: bigint) => {
       await testClient.setBalance({ address, value: (await publicClient.getBalance({ address })) + value })
     }
@@ -111,25 +124,11 @@ export async function startTestChain(options: { startDate?: string } = {}): Prom
         label,
         ...(value === undefined ? {} : { value }),
       }),
+      reportTx,
       async report(report, credits = {}) {
         if (credits.withdraw) await fund(contracts.withdraw, credits.withdraw)
         if (credits.elFees) await fund(contracts.elFeeRecipient, credits.elFees)
-        return mine(
-          [
-            {
-              from: roles.oracleMember,
-              to: contracts.oracle,
-              data: encodeFunctionData({
-                abi: devnetOracleAbi,
-                functionName: 'reportConsensusLayerData',
-                args: [report],
-              }),
-              gas: 3_000_000n,
-              label: 'report',
-            },
-          ],
-          3600n,
-        )
+        return mine([reportTx(report)], 3600n)
       },
       stop: () => anvil.stop(),
     }

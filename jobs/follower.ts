@@ -23,6 +23,7 @@ import {
   logKey,
   type ReportReads,
 } from './follower/event-rows.ts'
+import { feeChangesAfterReport } from './follower/report-state.ts'
 import { emitRedeemEvents } from './webhooks/emit.ts'
 
 export interface FollowerDeps {
@@ -122,14 +123,15 @@ export function createFollower(deps: FollowerDeps) {
   }
 
   /**
-   * What a report's row reads at its block (ReportReads): River's U, S and fee, and each operator's funded
-   * validators (for the operator fee split). Two eth_calls through viem's deployless multicall (no
+   * What a report's row reads at the end of its block (ReportReads): River's U, S and fee (and the previous
+   * block's fee when `feeBeforeBlock`), and each operator's funded validators (for the operator fee split);
+   * eventRows undoes what later transactions of the block did to U, S and the fee. Two eth_calls through viem's deployless multicall (no
    * Multicall3 deployment needed, at any block): River's reads with the operator count, then every
    * operator (a backfill has one report a day: one call per value was most of its requests). The operators
    * are none when the registry address is not configured or its layout cannot be read (the day then leaves
    * operator fees unallocated, and says so).
    */
-  async function reportReadsAt(blockNumber: bigint): Promise<ReportReads> {
+  async function reportReadsAt(blockNumber: bigint, feeBeforeBlock: boolean): Promise<ReportReads> {
     const registry = contracts.operatorsRegistry
     const river = { address: contracts.river, abi: riverAbi } as const
     const [u, s, fee, count] = await readAllAtBlock(
@@ -145,10 +147,20 @@ export function createFollower(deps: FollowerDeps) {
       blockNumber,
     )
     // River's reads must answer (a revert fails the chunk); the registry may not
-    const reads = {
+    const reads: Omit<ReportReads, 'operators'> = {
       totalUnderlyingSupply: resultOf(u) as bigint,
       totalSupply: resultOf(s) as bigint,
       globalFee: resultOf(fee) as bigint,
+    }
+    if (feeBeforeBlock) {
+      reads.globalFeeBeforeBlock = await withRetry(() =>
+        client.readContract({
+          address: contracts.river,
+          abi: riverAbi,
+          functionName: 'getGlobalFee',
+          blockNumber: blockNumber - 1n,
+        }),
+      )
     }
     if (!registry) return { ...reads, operators: [] }
     try {
@@ -215,7 +227,7 @@ export function createFollower(deps: FollowerDeps) {
     // several logs' reads in flight at once (a backfill has one report per day), as the headers above
     await forEachConcurrently(pending, CHAIN_READS_IN_FLIGHT, async (log) => {
       if (log.eventName === 'ProcessedConsensusLayerReport') {
-        reportReads.set(logKey(log), await reportReadsAt(log.blockNumber))
+        reportReads.set(logKey(log), await reportReadsAt(log.blockNumber, feeChangesAfterReport(log, logs)))
       } else if (log.eventName === 'SetAllowlistPermissions' && log.legacyIndexed) {
         const tx = await withRetry(() => client.getTransaction({ hash: log.transactionHash }))
         legacyAccounts.set(logKey(log), recoverLegacyAllowlistAccounts(tx.input, log.args) ?? undefined)

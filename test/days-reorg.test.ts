@@ -1,5 +1,6 @@
 import { type Address, parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { riverAbi } from '../chain/abi.ts'
 import { toContracts } from '../chain/addresses.ts'
 import { createChainClient } from '../chain/client.ts'
 import { createLogFetcher } from '../chain/log-fetcher.ts'
@@ -11,6 +12,7 @@ import { createFollower } from '../jobs/follower.ts'
 import { createJobs } from '../jobs/index.ts'
 import { createInlineRunner, type JobRunner } from '../jobs/runner.ts'
 import { computeInline, dayStatuses, recordsHash, verifyRecordsAgainstChain } from './helpers/records.ts'
+import { readReportPosition } from './helpers/report-chain.ts'
 import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
@@ -195,6 +197,63 @@ describe.runIf(pgOk)('daily records across reorgs and bad data (Postgres, anvil)
       .update({ value: (10n * ETH).toString() })
     await s.db('days').where({ status: 'failed' }).update({ status: 'pending' })
     await s.compute()
+    await verify(s.db)
+  }, 120_000)
+
+  test('behavior: a report sharing its block with transfers, a deposit and a fee change before and after it computes at its own transaction', async () => {
+    const { roles, contracts } = chain.deployment
+    const feeBefore = await chain.publicClient.readContract({
+      address: contracts.river,
+      abi: riverAbi,
+      functionName: 'getGlobalFee',
+    })
+    epoch += 225n
+    // eth_call sees the block's end: the deposit, the transfer and the fee change after the report are not its
+    const shared = await chain.mine(
+      [
+        chain.riverTx(alice, riverCall.transfer(bob, 2n * ETH)),
+        chain.reportTx({
+          epoch,
+          validatorsBalance: 128n * ETH + parseEther('0.4'),
+          validatorsSkimmedBalance: 0n,
+          validatorsExitedBalance: 0n,
+          validatorsExitingBalance: 0n,
+          validatorsCount: 4,
+          stoppedValidatorCountPerOperator: [0, 0, 0, 0, 0, 0],
+          rebalanceDepositToRedeemMode: false,
+          slashingContainmentMode: false,
+        }),
+        chain.riverTx(bob, riverCall.deposit(), 40n * ETH),
+        chain.riverTx(carol, riverCall.transfer(alice, 1n * ETH)),
+        chain.riverTx(roles.admin, riverCall.setGlobalFee(feeBefore + 500n)),
+      ],
+      3600n,
+    )
+    expect(shared.receipts.map((r) => r.status)).toEqual(['0x1', '0x1', '0x1', '0x1', '0x1'])
+    await transfer(bob, carol, 3n * ETH)
+    await report(128n * ETH + parseEther('0.5'))
+    const s = await service()
+    await s.sync()
+    await s.compute()
+    expect((await dayStatuses(s.db)).every((d) => d.status === 'computed')).toBe(true)
+    const stored = await s
+      .db('oracle_reports')
+      .where({ block_number: String(shared.number) })
+      .first()
+    expect(stored.global_fee_bps).toBe(Number(feeBefore))
+    // the pool right after the report transaction, read from the chain independently of the follower
+    const position = await readReportPosition(chain.publicClient, contracts.river, shared.number)
+    const blockEnd = await chain.publicClient.readContract({
+      address: contracts.river,
+      abi: riverAbi,
+      functionName: 'totalSupply',
+      blockNumber: shared.number,
+    })
+    expect(position.S).not.toBe(blockEnd)
+    expect({ U: stored.total_underlying_supply, S: stored.total_supply }).toEqual({
+      U: String(position.U),
+      S: String(position.S),
+    })
     await verify(s.db)
   }, 120_000)
 })

@@ -10,7 +10,8 @@ import { computeExitQueue } from '../engine/index.ts'
 import { createPlatformService } from '../platform/service.ts'
 import { type Backend, startTestApi, type TestApi } from './helpers/api.ts'
 import { type ComputedHistory, computedHistory } from './helpers/days.ts'
-import { balancesAt, netReward } from './helpers/records.ts'
+import { netReward } from './helpers/records.ts'
+import { type ChainReportPosition, readReportPosition } from './helpers/report-chain.ts'
 import { postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
@@ -42,6 +43,8 @@ interface ChainReport {
   S: bigint
   Up: bigint
   Sp: bigint
+  /** LsETH balances right before the report transaction. */
+  balancesBefore: ChainReportPosition['balancesBefore']
 }
 
 describe('reporting endpoints over HTTP with computed devnet days', () => {
@@ -106,27 +109,26 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
     })
     const read = (functionName: 'totalUnderlyingSupply' | 'totalSupply', blockNumber: bigint) =>
       client.readContract({ address: river, abi: riverAbi, functionName, blockNumber })
-    let previous: bigint | undefined
+    let previous: ChainReport | undefined
     for (const log of logs) {
       const block = log.blockNumber as bigint
       const time = (await client.getBlock({ blockNumber: block })).timestamp
-      const before = previous ?? block - 1n
-      const [U, S, Up, Sp] = await Promise.all([
-        read('totalUnderlyingSupply', block),
-        read('totalSupply', block),
-        read('totalUnderlyingSupply', before),
-        read('totalSupply', before),
-      ])
-      reports.push({
+      const position = await readReportPosition(client, river, block)
+      // the first report's previous pool: the block before it (a 1:1 pool)
+      const [Up, Sp] = previous
+        ? [previous.U, previous.S]
+        : await Promise.all([read('totalUnderlyingSupply', block - 1n), read('totalSupply', block - 1n)])
+      previous = {
         epoch: String((log.args as { report: { epoch: bigint } }).report.epoch),
         block,
         date: new Date(Number(time) * 1000).toISOString().slice(0, 10),
-        U,
-        S,
+        U: position.U,
+        S: position.S,
         Up,
         Sp,
-      })
-      previous = block
+        balancesBefore: position.balancesBefore,
+      }
+      reports.push(previous)
     }
     const roles = devnet.simulator.deployment.roles
     holders = [
@@ -213,7 +215,7 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
         expect(res.headers['x-report-epoch']).toBe(report.epoch)
         expect(res.headers['x-report-date']).toBe(report.date)
         const served = new Map((res.body as Record<string, string>[]).map((r) => [r.address, r]))
-        const balances = await balancesAt(client, river, holders, report.block - 1n)
+        const balances = await report.balancesBefore(holders)
         holders.forEach((address, i) => {
           const balance = balances[i] as bigint
           const record = served.get(address)

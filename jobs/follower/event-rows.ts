@@ -1,6 +1,7 @@
 import type { DecodedLog } from '../../chain/log-decoding.ts'
 import type { Address } from '../../common/address.ts'
 import type { EventTable } from '../../db/repos/chain.ts'
+import { type BlockEndReads, reportTxState } from './report-state.ts'
 
 /** A block's hash and time, as read from the node. */
 export interface BlockFacts {
@@ -8,11 +9,11 @@ export interface BlockFacts {
   time: Date
 }
 
-/** What the chain said at a ProcessedConsensusLayerReport's block: River's U, S, fee and the operators. */
-export interface ReportReads {
-  totalUnderlyingSupply: bigint
-  totalSupply: bigint
-  globalFee: bigint
+/**
+ * What the chain said at the end of a ProcessedConsensusLayerReport's block: River's U, S, fee (and the previous
+ * block's fee when the fee changes after the report in its block) and the operators.
+ */
+export interface ReportReads extends BlockEndReads {
   operators: { operator_index: number; funded: number }[]
 }
 
@@ -127,6 +128,8 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
       case 'ProcessedConsensusLayerReport': {
         const reads = context.reportReads.get(logKey(log))
         if (!reads) throw new Error(`eventRows: no report reads for log ${logKey(log)}`)
+        // the block-end reads, less what later transactions of the block did
+        const state = reportTxState(log, logs, reads)
         for (const operator of reads.operators) {
           push('report_operators', {
             chain_id: chainId,
@@ -157,10 +160,10 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
           trace_pulled_el_fees: t.pulledELFees,
           trace_pulled_redeem_manager_exceeding_eth: t.pulledRedeemManagerExceedingEthBuffer,
           trace_pulled_coverage_funds: t.pulledCoverageFunds,
-          total_underlying_supply: reads.totalUnderlyingSupply,
-          total_supply: reads.totalSupply,
+          total_underlying_supply: state.totalUnderlyingSupply,
+          total_supply: state.totalSupply,
           fee_shares: feeSharesByTx.get(log.transactionHash) ?? 0n,
-          global_fee_bps: Number(reads.globalFee),
+          global_fee_bps: Number(state.globalFee),
         })
         break
       }

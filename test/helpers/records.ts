@@ -7,6 +7,7 @@ import { WALLET_AMOUNT_COLUMNS, WALLET_RECORD_COLUMNS } from '../../db/records/c
 import { createRepos } from '../../db/repos/index.ts'
 import type { ReportDay } from '../../db/repos/reports.ts'
 import type { JobRunner } from '../../jobs/runner.ts'
+import { readReportPosition } from './report-chain.ts'
 
 /** Tables of computed records and their natural keys (after chain_id, report_epoch). */
 const RECORD_TABLES: Record<string, string[]> = {
@@ -112,26 +113,6 @@ export function netReward(shares: bigint, pool: { U: bigint; S: bigint; Up: bigi
   return floorDiv(shares * (pool.U * pool.Sp - pool.Up * pool.S), pool.S * pool.Sp)
 }
 
-/** LsETH `balanceOf` each of `addresses` at `blockNumber`, read on chain (in the same order). */
-export function balancesAt(
-  client: PublicClient,
-  river: Address,
-  addresses: readonly string[],
-  blockNumber: bigint,
-): Promise<bigint[]> {
-  return Promise.all(
-    addresses.map((address) =>
-      client.readContract({
-        address: river,
-        abi: riverAbi,
-        functionName: 'balanceOf',
-        args: [address as Address],
-        blockNumber,
-      }),
-    ),
-  )
-}
-
 const V0_PARTS = [
   'dao_fees_eth',
   'provider_fees_eth',
@@ -164,17 +145,16 @@ export async function verifyRecordsAgainstChain(
     client.readContract({ address: river, abi: riverAbi, functionName, blockNumber })
   const running = new Map<string, Record<string, bigint>>()
   let walletDays = 0
-  let previousBlock: bigint | undefined
+  let previous: { U: bigint; S: bigint } | undefined
   for (const day of days) {
     const block = BigInt(day.block_number)
-    const before = previousBlock ?? block - 1n
-    const [U, S, Up, Sp] = await Promise.all([
-      read('totalUnderlyingSupply', block),
-      read('totalSupply', block),
-      read('totalUnderlyingSupply', before),
-      read('totalSupply', before),
-    ])
-    previousBlock = block
+    const position = await readReportPosition(client, river, block)
+    const { U, S } = position
+    // the first report's previous pool: the block before it (a 1:1 pool)
+    const [Up, Sp] = previous
+      ? [previous.U, previous.S]
+      : await Promise.all([read('totalUnderlyingSupply', block - 1n), read('totalSupply', block - 1n)])
+    previous = position
     // the pool at the fee mint, from the chain's RewardsEarned log of the report block (none: no fee mint)
     const [mint] = await client.getContractEvents({
       address: river,
@@ -194,7 +174,7 @@ export async function verifyRecordsAgainstChain(
       .orderBy('address')
     const byAddress = new Map(records.map((r) => [r.address as string, r]))
     const addresses = [...new Set([...chain.holders.map((h) => h.toLowerCase()), ...byAddress.keys()])]
-    const balances = await balancesAt(client, river, addresses, block - 1n)
+    const balances = await position.balancesBefore(addresses)
     addresses.forEach((address, i) => {
       const balance = balances[i] as bigint
       const record = byAddress.get(address)

@@ -1,0 +1,78 @@
+import type { DecodedLog } from '../../chain/log-decoding.ts'
+import { ZERO_ADDRESS } from '../../common/address.ts'
+
+/** River's pool and fee as read at the end of a report's block (eth_call answers for whole blocks only). */
+export interface BlockEndReads {
+  totalUnderlyingSupply: bigint
+  totalSupply: bigint
+  globalFee: bigint
+  /** The fee at the end of the previous block: needed only when the fee changes after the report in its block. */
+  globalFeeBeforeBlock?: bigint
+}
+
+/** River's U, S and fee right after the report transaction: what the report's rates and fee mint are. */
+export interface ReportTxState {
+  totalUnderlyingSupply: bigint
+  totalSupply: bigint
+  globalFee: bigint
+}
+
+type Position = Pick<DecodedLog, 'blockNumber' | 'transactionIndex'>
+
+const sameBlockAfter = (log: Position, report: Position) =>
+  log.blockNumber === report.blockNumber && log.transactionIndex > report.transactionIndex
+const sameBlockBefore = (log: Position, report: Position) =>
+  log.blockNumber === report.blockNumber && log.transactionIndex < report.transactionIndex
+
+/**
+ * Whether `logs` change River's fee after `report` in its block: the block-end fee is then not the report's,
+ * and the follower reads the fee at the previous block too (`globalFeeBeforeBlock`).
+ */
+export function feeChangesAfterReport(report: DecodedLog, logs: readonly DecodedLog[]): boolean {
+  return logs.some((log) => log.eventName === 'SetGlobalFee' && sameBlockAfter(log, report))
+}
+
+/**
+ * River's state right after a report transaction, from the block-end reads and River's logs of the block.
+ * Later transactions of the same block are undone: a deposit's `UserDeposit` amount leaves U, every mint
+ * (Transfer from 0x0) and burn (Transfer to 0x0) leaves S; nothing else outside a report moves River's U or S.
+ * The fee is the last `SetGlobalFee` before the report in its block, else the block-end fee (none after the
+ * report) or the previous block's. `logs` must hold every River log of the report's block (a chunk of the
+ * follower holds whole blocks).
+ *
+ * @example
+ * reportTxState(reportLog, chunkLogs, { totalUnderlyingSupply: 110n, totalSupply: 100n, globalFee: 1000n })
+ */
+export function reportTxState(
+  report: DecodedLog,
+  logs: readonly DecodedLog[],
+  reads: BlockEndReads,
+): ReportTxState {
+  let U = reads.totalUnderlyingSupply
+  let S = reads.totalSupply
+  let feeAfter: bigint | undefined
+  let feeBefore: bigint | undefined
+  for (const log of logs) {
+    // biome-ignore lint/suspicious/noExplicitAny: decoded args are validated by the fetcher against the ABI
+    const a = log.args as any
+    if (sameBlockAfter(log, report)) {
+      if (log.eventName === 'UserDeposit') U -= a.amount
+      if (log.eventName === 'Transfer' && a.from === ZERO_ADDRESS) S -= a.value
+      if (log.eventName === 'Transfer' && a.to === ZERO_ADDRESS) S += a.value
+      if (log.eventName === 'SetGlobalFee') feeAfter = a.fee
+    } else if (sameBlockBefore(log, report) && log.eventName === 'SetGlobalFee') {
+      feeBefore = a.fee
+    }
+  }
+  let fee = reads.globalFee
+  if (feeAfter !== undefined) {
+    const before = feeBefore ?? reads.globalFeeBeforeBlock
+    if (before === undefined) {
+      throw new Error(
+        `reportTxState: the fee changes after the report of block ${report.blockNumber}; the previous block's fee is needed`,
+      )
+    }
+    fee = before
+  }
+  return { totalUnderlyingSupply: U, totalSupply: S, globalFee: fee }
+}

@@ -1,0 +1,79 @@
+import type { Address, PublicClient } from 'viem'
+import { riverAbi } from '../../chain/abi.ts'
+
+const ZERO = '0x0000000000000000000000000000000000000000'
+
+/** A report as the chain says at its transaction: the pool after it and holders' balances before it. */
+export interface ChainReportPosition {
+  /** River's totalUnderlyingSupply right after the report transaction. */
+  U: bigint
+  /** River's totalSupply right after the report transaction. */
+  S: bigint
+  /** LsETH `balanceOf` each of `addresses` right before the report transaction (in the same order). */
+  balancesBefore(addresses: readonly string[]): Promise<bigint[]>
+}
+
+/**
+ * Reads, independently of the service, the pool and balances at the position of the report transaction of
+ * `block`. eth_call answers for whole blocks only: balances are read at the previous block and the block's
+ * transfers before the report added; U and S are read at the block and what later transactions of the block
+ * did undone (a deposit's amount from U, mints and burns from S).
+ */
+export async function readReportPosition(
+  client: PublicClient,
+  river: Address,
+  block: bigint,
+): Promise<ChainReportPosition> {
+  const [logs, U, S] = await Promise.all([
+    client.getContractEvents({ address: river, abi: riverAbi, fromBlock: block, toBlock: block }),
+    client.readContract({
+      address: river,
+      abi: riverAbi,
+      functionName: 'totalUnderlyingSupply',
+      blockNumber: block,
+    }),
+    client.readContract({ address: river, abi: riverAbi, functionName: 'totalSupply', blockNumber: block }),
+  ])
+  const report = logs.find((l) => l.eventName === 'ProcessedConsensusLayerReport')
+  if (!report) throw new Error(`no oracle report in block ${block}`)
+  const at = report.transactionIndex as number
+  let u = U as bigint
+  let s = S as bigint
+  const transfersBefore: { from: string; to: string; value: bigint }[] = []
+  for (const log of logs) {
+    const index = log.transactionIndex as number
+    if (log.eventName === 'Transfer') {
+      const { from, to, value } = log.args as { from: string; to: string; value: bigint }
+      if (index < at) transfersBefore.push({ from: from.toLowerCase(), to: to.toLowerCase(), value })
+      if (index > at && from === ZERO) s -= value
+      if (index > at && to === ZERO) s += value
+    }
+    if (log.eventName === 'UserDeposit' && index > at) u -= (log.args as { amount: bigint }).amount
+  }
+  return {
+    U: u,
+    S: s,
+    async balancesBefore(addresses) {
+      const atBlockStart = await Promise.all(
+        addresses.map((address) =>
+          client.readContract({
+            address: river,
+            abi: riverAbi,
+            functionName: 'balanceOf',
+            args: [address as Address],
+            blockNumber: block - 1n,
+          }),
+        ),
+      )
+      return addresses.map((address, i) => {
+        const a = address.toLowerCase()
+        let balance = atBlockStart[i] as bigint
+        for (const t of transfersBefore) {
+          if (t.to === a) balance += t.value
+          if (t.from === a) balance -= t.value
+        }
+        return balance
+      })
+    },
+  }
+}
