@@ -212,8 +212,11 @@ describe.runIf(servicesOk)('lsreport backfill on Postgres with BullMQ (Redis)', 
     await worker.stop()
     const again = await snapshot(await openDb({ databaseUrl: database.url }))
     expect(contentOf(again)).toEqual(contentOf(first))
+    // one run per day; an abandoned run started again would show in the worker's warnings
     again.days.forEach((day, i) => {
-      expect(day.visible_version).toBe(first.days[i]!.visible_version + 1)
+      expect(day.visible_version, `${day.date}; the worker wrote:\n${worker.output()}`).toBe(
+        first.days[i]!.visible_version + 1,
+      )
     })
   }, 90_000)
 })

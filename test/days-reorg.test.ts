@@ -8,9 +8,10 @@ import { createLogger } from '../common/logger.ts'
 import type { Db, DbHandle } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { type ReportInput, riverCall, startTestChain, type TestChain } from '../devnet/testing.ts'
+import { ABANDONED_RUN_MS, scheduleDays } from '../jobs/days/scheduler.ts'
 import { createFollower } from '../jobs/follower.ts'
 import { createJobs } from '../jobs/index.ts'
-import { createInlineRunner, type JobRunner } from '../jobs/runner.ts'
+import { createInlineRunner, type Flow, type JobRunner } from '../jobs/runner.ts'
 import { computeInline, dayStatuses, recordsHash, verifyRecordsAgainstChain } from './helpers/records.ts'
 import { readReportPosition } from './helpers/report-chain.ts'
 import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
@@ -254,6 +255,46 @@ describe.runIf(pgOk)('daily records across reorgs and bad data (Postgres, anvil)
       U: String(position.U),
       S: String(position.S),
     })
+    await verify(s.db)
+  }, 120_000)
+
+  test("behavior: a run started again while the replaced run's flow reaches the queue late computes once, as the new version", async () => {
+    const s = await service()
+    await s.sync()
+    const runner = runners.at(-1) as JobRunner
+    const deps = {
+      db: s.db,
+      chainId: chain.anvil.chainId,
+      logger: silent,
+      inFlight: (id: string) => runner.has(id),
+    }
+    let late: Flow | undefined
+    const first = await scheduleDays({
+      ...deps,
+      enqueueFlow: async (flow) => {
+        late = flow
+      },
+    })
+    expect(first.started?.version).toBe(1)
+    const epoch = first.started?.epoch as string
+    // the process that started run 1 stalls past ABANDONED_RUN_MS before its flow reaches the queue ...
+    await s
+      .db('days')
+      .where({ report_epoch: epoch })
+      .update({
+        started_at: s.db.raw(`clock_timestamp() - interval '${ABANDONED_RUN_MS + 1_000} milliseconds'`),
+      })
+    // ... so another scheduler starts run 2, and run 1's flow lands just before run 2's
+    const second = await scheduleDays({
+      ...deps,
+      enqueueFlow: async (flow) => {
+        await runner.enqueueFlow(late as Flow)
+        await runner.enqueueFlow(flow)
+      },
+    })
+    expect(second.started).toMatchObject({ epoch, version: 2 })
+    await s.compute()
+    expect((await createRepos(s.db).days.get(chain.anvil.chainId, epoch))?.visible_version).toBe(2)
     await verify(s.db)
   }, 120_000)
 })

@@ -200,8 +200,6 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
     const asA = async () => tokenFor(ids().orgA)
 
     test('behavior: every wallet record served equals a recomputation from chain reads, to the wei', async () => {
-      const client = createPublicClient({ transport: viemHttp(history.devnet.rpcUrl) })
-      const river = history.devnet.contracts.river as Address
       const token = await asA()
       const running = new Map<string, bigint>()
       let checked = 0

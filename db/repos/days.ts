@@ -153,7 +153,8 @@ export function createDaysRepo(db: Queryable) {
           last_version: db.raw('last_version + 1'),
           shards,
           error: null,
-          started_at: db.fn.now(),
+          // the commit's time rather than the transaction's start: the scheduler measures a run's age from it
+          started_at: db.raw('clock_timestamp()'),
         })
         .returning('computing_version')
       if (!row) throw new Error(`day ${chainId}/${epoch} does not exist`)

@@ -14,9 +14,12 @@ export const DAY_JOBS = {
   finalize: 'day',
 } as const
 
-/** The deterministic id of a day's flow (its parent job). */
-export function dayJobId(chainId: number, epoch: string): string {
-  return `day-${chainId}-${epoch}`
+/**
+ * The deterministic id of a run's flow (its parent job): one per day and version, so a run started again
+ * never finds its id taken by the flow of the run it replaced (a queue ignores an add whose id is live).
+ */
+export function dayJobId(chainId: number, epoch: string, version: number): string {
+  return `day-${chainId}-${epoch}-v${version}`
 }
 
 /** What a scheduling pass did. */
@@ -92,11 +95,20 @@ export async function scheduleDays(deps: SchedulerDeps): Promise<ScheduleResult>
     const next = await repos.days.next(chainId)
     if (!next) return { ...synced, waiting: 'every day is computed' }
     const computing = (await repos.days.list(chainId)).filter((d) => d.status === 'computing')
+    // the database's clock, as started_at's: a worker's own clock may be off
+    const { now } = (await tx.raw('select clock_timestamp() as now')).rows[0] as { now: Date }
     for (const day of computing) {
-      const recent = day.started_at !== null && Date.now() - day.started_at.getTime() < ABANDONED_RUN_MS
-      if (recent || (await deps.inFlight(dayJobId(chainId, day.report_epoch)))) {
+      const age =
+        day.started_at === null ? Number.POSITIVE_INFINITY : now.getTime() - day.started_at.getTime()
+      const version = day.computing_version
+      const inFlight = version !== null && (await deps.inFlight(dayJobId(chainId, day.report_epoch, version)))
+      if (age < ABANDONED_RUN_MS || inFlight) {
         return { ...synced, waiting: `report epoch ${day.report_epoch} is being computed` }
       }
+      deps.logger.warn(
+        { chain_id: chainId, report_epoch: day.report_epoch, version, age_ms: age },
+        'day run abandoned (no job in the queue): started again',
+      )
     }
     if (next.status === 'failed') {
       return {
@@ -107,14 +119,14 @@ export async function scheduleDays(deps: SchedulerDeps): Promise<ScheduleResult>
     const shards = shardCount(await estimateWallets(repos, tx, chainId, next), deps.shardWallets)
     const version = await repos.days.startRun(chainId, next.report_epoch, shards)
     const payload = { chainId, epoch: next.report_epoch, version, shards }
-    const parentId = dayJobId(chainId, next.report_epoch)
+    const parentId = dayJobId(chainId, next.report_epoch, version)
     flow = {
       name: DAY_JOBS.finalize,
       jobId: parentId,
       data: payload,
       children: Array.from({ length: shards }, (_, shard) => ({
         name: DAY_JOBS.shard,
-        jobId: `${parentId}-v${version}-s${shard}`,
+        jobId: `${parentId}-s${shard}`,
         data: { ...payload, shard },
       })),
     }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { type Address, createPublicClient, http, type PublicClient } from 'viem'
+import { type Address, createPublicClient, http } from 'viem'
 import { expect } from 'vitest'
 import { riverAbi } from '../../chain/abi.ts'
 import type { Db, DbHandle } from '../../db/index.ts'
