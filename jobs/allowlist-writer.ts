@@ -13,7 +13,7 @@ import type { ChainClient, WriteClient } from '../chain/client.ts'
 import { isTransientRpcError } from '../chain/retry.ts'
 import { revertReasonOf } from '../chain/revert-reasons.ts'
 import type { Logger } from '../common/logger.ts'
-import { isPglite } from '../db/bulk.ts'
+import { createExclusive } from '../db/exclusive.ts'
 import type { Db } from '../db/index.ts'
 import { type AllowlistChangeRow, createRepos, inTransaction } from '../db/repos/index.ts'
 
@@ -208,30 +208,15 @@ export function createAllowlistWriter(deps: AllowlistWriterDeps) {
     return result
   }
 
-  let running = false
-  const busy = (): WriterResult => ({ sent: [], failed: [], busy: true })
+  const alone = createExclusive(db, [WRITER_LOCK_KEY, 0])
   return {
     /**
      * One pass: settles earlier transactions, then sends the pending changes in batches. One pass at a
-     * time: in this process (a flag), and across processes on Postgres (a transaction-scoped advisory
-     * lock; PGlite has one process). A pass that finds another running returns at once with `busy`.
+     * time, in this process and across processes (db/exclusive.ts); a pass that finds another running
+     * returns at once with `busy`.
      */
     async runOnce(): Promise<WriterResult> {
-      if (running) return busy()
-      running = true
-      try {
-        if (isPglite(db)) return await runExclusive()
-        const outcome = await db.transaction(async (lockTx) => {
-          const [lock] = (
-            await lockTx.raw('select pg_try_advisory_xact_lock(?, ?) as ok', [WRITER_LOCK_KEY, 0])
-          ).rows as { ok: boolean }[]
-          if (!lock?.ok) return undefined
-          return runExclusive()
-        })
-        return outcome ?? busy()
-      } finally {
-        running = false
-      }
+      return (await alone(runExclusive, 'skip')) ?? { sent: [], failed: [], busy: true }
     },
   }
 }

@@ -11,6 +11,7 @@ import { withRetry } from '../chain/retry.ts'
 import type { Address as StoredAddress } from '../common/address.ts'
 import { forEachConcurrently } from '../common/concurrency.ts'
 import type { Logger } from '../common/logger.ts'
+import { createExclusive } from '../db/exclusive.ts'
 import type { Db } from '../db/index.ts'
 import type { EventTable } from '../db/repos/chain.ts'
 import { createRepos, inTransaction, type Repos } from '../db/repos/index.ts'
@@ -54,6 +55,9 @@ interface Stream {
   abi: Abi
 }
 
+/** One follower of a chain at a time across every worker: the key of its advisory lock ('lsfl', chain id). */
+export const FOLLOWER_LOCK_KEY = 0x6c73666c
+
 /**
  * The chain follower: ingests the protocol's events up to `head - confirmations`, one cursor per
  * contract, each chunk written in one transaction with its cursor (so a crash loses nothing and a
@@ -68,6 +72,7 @@ export function createFollower(deps: FollowerDeps) {
     { name: 'allowlist', address: contracts.allowlist, abi: allowlistAbi as Abi },
   ]
   const blockTimes = new Map<bigint, { hash: string; time: Date }>()
+  const alone = createExclusive(db, [FOLLOWER_LOCK_KEY, chainId])
 
   async function block(number: bigint) {
     const cached = blockTimes.get(number)
@@ -275,43 +280,52 @@ export function createFollower(deps: FollowerDeps) {
     })
   }
 
+  /** One sync, run while holding the follower's lock. */
+  async function syncAlone(): Promise<SyncResult> {
+    const head = await getHeadBlockNumber(client)
+    const target = head - BigInt(deps.confirmations)
+    const headBlock = await withRetry(() => client.getBlock({ blockNumber: head }))
+    await repos.chain.setHead(chainId, {
+      number: head,
+      time: new Date(Number(headBlock.timestamp) * 1000),
+    })
+    const rolledBackFrom = await checkReorg(head)
+    const inserted: Partial<Record<EventTable, number>> = {}
+    const reports: string[] = []
+    for (const stream of streams) {
+      const cursor = await repos.chain.cursor(chainId, stream.name)
+      const from = cursor ? BigInt(cursor.block_number) + 1n : contracts.startBlock
+      if (from > target) continue
+      for await (const chunk of fetcher.iterateLogs({
+        address: stream.address,
+        abi: stream.abi,
+        fromBlock: from,
+        toBlock: target,
+      })) {
+        const converted = await rows(chunk.logs)
+        const end = await block(chunk.toBlock)
+        await inTransaction(db, (txRepos) => writeChunk(txRepos, stream, chunk, converted, end))
+        for (const [table, list] of converted.tables) inserted[table] = (inserted[table] ?? 0) + list.length
+        reports.push(...converted.reports)
+      }
+    }
+    if (reports.length > 0 || Object.keys(inserted).length > 0) {
+      logger.info(
+        { chain_id: chainId, head: head.toString(), target: target.toString(), inserted, reports },
+        'chain synced',
+      )
+    }
+    return { head, target, rolledBackFrom, inserted, reports }
+  }
+
   return {
-    /** Ingests everything new up to head - confirmations. Safe to call concurrently with nothing else. */
+    /**
+     * Ingests everything new up to head - confirmations. One sync of a chain at a time across every worker
+     * (db/exclusive.ts): a second waits for the first, then finds only what came since. Two at once would
+     * both write a chunk and could set the cursor back, applying permission changes out of order.
+     */
     async syncOnce(): Promise<SyncResult> {
-      const head = await getHeadBlockNumber(client)
-      const target = head - BigInt(deps.confirmations)
-      const headBlock = await withRetry(() => client.getBlock({ blockNumber: head }))
-      await repos.chain.setHead(chainId, {
-        number: head,
-        time: new Date(Number(headBlock.timestamp) * 1000),
-      })
-      const rolledBackFrom = await checkReorg(head)
-      const inserted: Partial<Record<EventTable, number>> = {}
-      const reports: string[] = []
-      for (const stream of streams) {
-        const cursor = await repos.chain.cursor(chainId, stream.name)
-        const from = cursor ? BigInt(cursor.block_number) + 1n : contracts.startBlock
-        if (from > target) continue
-        for await (const chunk of fetcher.iterateLogs({
-          address: stream.address,
-          abi: stream.abi,
-          fromBlock: from,
-          toBlock: target,
-        })) {
-          const converted = await rows(chunk.logs)
-          const end = await block(chunk.toBlock)
-          await inTransaction(db, (txRepos) => writeChunk(txRepos, stream, chunk, converted, end))
-          for (const [table, list] of converted.tables) inserted[table] = (inserted[table] ?? 0) + list.length
-          reports.push(...converted.reports)
-        }
-      }
-      if (reports.length > 0 || Object.keys(inserted).length > 0) {
-        logger.info(
-          { chain_id: chainId, head: head.toString(), target: target.toString(), inserted, reports },
-          'chain synced',
-        )
-      }
-      return { head, target, rolledBackFrom, inserted, reports }
+      return (await alone(syncAlone, 'wait')) as SyncResult
     },
   }
 }
