@@ -6,6 +6,7 @@ import { createChainClient } from '../chain/client.ts'
 import { createLogFetcher } from '../chain/log-fetcher.ts'
 import { createLogger } from '../common/logger.ts'
 import type { Db, DbHandle } from '../db/index.ts'
+import * as reportTxStateMigration from '../db/migrations/006_report_tx_state.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { type ReportInput, riverCall, startTestChain, type TestChain } from '../devnet/testing.ts'
 import { ABANDONED_RUN_MS, scheduleDays } from '../jobs/days/scheduler.ts'
@@ -255,6 +256,30 @@ describe.runIf(pgOk)('daily records across reorgs and bad data (Postgres, anvil)
       U: String(position.U),
       S: String(position.S),
     })
+    await verify(s.db)
+
+    // a row stored before the follower read at the report's transaction holds the block-end figures: the
+    // migration that corrects stored rows gives back the report's own and sends the days from it to pending
+    const atBlockEnd = (functionName: 'totalUnderlyingSupply' | 'getGlobalFee') =>
+      chain.publicClient.readContract({
+        address: contracts.river,
+        abi: riverAbi,
+        functionName,
+        blockNumber: shared.number,
+      })
+    const row = s.db('oracle_reports').where({ block_number: String(shared.number) })
+    await row.clone().update({
+      total_underlying_supply: String(await atBlockEnd('totalUnderlyingSupply')),
+      total_supply: String(blockEnd),
+      global_fee_bps: Number(await atBlockEnd('getGlobalFee')),
+    })
+    await reportTxStateMigration.up(s.db)
+    const corrected = await row.clone().first()
+    expect(corrected).toEqual(stored)
+    const days = await dayStatuses(s.db)
+    const sharedDay = days.findIndex((d) => d.report_epoch === String(stored.epoch))
+    expect(days.map((d) => d.status)).toEqual(days.map((_, i) => (i < sharedDay ? 'computed' : 'pending')))
+    await s.compute()
     await verify(s.db)
   }, 120_000)
 

@@ -4,6 +4,7 @@ import * as m002 from './002_chain.ts'
 import * as m003 from './003_records.ts'
 import * as m004 from './004_reporting.ts'
 import * as m005 from './005_webhooks.ts'
+import * as m006 from './006_report_tx_state.ts'
 
 interface Migration {
   up(db: Knex): Promise<void>
@@ -17,6 +18,7 @@ const migrations: [string, Migration][] = [
   ['003_records', m003],
   ['004_reporting', m004],
   ['005_webhooks', m005],
+  ['006_report_tx_state', m006],
 ]
 
 /** knex migration source over the in-code list (works the same under tsx, vitest and any bundler). */
