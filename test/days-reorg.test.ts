@@ -34,9 +34,10 @@ describe.runIf(pgOk)('daily records across reorgs and bad data (Postgres, anvil)
   const carol: Address = '0x000000000000000000000000000000000000ca01'
   // an epoch well before the chain's time (a report may not come from the future)
   let epoch = 400_000n
-  const report = (validatorsBalance: bigint, sameEpoch = false) => {
+  /** The next report (a new epoch unless `sameEpoch`: a re-mined one) with the validators at `validatorsBalance`. */
+  const reportInput = (validatorsBalance: bigint, sameEpoch = false): ReportInput => {
     if (!sameEpoch) epoch += 225n
-    const input: ReportInput = {
+    return {
       epoch,
       validatorsBalance,
       validatorsSkimmedBalance: 0n,
@@ -47,8 +48,9 @@ describe.runIf(pgOk)('daily records across reorgs and bad data (Postgres, anvil)
       rebalanceDepositToRedeemMode: false,
       slashingContainmentMode: false,
     }
-    return chain.report(input)
   }
+  const report = (validatorsBalance: bigint, sameEpoch = false) =>
+    chain.report(reportInput(validatorsBalance, sameEpoch))
   const transfer = (from: Address, to: Address, value: bigint) =>
     chain.mine([chain.riverTx(from, riverCall.transfer(to, value))])
 
@@ -209,22 +211,11 @@ describe.runIf(pgOk)('daily records across reorgs and bad data (Postgres, anvil)
       abi: riverAbi,
       functionName: 'getGlobalFee',
     })
-    epoch += 225n
     // eth_call sees the block's end: the deposit, the transfer and the fee change after the report are not its
     const shared = await chain.mine(
       [
         chain.riverTx(alice, riverCall.transfer(bob, 2n * ETH)),
-        chain.reportTx({
-          epoch,
-          validatorsBalance: 128n * ETH + parseEther('0.4'),
-          validatorsSkimmedBalance: 0n,
-          validatorsExitedBalance: 0n,
-          validatorsExitingBalance: 0n,
-          validatorsCount: 4,
-          stoppedValidatorCountPerOperator: [0, 0, 0, 0, 0, 0],
-          rebalanceDepositToRedeemMode: false,
-          slashingContainmentMode: false,
-        }),
+        chain.reportTx(reportInput(128n * ETH + parseEther('0.4'))),
         chain.riverTx(bob, riverCall.deposit(), 40n * ETH),
         chain.riverTx(carol, riverCall.transfer(alice, 1n * ETH)),
         chain.riverTx(roles.admin, riverCall.setGlobalFee(feeBefore + 500n)),
