@@ -153,7 +153,7 @@ export function createDaysRepo(db: Queryable) {
           last_version: db.raw('last_version + 1'),
           shards,
           error: null,
-          // the commit's time rather than the transaction's start: the scheduler measures a run's age from it
+          // this statement's time, just before the commit, not the transaction's start: a run's age counts from it
           started_at: db.raw('clock_timestamp()'),
         })
         .returning('computing_version')
