@@ -24,7 +24,7 @@ import {
   logKey,
   type ReportReads,
 } from './follower/event-rows.ts'
-import { feeChangesAfterReport } from './follower/report-state.ts'
+import { feeChangesAfterReport, logsByBlock } from './follower/report-state.ts'
 import { emitRedeemEvents } from './webhooks/emit.ts'
 
 export interface FollowerDeps {
@@ -229,10 +229,12 @@ export function createFollower(deps: FollowerDeps) {
         log.eventName === 'ProcessedConsensusLayerReport' ||
         (log.eventName === 'SetAllowlistPermissions' && log.legacyIndexed),
     )
+    const byBlock = logsByBlock(logs)
     // several logs' reads in flight at once (a backfill has one report per day), as the headers above
     await forEachConcurrently(pending, CHAIN_READS_IN_FLIGHT, async (log) => {
       if (log.eventName === 'ProcessedConsensusLayerReport') {
-        reportReads.set(logKey(log), await reportReadsAt(log.blockNumber, feeChangesAfterReport(log, logs)))
+        const feeBeforeBlock = feeChangesAfterReport(log, byBlock.get(log.blockNumber) ?? [])
+        reportReads.set(logKey(log), await reportReadsAt(log.blockNumber, feeBeforeBlock))
       } else if (log.eventName === 'SetAllowlistPermissions' && log.legacyIndexed) {
         const tx = await withRetry(() => client.getTransaction({ hash: log.transactionHash }))
         legacyAccounts.set(logKey(log), recoverLegacyAllowlistAccounts(tx.input, log.args) ?? undefined)

@@ -236,12 +236,14 @@ describe.runIf(pgOk)('daily records across reorgs and bad data (Postgres, anvil)
     expect(stored.global_fee_bps).toBe(Number(feeBefore))
     // the pool right after the report transaction, read from the chain independently of the follower
     const position = await readReportPosition(chain.publicClient, contracts.river, shared.number)
-    const blockEnd = await chain.publicClient.readContract({
-      address: contracts.river,
-      abi: riverAbi,
-      functionName: 'totalSupply',
-      blockNumber: shared.number,
-    })
+    const atBlockEnd = (functionName: 'totalUnderlyingSupply' | 'totalSupply' | 'getGlobalFee') =>
+      chain.publicClient.readContract({
+        address: contracts.river,
+        abi: riverAbi,
+        functionName,
+        blockNumber: shared.number,
+      })
+    const blockEnd = await atBlockEnd('totalSupply')
     expect(position.S).not.toBe(blockEnd)
     expect({ U: stored.total_underlying_supply, S: stored.total_supply }).toEqual({
       U: String(position.U),
@@ -251,13 +253,6 @@ describe.runIf(pgOk)('daily records across reorgs and bad data (Postgres, anvil)
 
     // a row stored before the follower read at the report's transaction holds the block-end figures: the
     // migration that corrects stored rows gives back the report's own and sends the days from it to pending
-    const atBlockEnd = (functionName: 'totalUnderlyingSupply' | 'getGlobalFee') =>
-      chain.publicClient.readContract({
-        address: contracts.river,
-        abi: riverAbi,
-        functionName,
-        blockNumber: shared.number,
-      })
     const row = s.db('oracle_reports').where({ block_number: String(shared.number) })
     await row.clone().update({
       total_underlying_supply: String(await atBlockEnd('totalUnderlyingSupply')),

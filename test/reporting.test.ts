@@ -11,7 +11,7 @@ import { createPlatformService } from '../platform/service.ts'
 import { type Backend, startTestApi, type TestApi } from './helpers/api.ts'
 import { type ComputedHistory, computedHistory } from './helpers/days.ts'
 import { netReward } from './helpers/records.ts'
-import { type ChainReportPosition, readReportPosition } from './helpers/report-chain.ts'
+import { type ChainReportStep, readReportSteps } from './helpers/report-chain.ts'
 import { postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
@@ -35,16 +35,9 @@ interface Onboarded {
 }
 
 /** A report read from the chain itself (not from our database). */
-interface ChainReport {
+interface ChainReport extends ChainReportStep {
   epoch: string
-  block: bigint
   date: string
-  U: bigint
-  S: bigint
-  Up: bigint
-  Sp: bigint
-  /** LsETH balances right before the report transaction. */
-  balancesBefore: ChainReportPosition['balancesBefore']
 }
 
 describe('reporting endpoints over HTTP with computed devnet days', () => {
@@ -107,28 +100,19 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
       eventName: 'ProcessedConsensusLayerReport',
       fromBlock: 0n,
     })
-    const read = (functionName: 'totalUnderlyingSupply' | 'totalSupply', blockNumber: bigint) =>
-      client.readContract({ address: river, abi: riverAbi, functionName, blockNumber })
-    let previous: ChainReport | undefined
-    for (const log of logs) {
-      const block = log.blockNumber as bigint
-      const time = (await client.getBlock({ blockNumber: block })).timestamp
-      const position = await readReportPosition(client, river, block)
-      // the first report's previous pool: the block before it (a 1:1 pool)
-      const [Up, Sp] = previous
-        ? [previous.U, previous.S]
-        : await Promise.all([read('totalUnderlyingSupply', block - 1n), read('totalSupply', block - 1n)])
-      previous = {
+    const steps = await readReportSteps(
+      client,
+      river,
+      logs.map((log) => log.blockNumber as bigint),
+    )
+    for (const [i, log] of logs.entries()) {
+      const step = steps[i] as ChainReportStep
+      const time = (await client.getBlock({ blockNumber: step.block })).timestamp
+      reports.push({
+        ...step,
         epoch: String((log.args as { report: { epoch: bigint } }).report.epoch),
-        block,
         date: new Date(Number(time) * 1000).toISOString().slice(0, 10),
-        U: position.U,
-        S: position.S,
-        Up,
-        Sp,
-        balancesBefore: position.balancesBefore,
-      }
-      reports.push(previous)
+      })
     }
     const roles = devnet.simulator.deployment.roles
     holders = [

@@ -143,6 +143,23 @@ export function createDaysRepo(db: Queryable) {
       return row as DayRow | undefined
     },
 
+    /**
+     * The days being computed, with their run's version and age in ms on the database's clock (null: never
+     * stamped), for the scheduler's abandoned-run check.
+     */
+    async computingRuns(
+      chainId: number,
+    ): Promise<{ report_epoch: string; computing_version: number | null; age_ms: number | null }[]> {
+      return db('days')
+        .select(
+          'report_epoch',
+          'computing_version',
+          db.raw('(extract(epoch from clock_timestamp() - started_at) * 1000)::float8 as age_ms'),
+        )
+        .where({ chain_id: chainId, status: 'computing' })
+        .orderBy([{ column: 'block_number' }, { column: 'log_index' }])
+    },
+
     /** Opens a new run (version) of a day: status computing. Returns the version. */
     async startRun(chainId: number, epoch: string, shards: number): Promise<number> {
       const [row] = await db('days')

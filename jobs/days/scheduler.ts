@@ -94,12 +94,9 @@ export async function scheduleDays(deps: SchedulerDeps): Promise<ScheduleResult>
     const synced = await repos.days.syncWithReports(chainId, BigInt(cursor.block_number))
     const next = await repos.days.next(chainId)
     if (!next) return { ...synced, waiting: 'every day is computed' }
-    const computing = (await repos.days.list(chainId)).filter((d) => d.status === 'computing')
-    // the database's clock, as started_at's: a worker's own clock may be off
-    const { now } = (await tx.raw('select clock_timestamp() as now')).rows[0] as { now: Date }
-    for (const day of computing) {
-      const age =
-        day.started_at === null ? Number.POSITIVE_INFINITY : now.getTime() - day.started_at.getTime()
+    // a run's age on the database's clock, as its started_at: a worker's own clock may be off
+    for (const day of await repos.days.computingRuns(chainId)) {
+      const age = day.age_ms ?? Number.POSITIVE_INFINITY
       const version = day.computing_version
       const inFlight = version !== null && (await deps.inFlight(dayJobId(chainId, day.report_epoch, version)))
       if (age < ABANDONED_RUN_MS || inFlight) {

@@ -1,7 +1,7 @@
 import type { DecodedLog } from '../../chain/log-decoding.ts'
 import type { Address } from '../../common/address.ts'
 import type { EventTable } from '../../db/repos/chain.ts'
-import { type BlockEndReads, reportTxState } from './report-state.ts'
+import { type BlockEndReads, logsByBlock, reportTxState } from './report-state.ts'
 
 /** A block's hash and time, as read from the node. */
 export interface BlockFacts {
@@ -81,6 +81,7 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
       feeSharesByTx.set(log.transactionHash, a.newTotalSupply - a.oldTotalSupply)
     }
   }
+  let byBlock: Map<bigint, DecodedLog[]> | undefined
   for (const log of logs) {
     const b = context.blocks.get(log.blockNumber)
     if (!b) throw new Error(`eventRows: no block facts for block ${log.blockNumber}`)
@@ -129,7 +130,8 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
         const reads = context.reportReads.get(logKey(log))
         if (!reads) throw new Error(`eventRows: no report reads for log ${logKey(log)}`)
         // the block-end reads, less what later transactions of the block did
-        const state = reportTxState(log, logs, reads)
+        byBlock ??= logsByBlock(logs)
+        const state = reportTxState(log, byBlock.get(log.blockNumber) ?? [], reads)
         for (const operator of reads.operators) {
           push('report_operators', {
             chain_id: chainId,

@@ -11,11 +11,7 @@ export interface BlockEndReads {
 }
 
 /** River's U, S and fee right after the report transaction: what the report's rates and fee mint are. */
-export interface ReportTxState {
-  totalUnderlyingSupply: bigint
-  totalSupply: bigint
-  globalFee: bigint
-}
+export type ReportTxState = Omit<BlockEndReads, 'globalFeeBeforeBlock'>
 
 type Position = Pick<DecodedLog, 'blockNumber' | 'transactionIndex'>
 
@@ -23,6 +19,22 @@ const sameBlockAfter = (log: Position, report: Position) =>
   log.blockNumber === report.blockNumber && log.transactionIndex > report.transactionIndex
 const sameBlockBefore = (log: Position, report: Position) =>
   log.blockNumber === report.blockNumber && log.transactionIndex < report.transactionIndex
+
+/**
+ * A chunk's logs by block number, built once: each report looks only at the logs of its own block.
+ *
+ * @example
+ * const byBlock = logsByBlock(chunkLogs); reportTxState(report, byBlock.get(report.blockNumber) ?? [], reads)
+ */
+export function logsByBlock(logs: readonly DecodedLog[]): Map<bigint, DecodedLog[]> {
+  const byBlock = new Map<bigint, DecodedLog[]>()
+  for (const log of logs) {
+    const list = byBlock.get(log.blockNumber)
+    if (list) list.push(log)
+    else byBlock.set(log.blockNumber, [log])
+  }
+  return byBlock
+}
 
 /**
  * Whether `logs` change River's fee after `report` in its block: the block-end fee is then not the report's,
@@ -38,7 +50,7 @@ export function feeChangesAfterReport(report: DecodedLog, logs: readonly Decoded
  * (Transfer from 0x0) and burn (Transfer to 0x0) leaves S; nothing else outside a report moves River's U or S.
  * The fee is the last `SetGlobalFee` before the report in its block, else the block-end fee (none after the
  * report) or the previous block's. `logs` must hold every River log of the report's block (a chunk of the
- * follower holds whole blocks).
+ * follower holds whole blocks); logs of other blocks are passed over (`logsByBlock` keeps them out).
  *
  * @example
  * reportTxState(reportLog, chunkLogs, { totalUnderlyingSupply: 110n, totalSupply: 100n, globalFee: 1000n })

@@ -7,7 +7,7 @@ import { WALLET_AMOUNT_COLUMNS, WALLET_RECORD_COLUMNS } from '../../db/records/c
 import { createRepos } from '../../db/repos/index.ts'
 import type { ReportDay } from '../../db/repos/reports.ts'
 import type { JobRunner } from '../../jobs/runner.ts'
-import { readReportPosition } from './report-chain.ts'
+import { type ChainReportStep, readReportSteps } from './report-chain.ts'
 
 /** Tables of computed records and their natural keys (after chain_id, report_epoch). */
 const RECORD_TABLES: Record<string, string[]> = {
@@ -141,20 +141,16 @@ export async function verifyRecordsAgainstChain(
   const days: { report_epoch: string; block_number: string; visible_version: number }[] = await db('days')
     .select('report_epoch', 'block_number', 'visible_version')
     .orderBy('block_number')
-  const read = (functionName: 'totalUnderlyingSupply' | 'totalSupply', blockNumber: bigint) =>
-    client.readContract({ address: river, abi: riverAbi, functionName, blockNumber })
   const running = new Map<string, Record<string, bigint>>()
   let walletDays = 0
-  let previous: { U: bigint; S: bigint } | undefined
-  for (const day of days) {
-    const block = BigInt(day.block_number)
-    const position = await readReportPosition(client, river, block)
-    const { U, S } = position
-    // the first report's previous pool: the block before it (a 1:1 pool)
-    const [Up, Sp] = previous
-      ? [previous.U, previous.S]
-      : await Promise.all([read('totalUnderlyingSupply', block - 1n), read('totalSupply', block - 1n)])
-    previous = position
+  const steps = await readReportSteps(
+    client,
+    river,
+    days.map((d) => BigInt(d.block_number)),
+  )
+  for (const [i, day] of days.entries()) {
+    const position = steps[i] as ChainReportStep
+    const { block, U, S, Up, Sp } = position
     // the pool at the fee mint, from the chain's RewardsEarned log of the report block (none: no fee mint)
     const [mint] = await client.getContractEvents({
       address: river,

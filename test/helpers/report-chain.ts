@@ -1,7 +1,6 @@
 import type { Address, PublicClient } from 'viem'
 import { riverAbi } from '../../chain/abi.ts'
-
-const ZERO = '0x0000000000000000000000000000000000000000'
+import { ZERO_ADDRESS as ZERO } from '../../common/address.ts'
 
 /** A report as the chain says at its transaction: the pool after it and holders' balances before it. */
 export interface ChainReportPosition {
@@ -76,4 +75,39 @@ export async function readReportPosition(
       })
     },
   }
+}
+
+/** A report's position (`readReportPosition`) with the pool of the report before it. */
+export interface ChainReportStep extends ChainReportPosition {
+  block: bigint
+  /** U and S right after the previous report's transaction; for the first, the block before it (1:1). */
+  Up: bigint
+  Sp: bigint
+}
+
+/**
+ * `readReportPosition` for each report block of a chain in order, each with its predecessor's pool.
+ *
+ * @example
+ * for (const r of await readReportSteps(client, river, [12n, 40n])) netReward(balance, r)
+ */
+export async function readReportSteps(
+  client: PublicClient,
+  river: Address,
+  blocks: readonly bigint[],
+): Promise<ChainReportStep[]> {
+  const steps: ChainReportStep[] = []
+  for (const block of blocks) {
+    const position = await readReportPosition(client, river, block)
+    const previous = steps.at(-1)
+    const [Up, Sp] = previous
+      ? [previous.U, previous.S]
+      : await Promise.all(
+          (['totalUnderlyingSupply', 'totalSupply'] as const).map((functionName) =>
+            client.readContract({ address: river, abi: riverAbi, functionName, blockNumber: block - 1n }),
+          ),
+        )
+    steps.push({ ...position, block, Up: Up as bigint, Sp: Sp as bigint })
+  }
+  return steps
 }
