@@ -22,6 +22,8 @@
  *   BENCH_DB=pglite npm run bench:api         (PGlite in memory: the embedded mode)
  *   BENCH_SECONDS=5 BENCH_ROUNDS=3 BENCH_CONNECTIONS=10 BENCH_HOLDERS=100000 BENCH_CASES=single,bulk npm run bench:api
  *   BENCH_CPU_PROF=/tmp/prof npm run bench:api (a V8 CPU profile of the server per case)
+ *   BENCH_HEAP_PROF=/tmp/heap npm run bench:api (per case, a sampled heap profile of the objects that survived a
+ *   young-generation GC: what a request keeps alive after it is answered)
  */
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
@@ -34,9 +36,13 @@ import { loadSigningKey } from '../api/auth/keys.ts'
 import { createTokenVerifier, issueToken } from '../api/auth/tokens.ts'
 import { loadConfig } from '../common/config.ts'
 import { createLogger } from '../common/logger.ts'
+import { applyV8Flags } from '../common/v8-flags.ts'
 import { seedRewardsDay } from './api-data.ts'
 import { openScratchDb } from './scratch-db.ts'
 
+// the V8 settings of a process serving the API (`lsreport up`, `lsreport api`: common/v8-flags.ts), unless
+// BENCH_V8_DEFAULTS=1 measures V8's own
+if (process.env.BENCH_V8_DEFAULTS !== '1') applyV8Flags()
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const warmup = Number(process.env.BENCH_WARMUP ?? 2)
@@ -44,6 +50,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const holders = Number(process.env.BENCH_HOLDERS ?? 100_000)
 const onlyCases = process.env.BENCH_CASES?.split(',').filter(Boolean)
 const profileDir = process.env.BENCH_CPU_PROF
+const heapProfileDir = process.env.BENCH_HEAP_PROF
 const databaseUrl =
   process.env.BENCH_DB === 'pglite'
     ? undefined
@@ -364,11 +371,17 @@ for (const c of cases.filter((c) => !c.key.startsWith('bare') && c.key !== 'heal
   }
 }
 
-const session = profileDir ? new Session() : undefined
-if (session && profileDir) {
-  fs.mkdirSync(profileDir, { recursive: true })
+const session = profileDir || heapProfileDir ? new Session() : undefined
+if (session) {
   session.connect()
-  await session.post('Profiler.enable')
+  if (profileDir) {
+    fs.mkdirSync(profileDir, { recursive: true })
+    await session.post('Profiler.enable')
+  }
+  if (heapProfileDir) {
+    fs.mkdirSync(heapProfileDir, { recursive: true })
+    await session.post('HeapProfiler.enable')
+  }
 }
 
 log(
@@ -391,7 +404,16 @@ type Measured = LoadResult &
   }
 /** One run of a case with its costs per request (queries, CPU of this process, of Postgres, of the load generator). */
 async function measure(c: (typeof cases)[number]): Promise<LoadResult & RunCosts> {
-  if (session) await session.post('Profiler.start')
+  if (session && profileDir) await session.post('Profiler.start')
+  // sampled: the objects that outlive a young-generation GC (promoted, even when a full GC collects them
+  // later), which are what makes scavenges expensive
+  if (session && heapProfileDir) {
+    await session.post('HeapProfiler.startSampling', {
+      samplingInterval: 1024,
+      includeObjectsCollectedByMinorGC: false,
+      includeObjectsCollectedByMajorGC: true,
+    })
+  }
   let queries = 0
   const countQuery = () => {
     queries += 1
@@ -408,6 +430,10 @@ async function measure(c: (typeof cases)[number]): Promise<LoadResult & RunCosts
   if (session && profileDir) {
     const { profile } = await session.post('Profiler.stop')
     fs.writeFileSync(path.join(profileDir, `api-${c.key}.cpuprofile`), JSON.stringify(profile))
+  }
+  if (session && heapProfileDir) {
+    const { profile } = await session.post('HeapProfiler.stopSampling')
+    fs.writeFileSync(path.join(heapProfileDir, `api-${c.key}.heapprofile`), JSON.stringify(profile))
   }
   return {
     ...result,

@@ -29,6 +29,7 @@ import { loadSigningKey } from '../api/auth/keys.ts'
 import { createClient, createOrg } from '../cli/admin.ts'
 import { loadConfig } from '../common/config.ts'
 import { createLogger } from '../common/logger.ts'
+import { applyV8Flags } from '../common/v8-flags.ts'
 import { type Db, migrate, openDb } from '../db/index.ts'
 import { computeWalletRecord, prepareReport } from '../engine/index.ts'
 import { syntheticReport, syntheticWallets } from '../fixtures/engine/synthetic.ts'
@@ -373,6 +374,9 @@ function startLoad(url: string, options: { seconds?: number; headers?: Record<st
 }
 
 async function embedded() {
+  // the service's V8 settings for a process serving the API (`lsreport up`: common/v8-flags.ts), unless
+  // BENCH_V8_DEFAULTS=1 measures V8's own
+  if (process.env.BENCH_V8_DEFAULTS !== '1') applyV8Flags()
   const holders = args.holders ?? 100_000
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lsreport-bench-day-'))
   const dbh = await openDb({})

@@ -3,6 +3,7 @@
 import fs from 'node:fs/promises'
 import { Command, InvalidArgumentError } from 'commander'
 import { ConfigError, LsReportError } from '../common/errors.ts'
+import { applyV8Flags } from '../common/v8-flags.ts'
 import { DATE_YEARS, parseDateOnly } from '../engine/dates.ts'
 import type { Context } from './context.ts'
 
@@ -34,12 +35,16 @@ program
   .description(
     'Everything in one process: migrate, API, devnet (when RPC_URL is unset), demo client and account, jobs',
   )
-  .action(async () => (await import('./up.ts')).up(process.env))
+  .action(async () => {
+    applyV8Flags()
+    return (await import('./up.ts')).up(process.env)
+  })
 
 program
   .command('api')
   .description('Serve the HTTP API only')
   .action(async () => {
+    applyV8Flags()
     const [{ createContext }, { startApi }] = await Promise.all([import('./context.ts'), import('./up.ts')])
     // an API request waits at most 15 s on a database that went silent, then answers 503 IR5030
     const ctx = await createContext(process.env, { migrate: false, logTo: 'stdout', stallMs: 15_000 })
