@@ -3,6 +3,10 @@ declare module 'fastify' {
     /** The serialized answers of the reporting reads by ETag (api/answer-memo.ts). */
     reportAnswers: AnswerMemo
   }
+  interface FastifyReply {
+    /** The ETag of the reporting answer being built: set by `answeredFromCache`, read by `keepAnswer`. */
+    answerEtag: string | undefined
+  }
 }
 
 /** A reporting answer as sent: its body and the headers that describe the body. */

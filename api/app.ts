@@ -363,6 +363,7 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
   solRoutes(app, { repos })
   redeemRoutes(app, { repos })
   app.decorate('reportAnswers', createAnswerMemo())
+  app.decorateReply('answerEtag', undefined)
   rewardRoutes(app, { repos })
   feeRoutes(app, { repos })
   discountRoutes(app, { repos })

@@ -172,13 +172,15 @@ export function setReportHeaders(reply: FastifyReply, day: Pick<ReportDay, 'repo
  * request's normalized inputs. Set only when every day is `computed` (a day being recomputed answers with
  * `Cache-Control: no-cache` and no ETag). Returns true once the request is answered: 304 when If-None-Match
  * matches, else the bytes of an identical earlier answer when the app keeps them (`reportAnswers`, filled by
- * the `keepAnswer` hook of the route). Returns false when the handler must build the answer.
+ * the `keepAnswer` hook of the route; `kept: false` for a route without that hook). Returns false when the
+ * handler must build the answer.
  */
 export function answeredFromCache(
   request: FastifyRequest,
   reply: FastifyReply,
   days: readonly Pick<ReportDay, 'report_epoch' | 'visible_version' | 'content_hash' | 'status'>[],
   inputs: unknown,
+  options: { kept?: boolean } = {},
 ): boolean {
   if (days.length === 0 || days.some((d) => d.status !== 'computed')) {
     reply.header('cache-control', 'no-cache')
@@ -197,6 +199,7 @@ export function answeredFromCache(
       return true
     }
   }
+  if (options.kept === false) return false
   const kept = request.server.reportAnswers.get(etag)
   if (kept) {
     reply.type(kept.contentType)
@@ -204,12 +207,10 @@ export function answeredFromCache(
     reply.send(kept.body)
     return true
   }
-  answerEtags.set(reply, etag)
+  // on the reply itself: no table keyed by short-lived replies to grow until the next full GC
+  reply.answerEtag = etag
   return false
 }
-
-/** The ETag of an answer being built (set by `answeredFromCache`, read by `keepAnswer`). */
-const answerEtags = new WeakMap<FastifyReply, string>()
 
 /**
  * Route onSend hook of the reporting reads: keeps a 200 answer's bytes under its ETag in the app's
@@ -221,7 +222,7 @@ export function keepAnswer(
   payload: unknown,
   done: (err: Error | null, payload: unknown) => void,
 ): void {
-  const etag = answerEtags.get(reply)
+  const etag = reply.answerEtag
   if (
     etag !== undefined &&
     reply.statusCode === 200 &&

@@ -129,6 +129,42 @@ describe.runIf(pgOk)('reporting answers kept under their ETag (Postgres)', () =>
     expect(kept.app.reportAnswers.bytes).toBeGreaterThan(0)
   })
 
+  test('behavior: the wallets read keeps nothing in the memo (its records carry their bytes) and still answers 304', async () => {
+    const memo = fresh.app.reportAnswers
+    const get = memo.get.bind(memo)
+    let lookups = 0
+    memo.get = (etag) => {
+      lookups += 1
+      return get(etag)
+    }
+    try {
+      const bytesBefore = memo.bytes
+      const request = {
+        method: 'POST',
+        url: '/eth/v1/rewards/wallets',
+        body: { addresses: [seeded.ownAddresses[2]], date: seeded.date },
+      }
+      const first = await ask(fresh, request)
+      const again = await ask(fresh, request)
+      expect(first.status, first.body).toBe(200)
+      expect(again).toEqual(first)
+      expect(lookups).toBe(0)
+      expect(memo.bytes).toBe(bytesBefore)
+      const res = await fetch(`${fresh.url}/eth/v1/rewards/wallets`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${tokens.get(fresh)}`,
+          'content-type': 'application/json',
+          'if-none-match': first.headers.etag as string,
+        },
+        body: JSON.stringify(request.body),
+      })
+      expect(res.status).toBe(304)
+    } finally {
+      memo.get = get
+    }
+  })
+
   test('behavior: a new version of a day is answered with its own bytes, never the kept ones', async () => {
     const address = seeded.ownAddresses[1] as string
     const url = `/eth/v1/rewards/wallets/${address}/summary?from=${from}&to=${seeded.date}`

@@ -415,7 +415,8 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   ) {
     setReportHeaders(reply, day)
     const csv = wantsCsv(request)
-    if (answeredFromCache(request, reply, [day], { orgId, addresses, csv })) return reply
+    // no keepAnswer hook here: the records' bytes are kept beside them (sendStoredWallets)
+    if (answeredFromCache(request, reply, [day], { orgId, addresses, csv }, { kept: false })) return reply
     // rows: the records of addresses on this day, in request order (walletRows): the answer
     if (csv) {
       const records = rows.map((row) => presentStoredWallet(row, orgId, 'v1'))
