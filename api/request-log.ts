@@ -58,7 +58,8 @@ export class AccessLog extends LogController {
     reply: FastifyReply,
   ): void {
     if (error) request.log.error({ ...lineOf(request, reply), err: error }, 'request answered')
-    else request.log.info(lineOf(request, reply), 'request answered')
+    // the line is built only when it is written (a logger above info would drop it)
+    else if (WRITES_INFO.has(request.log.level)) request.log.info(lineOf(request, reply), 'request answered')
   }
 
   /**
