@@ -24,6 +24,7 @@
  *   BENCH_CPU_PROF=/tmp/prof npm run bench:api (a V8 CPU profile of the server per case)
  *   BENCH_HEAP_PROF=/tmp/heap npm run bench:api (per case, a sampled heap profile of the objects that survived a
  *   young-generation GC: what a request keeps alive after it is answered)
+ *   BENCH_V8_DEFAULTS=1 npm run bench:api  (V8's defaults instead of the service's flags, common/v8-flags.ts)
  */
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
@@ -36,13 +37,14 @@ import { loadSigningKey } from '../api/auth/keys.ts'
 import { createTokenVerifier, issueToken } from '../api/auth/tokens.ts'
 import { loadConfig } from '../common/config.ts'
 import { createLogger } from '../common/logger.ts'
-import { applyV8Flags } from '../common/v8-flags.ts'
+import { applyV8Flags, V8_FLAGS } from '../common/v8-flags.ts'
 import { seedRewardsDay } from './api-data.ts'
 import { openScratchDb } from './scratch-db.ts'
 
 // the V8 settings of a process serving the API (`lsreport up`, `lsreport api`: common/v8-flags.ts), unless
 // BENCH_V8_DEFAULTS=1 measures V8's own
-if (process.env.BENCH_V8_DEFAULTS !== '1') applyV8Flags()
+const v8Flags = process.env.BENCH_V8_DEFAULTS === '1' ? [] : V8_FLAGS
+if (v8Flags.length > 0) applyV8Flags()
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const warmup = Number(process.env.BENCH_WARMUP ?? 2)
@@ -519,6 +521,7 @@ fs.writeFileSync(
     {
       bench: 'api',
       machine: { ...machine, postgres },
+      v8_flags: v8Flags,
       backend: dbh.backend,
       day: { date: day.date, wallet_records: day.wallets, holders },
       seconds,
