@@ -55,9 +55,13 @@ function reference(report: ReportInput, w: WalletInput): Partial<Record<keyof Wa
   const Sp = toDec(report.previous_supply)
   const shares = toDec(w.shares)
   // shares x (Um/S0 - Up/Sp) written over one denominator, floored once; a rate after the report above the
-  // pre-fee rate (a burn's floor outweighing a tiny fee mint) is all gross, the fee 0
-  const preFee = Dec.max(Um.div(S0), U.div(S))
-  const gross = decFloorToBigint(shares.mul(preFee.mul(Sp).minus(Up)).div(Sp))
+  // pre-fee rate (a burn's floor outweighing a tiny fee mint) is all gross, the fee 0. The two rates are
+  // compared, and the chosen one used, as fractions: a rounded quotient (U/S at 80 digits) could floor the
+  // product one wei low
+  const [rateTop, rateBottom] = U.mul(S0).gt(Um.mul(S)) ? [U, S] : [Um, S0]
+  const gross = decFloorToBigint(
+    shares.mul(rateTop.mul(Sp).minus(Up.mul(rateBottom))).div(rateBottom.mul(Sp)),
+  )
   const net = decFloorToBigint(shares.mul(U.mul(Sp).minus(Up.mul(S))).div(S.mul(Sp)))
   const fees = gross - net
   const onPlatform = w.on_platform === true
@@ -310,6 +314,26 @@ describe('computeWalletRecord', () => {
     expect(r.fees_eth).toBe(0n)
     expect(r.gross_rewards_eth).toBe(r.rewards_eth)
     expect(r.gross_rewards_eth).toBeGreaterThanOrEqual(4n)
+  })
+
+  test('behavior: a burn that lifts the rate: gross is the shares at U/S exactly, in the engine and the reference', () => {
+    // the counterexample CI found (2026-11-26): the reference took U/S as a quotient rounded at 80 digits and
+    // floored 6 x it one wei low; the engine was right. 10 shares, no fee share, 4 burned: the 6 left hold
+    // the whole pool after the burn
+    const U = 11639977350927383628380311n
+    const paid = (4n * U) / 10n
+    const report: ReportInput = {
+      ...handReport(CUTOVER),
+      underlying: U - paid,
+      underlying_at_fee_mint: U,
+      supply_pre_fee: 10n,
+      supply: 6n,
+      previous_underlying: 0n,
+      previous_supply: 5n,
+    }
+    const w = wallet({ shares: 6n })
+    expect(computeWalletRecord(prepareReport(report), w).gross_rewards_eth).toBe(U - paid)
+    expect(reference(report, w).gross_rewards_eth).toBe(U - paid)
   })
 
   test.prop([arbRealisticReport().chain((r) => fc.tuple(fc.constant(r), arbWallet(r.supply_pre_fee)))], {
