@@ -3,6 +3,10 @@ declare module 'fastify' {
     /** The serialized answers of the reporting reads by ETag (api/answer-memo.ts). */
     reportAnswers: AnswerMemo
   }
+  interface FastifyContextConfig {
+    /** The route keeps its answers under their ETag (set by KEPT_ANSWERS in api/reporting.ts). */
+    keepsAnswers?: boolean
+  }
   interface FastifyReply {
     /** The ETag of the reporting answer being built: set by `answeredFromCache`, read by `keepAnswer`. */
     answerEtag: string | undefined

@@ -171,16 +171,14 @@ export function setReportHeaders(reply: FastifyReply, day: Pick<ReportDay, 'repo
  * ETag of a response built from computed days: the days' (epoch, visible version, content hash) and the
  * request's normalized inputs. Set only when every day is `computed` (a day being recomputed answers with
  * `Cache-Control: no-cache` and no ETag). Returns true once the request is answered: 304 when If-None-Match
- * matches, else the bytes of an identical earlier answer when the app keeps them (`reportAnswers`, filled by
- * the `keepAnswer` hook of the route; `kept: false` for a route without that hook). Returns false when the
- * handler must build the answer.
+ * matches, else, on a route made with KEPT_ANSWERS, the bytes of an identical earlier answer
+ * (`reportAnswers`). Returns false when the handler must build the answer.
  */
 export function answeredFromCache(
   request: FastifyRequest,
   reply: FastifyReply,
   days: readonly Pick<ReportDay, 'report_epoch' | 'visible_version' | 'content_hash' | 'status'>[],
   inputs: unknown,
-  options: { kept?: boolean } = {},
 ): boolean {
   if (days.length === 0 || days.some((d) => d.status !== 'computed')) {
     reply.header('cache-control', 'no-cache')
@@ -199,7 +197,8 @@ export function answeredFromCache(
       return true
     }
   }
-  if (options.kept === false) return false
+  // a route without the keepAnswer hook never fills the memo: nothing to look up
+  if (request.routeOptions.config.keepsAnswers !== true) return false
   const kept = request.server.reportAnswers.get(etag)
   if (kept) {
     reply.type(kept.contentType)
@@ -216,7 +215,7 @@ export function answeredFromCache(
  * Route onSend hook of the reporting reads: keeps a 200 answer's bytes under its ETag in the app's
  * `reportAnswers`, so the next identical request is answered from them (`answeredFromCache`).
  */
-export function keepAnswer(
+function keepAnswer(
   request: FastifyRequest,
   reply: FastifyReply,
   payload: unknown,
@@ -237,6 +236,12 @@ export function keepAnswer(
   }
   done(null, payload)
 }
+
+/**
+ * Route options of a reporting read whose answers are kept under their ETag (api/answer-memo.ts): the
+ * `keepAnswer` hook that fills the memo and the flag by which `answeredFromCache` looks in it, always together.
+ */
+export const KEPT_ANSWERS = { onSend: keepAnswer, config: { keepsAnswers: true } }
 
 /** ETags of short identities already hashed (a client polling one read asks the same one again). */
 const etags = new Map<string, string>()

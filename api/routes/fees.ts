@@ -8,7 +8,7 @@ import { feeModelAt, formatUnits18, presentProtocolRecord, V3_CUTOVER_ISO } from
 import { reportReads } from '../report-cache.ts'
 import {
   answeredFromCache,
-  keepAnswer,
+  KEPT_ANSWERS,
   parseDate,
   readingOrg,
   rejectUnit,
@@ -149,7 +149,7 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   const { repos } = deps
   const reads = reportReads(repos)
   // the answers of these reads are kept under their ETag (api/answer-memo.ts)
-  const rewards = { onRequest: app.requireScope('read:eth-rewards'), onSend: keepAnswer }
+  const rewards = { onRequest: app.requireScope('read:eth-rewards'), ...KEPT_ANSWERS }
   const tags = ['fees']
   const DateParams = Type.Object({ date: Type.String({ description: 'YYYY-MM-DD' }) })
   const ImpersonateHeaders = Type.Object({ 'impersonate-org': Type.Optional(Type.String()) })
@@ -271,7 +271,7 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   app.get(
     '/eth/v0/protocol/:date',
     {
-      onSend: keepAnswer,
+      ...KEPT_ANSWERS,
       schema: {
         tags: ['protocol'],
         summary: 'Protocol record of a date (public): rewards, fee, rate, supply, a_srr_7d',

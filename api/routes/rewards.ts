@@ -22,7 +22,7 @@ import {
   engineErrorToApi,
   inUnit,
   jsonOrCsv,
-  keepAnswer,
+  KEPT_ANSWERS,
   MAX_REPORT_ITEMS,
   noReport,
   parseDate,
@@ -127,7 +127,7 @@ function presentTotals(amounts: WalletAmounts, version: RecordVersion): Record<s
 export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   const { repos } = deps
   // the answers of these reads are kept under their ETag (api/answer-memo.ts)
-  const rewards = { onRequest: app.requireScope('read:eth-rewards'), onSend: keepAnswer }
+  const rewards = { onRequest: app.requireScope('read:eth-rewards'), ...KEPT_ANSWERS }
   const reads = reportReads(repos)
   const tags = ['rewards']
 
@@ -415,8 +415,7 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   ) {
     setReportHeaders(reply, day)
     const csv = wantsCsv(request)
-    // no keepAnswer hook here: the records' bytes are kept beside them (sendStoredWallets)
-    if (answeredFromCache(request, reply, [day], { orgId, addresses, csv }, { kept: false })) return reply
+    if (answeredFromCache(request, reply, [day], { orgId, addresses, csv })) return reply
     // rows: the records of addresses on this day, in request order (walletRows): the answer
     if (csv) {
       const records = rows.map((row) => presentStoredWallet(row, orgId, 'v1'))
