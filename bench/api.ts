@@ -12,7 +12,14 @@
  * - rounds: each case runs BENCH_ROUNDS (3) times, each time right after a run of the bare route, and its
  *   ratio is to that run: the machine's speed drifts by tens of percent within minutes when other work
  *   shares it. A case's figures are those of its median round, with the range of its rounds' ratios; the
- *   1-address read's rounds also run the bare route with its request and answer shape (`ratio_to_shape`);
+ *   1-address read's rounds also run the bare route with its request and answer shape (`ratio_to_shape`,
+ *   with that run's own figures beside it);
+ * - where the time goes: two routes of the same app, registered by this benchmark, answer the 1-address
+ *   read's bytes and headers and do nothing else (`app-shape`: no token; `app-shape-token`: the reporting
+ *   routes' bearer check): against the bare shape they price the app's per-request machinery and the token
+ *   check apart from the read's own work;
+ * - costs per request (server CPU, Postgres CPU, queries, load generator CPU) are taken over the measured
+ *   run alone, from the moment the load generator reports its warm-up done;
  * - token verification: the cost of one ES256 verification (jose) and of the verified-token cache, measured
  *   apart (in this process, with no load running).
  *
@@ -72,7 +79,7 @@ interface LoadResult {
   timeouts: number
   non2xx: number
   status_codes: string
-  /** CPU seconds of the load generator's process (warm-up included) */
+  /** CPU seconds of the load generator's process during the measured run */
   cpu_seconds: number
 }
 
@@ -105,14 +112,20 @@ function postgresCpuSince(database: string, before: Map<string, number>): number
   return ticks / CLK_TCK
 }
 
-/** Runs autocannon in its own process (bench/load.ts) and returns its result. */
-function load(args: {
-  url: string
-  method?: string
-  headers?: Record<string, string>
-  bodies?: string[]
-  paths?: string[]
-}): Promise<LoadResult> {
+/**
+ * Runs autocannon in its own process (bench/load.ts) and returns its result; `ready` is called when its
+ * measured run starts (after the warm-up), so the server's costs are taken over that run alone.
+ */
+function load(
+  args: {
+    url: string
+    method?: string
+    headers?: Record<string, string>
+    bodies?: string[]
+    paths?: string[]
+  },
+  ready: () => void,
+): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -122,16 +135,17 @@ function load(args: {
         path.join(import.meta.dirname, 'load.ts'),
         JSON.stringify({ connections, seconds, warmup, ...args }),
       ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
+      { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
     )
-    let out = ''
-    child.stdout.on('data', (chunk) => {
-      out += chunk
+    let result: LoadResult | undefined
+    child.on('message', (m: { type: string; result?: LoadResult }) => {
+      if (m.type === 'ready') ready()
+      else if (m.type === 'result') result = m.result
     })
     child.on('error', reject)
     child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`load generator exited with ${code}`))
-      resolve(JSON.parse(out.trim().split('\n').pop() as string) as LoadResult)
+      if (code !== 0 || !result) return reject(new Error(`load generator exited with ${code}`))
+      resolve(result)
     })
   })
 }
@@ -169,6 +183,15 @@ const config = loadConfig({
 })
 const signingKey = await loadSigningKey({ pem: undefined, dataDir })
 const app = await buildApp({ config, logger: createLogger({ level: 'silent' }), db: dbh.db, signingKey })
+// Where the 1-address read's time goes: routes of this app (bench only) that answer with the read's bytes and
+// headers (set once the read answered, below) and do nothing else, first with no token, then with the bearer
+// check of the reporting routes. Against the bare route with the same shape they measure the app's
+// per-request machinery (hooks, rate limit, metrics, logger) and the token check apart from the read itself.
+const readAnswer = { bytes: Buffer.alloc(0), headers: {} as Record<string, string> }
+app.post('/bench/shape', async (_request, reply) => reply.headers(readAnswer.headers).send(readAnswer.bytes))
+app.post('/bench/shape-token', { onRequest: app.requireScope('read:eth-rewards') }, async (_request, reply) =>
+  reply.headers(readAnswer.headers).send(readAnswer.bytes),
+)
 await app.listen({ host: '127.0.0.1', port })
 // the same app at the service's default log level (info), its lines written to a file: what the access log
 // costs (the token's audience is the first app's base URL, so one token serves both)
@@ -252,96 +275,123 @@ const sampleHeaders = Object.fromEntries(
   ),
 )
 bare.post('/shape', async (_request, reply) => reply.headers(sampleHeaders).send(sampleBytes))
+readAnswer.bytes = sampleBytes
+readAnswer.headers = sampleHeaders
 const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 })
 
 const own = day.ownAddresses
 const to = day.date
 const from = new Date(Date.parse(`${to}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10)
-/** The 1-address read of each of the day's addresses in turn, against the app at `appBase`. */
-const singleReads = (appBase: string) =>
-  load({
-    url: `${appBase}/eth/v1/rewards/wallets`,
-    method: 'POST',
-    headers: json,
-    bodies: day.addresses.map((a) => JSON.stringify({ addresses: [a], date: day.date })),
-  })
-const cases: { key: string; name: string; run: () => Promise<LoadResult> }[] = [
+/** The 1-address read's requests (each of the day's addresses in turn) sent to `url`. */
+const singleReads = (url: string, ready: () => void) =>
+  load(
+    {
+      url,
+      method: 'POST',
+      headers: json,
+      bodies: day.addresses.map((a) => JSON.stringify({ addresses: [a], date: day.date })),
+    },
+    ready,
+  )
+const cases: { key: string; name: string; run: (ready: () => void) => Promise<LoadResult> }[] = [
   {
     key: 'bare',
     name: 'bare Fastify: GET /constant',
-    run: () => load({ url: `${bareUrl}/constant` }),
+    run: (ready) => load({ url: `${bareUrl}/constant` }, ready),
   },
   {
     key: 'bare-shape',
     name: `bare Fastify: POST, the 1-address read's shape (${sampleBytes.length} B)`,
-    run: () =>
-      load({
-        url: `${bareUrl}/shape`,
-        method: 'POST',
-        headers: json,
-        bodies: day.addresses.map((a) => JSON.stringify({ addresses: [a], date: day.date })),
-      }),
+    run: (ready) => singleReads(`${bareUrl}/shape`, ready),
   },
   {
     key: 'health',
     name: 'app: GET /health (no token, no database)',
-    run: () => load({ url: `${base}/health` }),
+    run: (ready) => load({ url: `${base}/health` }, ready),
+  },
+  {
+    key: 'app-shape',
+    name: "app: a route answering the read's bytes, no token",
+    run: (ready) => singleReads(`${base}/bench/shape`, ready),
+  },
+  {
+    key: 'app-shape-token',
+    name: "app: a route answering the read's bytes, token checked",
+    run: (ready) => singleReads(`${base}/bench/shape-token`, ready),
   },
   {
     key: 'single',
     name: 'POST /eth/v1/rewards/wallets, 1 address',
-    run: () => singleReads(base),
+    run: (ready) => singleReads(`${base}/eth/v1/rewards/wallets`, ready),
   },
   {
     key: 'single-logged',
     name: 'the same, LOG_LEVEL=info (lines to a file)',
-    run: () => singleReads(loggedBase),
+    run: (ready) => singleReads(`${loggedBase}/eth/v1/rewards/wallets`, ready),
   },
   {
     key: 'summary',
     name: 'GET /eth/v1/rewards/wallets/{address}/summary (2 days)',
-    run: () =>
-      load({
-        url: `${base}/health`,
-        headers: auth,
-        paths: day.addresses.map((a) => `/eth/v1/rewards/wallets/${a}/summary?from=${from}&to=${to}`),
-      }),
+    run: (ready) =>
+      load(
+        {
+          url: `${base}/health`,
+          headers: auth,
+          paths: day.addresses.map((a) => `/eth/v1/rewards/wallets/${a}/summary?from=${from}&to=${to}`),
+        },
+        ready,
+      ),
   },
   {
     key: 'bulk',
     name: 'POST /eth/v1/rewards/wallets, 1,000 addresses',
-    run: () =>
-      load({
-        url: `${base}/eth/v1/rewards/wallets`,
-        method: 'POST',
-        headers: json,
-        bodies: [JSON.stringify({ addresses: day.addresses, date: day.date })],
-      }),
+    run: (ready) =>
+      load(
+        {
+          url: `${base}/eth/v1/rewards/wallets`,
+          method: 'POST',
+          headers: json,
+          bodies: [JSON.stringify({ addresses: day.addresses, date: day.date })],
+        },
+        ready,
+      ),
   },
   {
     key: 'wallet',
     name: 'GET /v0/platform/wallets/{address}',
-    run: () =>
-      load({
-        url: `${base}/health`,
-        headers: auth,
-        paths: own.map((a) => `/v0/platform/wallets/${a}`),
-      }),
+    run: (ready) =>
+      load(
+        {
+          url: `${base}/health`,
+          headers: auth,
+          paths: own.map((a) => `/v0/platform/wallets/${a}`),
+        },
+        ready,
+      ),
   },
   {
     key: 'account',
     name: 'GET /v0/platform/accounts/{key} (100 wallets)',
-    run: () =>
-      load({
-        url: `${base}/health`,
-        headers: auth,
-        paths: [`/v0/platform/accounts/${day.accountKey}`],
-      }),
+    run: (ready) =>
+      load(
+        {
+          url: `${base}/health`,
+          headers: auth,
+          paths: [`/v0/platform/accounts/${day.accountKey}`],
+        },
+        ready,
+      ),
   },
 ]
 
 // a response of each case, checked before measuring (a benchmark of errors measures nothing)
-for (const c of cases.filter((c) => !c.key.startsWith('bare') && c.key !== 'health')) {
+// the app's routes answering the read's bytes (above) answer them exactly
+for (const route of ['/bench/shape', '/bench/shape-token']) {
+  const res = await fetch(`${base}${route}`, { method: 'POST', headers: json, body: sampleBody })
+  const bytes = Buffer.from(await res.arrayBuffer())
+  if (res.status !== 200 || !bytes.equals(sampleBytes)) throw new Error(`${route}: ${res.status} ${bytes}`)
+}
+for (const c of cases.filter((c) => !/^(bare|app-)/.test(c.key) && c.key !== 'health')) {
   if (onlyCases && !onlyCases.includes(c.key)) continue
   const probe =
     c.key === 'single' || c.key === 'single-logged' || c.key === 'bulk'
@@ -401,9 +451,15 @@ type Measured = LoadResult &
   RunCosts & {
     ratio_to_bare: number | null
     adjacent_bare_requests_per_second?: number
-    /** the 1-address read only: to a run of the bare route with its shape, in the same round */
+    /**
+     * the cases with the 1-address read's request and answer (SHAPED_CASES): to a run of the bare route with
+     * that shape in the same round, whose own figures are beside it
+     */
     ratio_to_shape?: number
+    shape?: { requests_per_second: number; server_cpu_ms_per_request: number; ratio_to_bare: number | null }
   }
+/** The cases set against the bare route with the 1-address read's shape in every round (`ratio_to_shape`). */
+const SHAPED_CASES = new Set(['app-shape', 'app-shape-token', 'single'])
 /** One run of a case with its costs per request (queries, CPU of this process, of Postgres, of the load generator). */
 async function measure(c: (typeof cases)[number]): Promise<LoadResult & RunCosts> {
   if (session && profileDir) await session.post('Profiler.start')
@@ -416,18 +472,26 @@ async function measure(c: (typeof cases)[number]): Promise<LoadResult & RunCosts
       includeObjectsCollectedByMajorGC: true,
     })
   }
+  // costs are taken over the measured run alone (from the load generator's `ready`): the warm-up, which
+  // fills the caches, is not counted
   let queries = 0
+  let counting = false
   const countQuery = () => {
-    queries += 1
+    if (counting) queries += 1
   }
   dbh.db.on('query', countQuery)
-  const cpu = process.cpuUsage()
-  const pgCpu = database ? postgresCpuTicks(database) : new Map<string, number>()
+  let cpu = process.cpuUsage()
+  let pgCpu = new Map<string, number>()
   const loadBefore = os.loadavg()[0] as number
-  const result = await c.run()
+  const result = await c.run(() => {
+    counting = true
+    cpu = process.cpuUsage()
+    if (database) pgCpu = postgresCpuTicks(database)
+  })
   const used = process.cpuUsage(cpu)
   dbh.db.off('query', countQuery)
-  const requests = result.requests * ((seconds + warmup) / seconds)
+  if (!counting) throw new Error(`${c.name}: the load generator never started its measured run`)
+  const requests = result.requests
   const perRequest = (cpuSeconds: number) => Number(((cpuSeconds * 1000) / Math.max(1, requests)).toFixed(3))
   if (session && profileDir) {
     const { profile } = await session.post('Profiler.stop')
@@ -458,15 +522,23 @@ for (const c of cases) {
   const measuredRounds: Measured[] = []
   for (let round = 0; round < rounds; round++) {
     const bare = c.key === 'bare' ? undefined : await measure(bareCase)
-    // the 1-address read is also set against the bare route with its own request and answer
-    const shape = c.key === 'single' ? await measure(shapeCase) : undefined
+    // the 1-address read (and the app's routes with its answer) are also set against the bare route with
+    // the same request and answer
+    const shape = SHAPED_CASES.has(c.key) ? await measure(shapeCase) : undefined
     const run = await measure(c)
     const bareRps = bare?.requests_per_second
     measuredRounds.push({
       ...run,
       ...(bareRps !== undefined ? { adjacent_bare_requests_per_second: bareRps } : {}),
       ...(shape
-        ? { ratio_to_shape: Number((run.requests_per_second / shape.requests_per_second).toFixed(2)) }
+        ? {
+            ratio_to_shape: Number((run.requests_per_second / shape.requests_per_second).toFixed(2)),
+            shape: {
+              requests_per_second: shape.requests_per_second,
+              server_cpu_ms_per_request: shape.server_cpu_ms_per_request,
+              ratio_to_bare: bareRps ? Number((shape.requests_per_second / bareRps).toFixed(2)) : null,
+            },
+          }
         : {}),
       ratio_to_bare: bareRps
         ? Number((run.requests_per_second / bareRps).toFixed(2))

@@ -1,10 +1,10 @@
 /**
  * The benchmarks' load generator, in a process of its own (never inside the measured one): autocannon on
  * one route for `seconds` (after `warmup` seconds not counted), cycling through `bodies` or `paths` when
- * given (one per request, in turn). Its result (latency in ms, the process's CPU seconds) is printed as one
- * JSON line on stdout; forked with an IPC channel instead (bench/day-worker.ts through bench/day-load.ts) it
- * also sends `{type: 'ready'}` when the measured run starts and `{type: 'result', result}` when it ends,
- * and stops early when the parent sends 'stop'.
+ * given (one per request, in turn). Its result (latency in ms, the process's CPU seconds during the measured
+ * run) is printed as one JSON line on stdout; forked with an IPC channel instead (bench/api.ts, and
+ * bench/day-worker.ts through bench/day-load.ts) it also sends `{type: 'ready'}` when the measured run starts
+ * and `{type: 'result', result}` when it ends, and stops early when the parent sends 'stop'.
  *
  *   node --import tsx bench/load.ts '{"url":"http://127.0.0.1:8080/health","connections":10,"seconds":5}'
  */
@@ -72,14 +72,17 @@ function run(seconds: number, started?: (instance: Instance) => void): Promise<R
 }
 
 if (args.warmup && args.warmup > 0) await run(args.warmup)
+// this process's CPU from the start of the measured run (the warm-up is not counted)
+let cpuAtStart = process.cpuUsage()
 const result = await run(args.seconds ?? 3600, (instance) => {
+  cpuAtStart = process.cpuUsage()
   process.send?.({ type: 'ready' })
   process.on('message', (m) => {
     if (m === 'stop') instance.stop()
   })
 })
 const codes = Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => `${code}:${s.count}`)
-const cpu = process.cpuUsage()
+const cpu = process.cpuUsage(cpuAtStart)
 const summary = {
   seconds: Number(result.duration.toFixed(1)),
   requests: result.requests.total,
