@@ -12,8 +12,8 @@
  * - rounds: each case runs BENCH_ROUNDS (3) times, each time right after a run of the bare route, and its
  *   ratio is to that run: the machine's speed drifts by tens of percent within minutes when other work
  *   shares it. A case's figures are those of its median round, with the range of its rounds' ratios; the
- *   1-address read's rounds also run the bare route with its request and answer shape (`ratio_to_shape`,
- *   with that run's own figures beside it);
+ *   rounds of the 1-address read and of the two routes below also run the bare route with the read's
+ *   request and answer shape (`ratio_to_shape`, with that run's own figures beside it);
  * - where the time goes: two routes of the same app, registered by this benchmark, answer the 1-address
  *   read's bytes and headers and do nothing else (`app-shape`: no token; `app-shape-token`: the reporting
  *   routes' bearer check): against the bare shape they price the app's per-request machinery and the token
@@ -183,10 +183,8 @@ const config = loadConfig({
 })
 const signingKey = await loadSigningKey({ pem: undefined, dataDir })
 const app = await buildApp({ config, logger: createLogger({ level: 'silent' }), db: dbh.db, signingKey })
-// Where the 1-address read's time goes: routes of this app (bench only) that answer with the read's bytes and
-// headers (set once the read answered, below) and do nothing else, first with no token, then with the bearer
-// check of the reporting routes. Against the bare route with the same shape they measure the app's
-// per-request machinery (hooks, rate limit, metrics, logger) and the token check apart from the read itself.
+// the benchmark's two routes answering the 1-address read's bytes and headers (filled in once the read has
+// answered, below) and doing nothing else: the app's per-request machinery, then the bearer check, apart
 const readAnswer = { bytes: Buffer.alloc(0), headers: {} as Record<string, string> }
 app.post('/bench/shape', async (_request, reply) => reply.headers(readAnswer.headers).send(readAnswer.bytes))
 app.post('/bench/shape-token', { onRequest: app.requireScope('read:eth-rewards') }, async (_request, reply) =>
