@@ -33,7 +33,6 @@
  *   young-generation GC: what a request keeps alive after it is answered)
  *   BENCH_V8_DEFAULTS=1 npm run bench:api  (V8's defaults instead of the service's flags, common/v8-flags.ts)
  */
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import os from 'node:os'
@@ -44,14 +43,12 @@ import { loadSigningKey } from '../api/auth/keys.ts'
 import { createTokenVerifier, issueToken } from '../api/auth/tokens.ts'
 import { loadConfig } from '../common/config.ts'
 import { createLogger } from '../common/logger.ts'
-import { applyV8Flags, V8_FLAGS } from '../common/v8-flags.ts'
 import { seedRewardsDay } from './api-data.ts'
+import { type LoadArgs, type LoadResult, startLoad } from './load-client.ts'
 import { openScratchDb } from './scratch-db.ts'
+import { applyServiceV8Flags } from './v8-flags.ts'
 
-// the V8 settings of a process serving the API (`lsreport up`, `lsreport api`: common/v8-flags.ts), unless
-// BENCH_V8_DEFAULTS=1 measures V8's own
-const v8Flags = process.env.BENCH_V8_DEFAULTS === '1' ? [] : V8_FLAGS
-if (v8Flags.length > 0) applyV8Flags()
+const v8Flags = applyServiceV8Flags()
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const warmup = Number(process.env.BENCH_WARMUP ?? 2)
@@ -65,23 +62,6 @@ const databaseUrl =
     ? undefined
     : (process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres')
 const log = (line: string) => process.stderr.write(`${line}\n`)
-
-interface LoadResult {
-  seconds: number
-  requests: number
-  requests_per_second: number
-  p50_ms: number
-  p90_ms: number
-  p99_ms: number
-  max_ms: number
-  mb_per_second: number
-  errors: number
-  timeouts: number
-  non2xx: number
-  status_codes: string
-  /** CPU seconds of the load generator's process during the measured run */
-  cpu_seconds: number
-}
 
 const CLK_TCK = 100
 /**
@@ -113,41 +93,13 @@ function postgresCpuSince(database: string, before: Map<string, number>): number
 }
 
 /**
- * Runs autocannon in its own process (bench/load.ts) and returns its result; `ready` is called when its
- * measured run starts (after the warm-up), so the server's costs are taken over that run alone.
+ * Runs the load generator (bench/load.ts, a process of its own) and returns its result; `ready` is called
+ * when its measured run starts (after the warm-up), so the server's costs are taken over that run alone.
  */
-function load(
-  args: {
-    url: string
-    method?: string
-    headers?: Record<string, string>
-    bodies?: string[]
-    paths?: string[]
-  },
-  ready: () => void,
-): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        path.join(import.meta.dirname, 'load.ts'),
-        JSON.stringify({ connections, seconds, warmup, ...args }),
-      ],
-      { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
-    )
-    let result: LoadResult | undefined
-    child.on('message', (m: { type: string; result?: LoadResult }) => {
-      if (m.type === 'ready') ready()
-      else if (m.type === 'result') result = m.result
-    })
-    child.on('error', reject)
-    child.on('exit', (code) => {
-      if (code !== 0 || !result) return reject(new Error(`load generator exited with ${code}`))
-      resolve(result)
-    })
-  })
+function load(args: Omit<LoadArgs, 'connections'>, ready: () => void): Promise<LoadResult> {
+  const run = startLoad({ connections, seconds, warmup, ...args })
+  void run.ready.then(ready)
+  return run.result
 }
 
 const machine = {
@@ -280,17 +232,11 @@ const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 })
 const own = day.ownAddresses
 const to = day.date
 const from = new Date(Date.parse(`${to}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10)
-/** The 1-address read's requests (each of the day's addresses in turn) sent to `url`. */
+/** The 1-address read's bodies: each of the day's addresses in turn. */
+const singleBodies = day.addresses.map((a) => JSON.stringify({ addresses: [a], date: day.date }))
+/** The 1-address read's requests sent to `url`. */
 const singleReads = (url: string, ready: () => void) =>
-  load(
-    {
-      url,
-      method: 'POST',
-      headers: json,
-      bodies: day.addresses.map((a) => JSON.stringify({ addresses: [a], date: day.date })),
-    },
-    ready,
-  )
+  load({ url, method: 'POST', headers: json, bodies: singleBodies }, ready)
 const cases: { key: string; name: string; run: (ready: () => void) => Promise<LoadResult> }[] = [
   {
     key: 'bare',

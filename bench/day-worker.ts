@@ -16,7 +16,7 @@
  *   `startBackfill` as `lsreport backfill` does) reports 2 .. upTo. With `workers`, on BullMQ instead: this
  *   process and workers - 1 more (`bull-worker` mode), each a worker of concurrency 1 on one queue.
  * - embedded: PGlite in memory with the API in the same process (`npm start`'s mode): the API's latency
- *   (autocannon in a child process, bench/day-load.ts) idle and while a day computes.
+ *   (autocannon in a child process, bench/load-client.ts) idle and while a day computes.
  */
 import { fork } from 'node:child_process'
 import fs from 'node:fs'
@@ -29,7 +29,6 @@ import { loadSigningKey } from '../api/auth/keys.ts'
 import { createClient, createOrg } from '../cli/admin.ts'
 import { loadConfig } from '../common/config.ts'
 import { createLogger } from '../common/logger.ts'
-import { applyV8Flags } from '../common/v8-flags.ts'
 import { type Db, migrate, openDb } from '../db/index.ts'
 import { computeWalletRecord, prepareReport } from '../engine/index.ts'
 import { syntheticReport, syntheticWallets } from '../fixtures/engine/synthetic.ts'
@@ -38,6 +37,8 @@ import { createDayJobs, DAY_JOBS } from '../jobs/days/index.ts'
 import { createBullRunner, createInlineRunner, type JobRunner, type Processor } from '../jobs/runner.ts'
 import { createPlatformService } from '../platform/service.ts'
 import { BENCH_CHAIN_ID, BURN_ADDRESSES, reportInfo, setCursor, writeHistory } from './day-history.ts'
+import { startLoad } from './load-client.ts'
+import { applyServiceV8Flags } from './v8-flags.ts'
 
 const [mode, rawArgs] = process.argv.slice(2)
 const args = JSON.parse(rawArgs ?? '{}') as {
@@ -350,33 +351,9 @@ async function days() {
   }
 }
 
-/** Runs bench/day-load.ts (autocannon) in a child process: `ready` once it fires, `result` when it stopped. */
-function startLoad(url: string, options: { seconds?: number; headers?: Record<string, string> | undefined }) {
-  const child = fork(
-    path.join(import.meta.dirname, 'day-load.ts'),
-    [JSON.stringify({ url, connections: args.connections ?? 10, ...options })],
-    { execArgv: ['--import', 'tsx'] },
-  )
-  let onReady = () => {}
-  const ready = new Promise<void>((resolve) => {
-    onReady = resolve
-  })
-  const result = new Promise<Record<string, number>>((resolve, reject) => {
-    child.on('message', (m: { type: string; result?: Record<string, number> }) => {
-      if (m.type === 'ready') onReady()
-      if (m.type === 'result' && m.result) resolve(m.result)
-    })
-    child.on('exit', (code) => {
-      if (code !== 0) reject(new Error(`load generator exited with ${code}`))
-    })
-  })
-  return { ready, result, stop: () => child.send('stop') }
-}
-
 async function embedded() {
-  // the service's V8 settings for a process serving the API (`lsreport up`: common/v8-flags.ts), unless
-  // BENCH_V8_DEFAULTS=1 measures V8's own
-  if (process.env.BENCH_V8_DEFAULTS !== '1') applyV8Flags()
+  // the embedded case serves the API as `lsreport up` does
+  applyServiceV8Flags()
   const holders = args.holders ?? 100_000
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lsreport-bench-day-'))
   const dbh = await openDb({})
@@ -435,9 +412,10 @@ async function embedded() {
       },
     }
     const idleSeconds = args.seconds ?? 5
+    const connections = args.connections ?? 10
     const latency: Record<string, unknown> = {}
     for (const [name, target] of Object.entries(targets)) {
-      const load = startLoad(target.url, { ...target, seconds: idleSeconds })
+      const load = startLoad({ ...target, connections, seconds: idleSeconds })
       latency[`${name}_idle`] = await load.result
     }
     // one day under each load: day 2 under /health, day 3 under the wallet read
@@ -447,7 +425,7 @@ async function embedded() {
     for (const [name, target] of Object.entries(targets)) {
       upTo += 1
       await setCursor(dbh.db, reportInfo(upTo).block)
-      const load = startLoad(target.url, target)
+      const load = startLoad({ ...target, connections })
       await load.ready
       await new Promise((r) => setTimeout(r, 500))
       await send({ type: 'start' })

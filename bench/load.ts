@@ -2,28 +2,15 @@
  * The benchmarks' load generator, in a process of its own (never inside the measured one): autocannon on
  * one route for `seconds` (after `warmup` seconds not counted), cycling through `bodies` or `paths` when
  * given (one per request, in turn). Its result (latency in ms, the process's CPU seconds during the measured
- * run) is printed as one JSON line on stdout; forked with an IPC channel instead (bench/api.ts, and
- * bench/day-worker.ts through bench/day-load.ts) it also sends `{type: 'ready'}` when the measured run starts
+ * run) is printed as one JSON line on stdout; forked with an IPC channel instead (`startLoad`,
+ * bench/load-client.ts, as the benchmarks do) it also sends `{type: 'ready'}` when the measured run starts
  * and `{type: 'result', result}` when it ends, and stops early when the parent sends 'stop'.
  *
  *   node --import tsx bench/load.ts '{"url":"http://127.0.0.1:8080/health","connections":10,"seconds":5}'
  */
 import autocannon from 'autocannon'
+import type { LoadArgs, LoadResult } from './load-client.ts'
 
-interface LoadArgs {
-  url: string
-  connections: number
-  /** seconds of the measured run (forked without it: until the parent sends 'stop', an hour at most) */
-  seconds?: number
-  method?: string
-  headers?: Record<string, string>
-  /** request bodies, one per request in turn */
-  bodies?: string[]
-  /** request paths (with query), one per request in turn */
-  paths?: string[]
-  /** seconds of warm-up load before the measured run (not counted) */
-  warmup?: number
-}
 interface Histogram {
   average: number
   p50: number
@@ -83,7 +70,7 @@ const result = await run(args.seconds ?? 3600, (instance) => {
 })
 const codes = Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => `${code}:${s.count}`)
 const cpu = process.cpuUsage(cpuAtStart)
-const summary = {
+const summary: LoadResult = {
   seconds: Number(result.duration.toFixed(1)),
   requests: result.requests.total,
   requests_per_second: Math.round(result.requests.average),
