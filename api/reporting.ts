@@ -184,7 +184,9 @@ export function answeredFromCache(
     reply.header('cache-control', 'no-cache')
     return false
   }
-  let text = `${request.method} ${request.routeOptions.url}\n${JSON.stringify(inputs)}\n`
+  // Fastify builds a new routeOptions object at each read: read it once
+  const route = request.routeOptions
+  let text = `${request.method} ${route.url}\n${JSON.stringify(inputs)}\n`
   for (const d of days) text += `${d.report_epoch}:${d.visible_version}:${d.content_hash ?? ''}\n`
   const etag = etagOf(text)
   reply.header('etag', etag)
@@ -198,7 +200,7 @@ export function answeredFromCache(
     }
   }
   // a route without the keepAnswer hook never fills the memo: nothing to look up
-  if (request.routeOptions.config.keepsAnswers !== true) return false
+  if (route.config.keepsAnswers !== true) return false
   const kept = request.server.reportAnswers.get(etag)
   if (kept) {
     reply.type(kept.contentType)
