@@ -37,7 +37,7 @@ import { createDayJobs, DAY_JOBS } from '../jobs/days/index.ts'
 import { createBullRunner, createInlineRunner, type JobRunner, type Processor } from '../jobs/runner.ts'
 import { createPlatformService } from '../platform/service.ts'
 import { BENCH_CHAIN_ID, BURN_ADDRESSES, reportInfo, setCursor, writeHistory } from './day-history.ts'
-import { startLoad } from './load-client.ts'
+import { startLoad, UNREACHED_RATE_LIMIT } from './load-client.ts'
 import { applyServiceV8Flags } from './v8-flags.ts'
 
 const [mode, rawArgs] = process.argv.slice(2)
@@ -371,7 +371,7 @@ async function embedded() {
       DATA_DIR: dataDir,
       PORT: String(port),
       LOG_LEVEL: 'silent',
-      RATE_LIMIT_MAX: '1000000',
+      ...UNREACHED_RATE_LIMIT,
     })
     const app = await buildApp({
       config,
