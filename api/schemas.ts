@@ -1,6 +1,6 @@
 import type { FastifySchemaValidationError } from 'fastify'
 import { Type } from 'typebox'
-import type { WalletRow } from '../db/repos/index.ts'
+import type { WalletView } from '../db/repos/index.ts'
 import type { AccountView } from '../platform/service.ts'
 import { ApiError } from './errors.ts'
 
@@ -59,8 +59,8 @@ export const AccountSchema = Type.Object({
   wallets: Type.Array(WalletSchema),
 })
 
-/** Wallet row -> API Wallet. */
-export function walletJson(w: WalletRow) {
+/** Wallet (a row, or its view) -> API Wallet. */
+export function walletJson(w: WalletView) {
   return {
     id: w.id,
     account_id: w.account_id,

@@ -5,6 +5,7 @@ import type { Address } from '../common/address.ts'
 import { createTestDatabase, postgresAvailable } from '../test/helpers/services.ts'
 import { type DbHandle, migrate, openDb } from './index.ts'
 import { createRepos } from './repos/index.ts'
+import { WALLET_VIEW_FIELDS } from './repos/wallets.ts'
 import { arrayLiteral, namedStatement } from './statements.ts'
 
 describe('namedStatement', () => {
@@ -90,6 +91,11 @@ for (const backend of BACKENDS) {
       expect(Object.keys((await repos.wallets.listByAccounts([account.id]))[0] ?? {}).sort()).toEqual(
         (await columns('wallets')).sort(),
       )
+      // the presented wallets: exactly the view's fields, each a column
+      const [view] = await repos.wallets.viewsByAccounts([account.id])
+      expect(Object.keys(view ?? {}).sort()).toEqual([...WALLET_VIEW_FIELDS].sort())
+      expect(await columns('wallets')).toEqual(expect.arrayContaining([...WALLET_VIEW_FIELDS]))
+      expect(view).toEqual(Object.fromEntries(WALLET_VIEW_FIELDS.map((f) => [f, wallet?.[f]])))
       const found = await repos.accounts.findByIdOrKey(org.id, 'k')
       expect(Object.keys(found ?? {}).sort()).toEqual((await columns('accounts')).sort())
     })
@@ -106,6 +112,7 @@ for (const backend of BACKENDS) {
         wallet: await repos.wallets.findByIdOrAddress(org.id, '0xab'),
         walletById: await repos.wallets.findByIdOrAddress(org.id, randomUUID()),
         wallets: await repos.wallets.listByAccounts([account.id]),
+        views: await repos.wallets.viewsByAccounts([account.id]),
       })
       const before = await reads()
       expect(before).toEqual({
@@ -115,6 +122,7 @@ for (const backend of BACKENDS) {
         wallet: undefined,
         walletById: undefined,
         wallets: [],
+        views: [],
       })
       for (const table of ['wallet_records', 'days', 'wallets', 'accounts']) {
         await dbh.db.raw(`alter table ${table} add column added_by_a_later_migration text`)

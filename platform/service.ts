@@ -11,13 +11,14 @@ import {
   type Repos,
   type WalletRow,
   type WalletStatus,
+  type WalletView,
 } from '../db/repos/index.ts'
 import { type Actor, moveAccount, moveWallet } from './moves.ts'
 import { type AccountAction, type WalletAction, walletTransition } from './transitions.ts'
 
 /** An account with its wallets, as the platform answers it. */
 export interface AccountView extends AccountRow {
-  wallets: WalletRow[]
+  wallets: WalletView[]
 }
 
 function isUniqueViolation(err: unknown): boolean {
@@ -37,7 +38,7 @@ export function createPlatformService(db: Db) {
   }
 
   async function withWallets(accounts: AccountRow[], r: Repos = repos): Promise<AccountView[]> {
-    const wallets = await r.wallets.listByAccounts(accounts.map((a) => a.id))
+    const wallets = await r.wallets.viewsByAccounts(accounts.map((a) => a.id))
     const walletsOf = groupBy(wallets, (w) => w.account_id)
     return accounts.map((a) => ({ ...a, wallets: walletsOf.get(a.id) ?? [] }))
   }
@@ -179,9 +180,9 @@ export function createPlatformService(db: Db) {
       return repos.wallets.list(orgId, filter, page)
     },
 
-    async accountWallets(orgId: string, idOrKey: string): Promise<WalletRow[]> {
+    async accountWallets(orgId: string, idOrKey: string): Promise<WalletView[]> {
       const account = await accountOr404(repos, orgId, idOrKey)
-      return repos.wallets.listByAccounts([account.id])
+      return repos.wallets.viewsByAccounts([account.id])
     },
 
     /** Wallet pause / reactivate / remove, and the legacy depositor remove (Allowlist only). */
