@@ -162,12 +162,15 @@ export function createWalletsRepo(db: Queryable) {
       if (accountIds.length === 0) return []
       return walletViewsOfAccounts.rows<WalletView>(db, [arrayLiteral(accountIds)])
     },
-    /** One page of the org's wallets (oldest first) matching `filter`, and the total count that matches. */
+    /**
+     * One page of the org's wallets as presented (WalletView, oldest first) matching `filter`, and the total
+     * count that matches.
+     */
     async list(
       orgId: string,
       filter: WalletFilter,
       page: { offset: number; limit: number },
-    ): Promise<{ rows: WalletRow[]; total: number }> {
+    ): Promise<{ rows: WalletView[]; total: number }> {
       const base = () =>
         db<WalletRow>('wallets')
           .where({ org_id: orgId })
@@ -177,6 +180,7 @@ export function createWalletsRepo(db: Queryable) {
           })
       const [rows, count] = await Promise.all([
         base()
+          .select(WALLET_VIEW_FIELDS)
           .orderBy([{ column: 'created_at' }, { column: 'id' }])
           .offset(page.offset)
           .limit(page.limit),
