@@ -17,7 +17,8 @@
  * - where the time goes: two routes of the same app, registered by this benchmark, answer the 1-address
  *   read's bytes and headers and do nothing else (`app-shape`: no token; `app-shape-token`: the reporting
  *   routes' bearer check): against the bare shape they price the app's per-request machinery and the token
- *   check apart from the read's own work;
+ *   check apart from the read's own work; and the bare shape plus BENCH_WORK_US (6) µs of a busy loop
+ *   (`bare-shape-work`) shows what a route's own microseconds cost in req/s on this machine;
  * - costs per request (server CPU, Postgres CPU, queries, load generator CPU) are taken over the measured
  *   run alone, from the moment the load generator reports its warm-up done;
  * - token verification: the cost of one ES256 verification (jose) and of the verified-token cache, measured
@@ -28,6 +29,7 @@
  *   npm run bench:api                         (DATABASE_URL: the server to create the scratch database on)
  *   BENCH_DB=pglite npm run bench:api         (PGlite in memory: the embedded mode)
  *   BENCH_SECONDS=5 BENCH_ROUNDS=3 BENCH_CONNECTIONS=10 BENCH_HOLDERS=100000 BENCH_CASES=single,bulk npm run bench:api
+ *   BENCH_WORK_US=12 BENCH_CASES=bare-shape-work npm run bench:api
  *   BENCH_CPU_PROF=/tmp/prof npm run bench:api (a V8 CPU profile of the server per case)
  *   BENCH_HEAP_PROF=/tmp/heap npm run bench:api (per case, a sampled heap profile of the objects that survived a
  *   young-generation GC: what a request keeps alive after it is answered)
@@ -54,6 +56,7 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const warmup = Number(process.env.BENCH_WARMUP ?? 2)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const holders = Number(process.env.BENCH_HOLDERS ?? 100_000)
+const workUs = Number(process.env.BENCH_WORK_US ?? 6)
 const onlyCases = process.env.BENCH_CASES?.split(',').filter(Boolean)
 const profileDir = process.env.BENCH_CPU_PROF
 const heapProfileDir = process.env.BENCH_HEAP_PROF
@@ -225,6 +228,13 @@ const sampleHeaders = Object.fromEntries(
   ),
 )
 bare.post('/shape', async (_request, reply) => reply.headers(sampleHeaders).send(sampleBytes))
+// the same plus a fixed amount of work (a busy loop of BENCH_WORK_US): what any route's own microseconds
+// cost in req/s on this machine, where an answer that finds the load generator asleep pays for waking it
+bare.post('/shape-work', async (_request, reply) => {
+  const until = performance.now() + workUs / 1000
+  while (performance.now() < until) {}
+  return reply.headers(sampleHeaders).send(sampleBytes)
+})
 readAnswer.bytes = sampleBytes
 readAnswer.headers = sampleHeaders
 const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 })
@@ -247,6 +257,11 @@ const cases: { key: string; name: string; run: (ready: () => void) => Promise<Lo
     key: 'bare-shape',
     name: `bare Fastify: POST, the 1-address read's shape (${sampleBytes.length} B)`,
     run: (ready) => singleReads(`${bareUrl}/shape`, ready),
+  },
+  {
+    key: 'bare-shape-work',
+    name: `bare Fastify: the same plus ${workUs} µs of work (a busy loop)`,
+    run: (ready) => singleReads(`${bareUrl}/shape-work`, ready),
   },
   {
     key: 'health',
@@ -403,7 +418,7 @@ type Measured = LoadResult &
     shape?: { requests_per_second: number; server_cpu_ms_per_request: number; ratio_to_bare: number | null }
   }
 /** The cases set against the bare route with the 1-address read's shape in every round (`ratio_to_shape`). */
-const SHAPED_CASES = new Set(['app-shape', 'app-shape-token', 'single'])
+const SHAPED_CASES = new Set(['bare-shape-work', 'app-shape', 'app-shape-token', 'single'])
 /** One run of a case with its costs per request (queries, CPU of this process, of Postgres, of the load generator). */
 async function measure(c: (typeof cases)[number]): Promise<LoadResult & RunCosts> {
   if (session && profileDir) await session.post('Profiler.start')

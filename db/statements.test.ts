@@ -96,6 +96,8 @@ for (const backend of BACKENDS) {
       expect(Object.keys(view ?? {}).sort()).toEqual([...WALLET_VIEW_FIELDS].sort())
       expect(await columns('wallets')).toEqual(expect.arrayContaining([...WALLET_VIEW_FIELDS]))
       expect(view).toEqual(Object.fromEntries(WALLET_VIEW_FIELDS.map((f) => [f, wallet?.[f]])))
+      const page = await repos.wallets.list(org.id, {}, { offset: 0, limit: 10 })
+      expect(page).toEqual({ rows: [view], total: 1 })
       const found = await repos.accounts.findByIdOrKey(org.id, 'k')
       expect(Object.keys(found ?? {}).sort()).toEqual((await columns('accounts')).sort())
     })
