@@ -247,6 +247,9 @@ const singleBodies = day.addresses.map((a) => JSON.stringify({ addresses: [a], d
 /** The 1-address read's requests sent to `url`. */
 const singleReads = (url: string, ready: () => void) =>
   load({ url, method: 'POST', headers: json, bodies: singleBodies }, ready)
+/** GETs of the app's `paths` (one per request, in turn) with the reading client's token. */
+const tokenGets = (paths: string[], ready: () => void) =>
+  load({ url: `${base}/health`, headers: auth, paths }, ready)
 const cases: { key: string; name: string; run: (ready: () => void) => Promise<LoadResult> }[] = [
   {
     key: 'bare',
@@ -292,12 +295,8 @@ const cases: { key: string; name: string; run: (ready: () => void) => Promise<Lo
     key: 'summary',
     name: 'GET /eth/v1/rewards/wallets/{address}/summary (2 days)',
     run: (ready) =>
-      load(
-        {
-          url: `${base}/health`,
-          headers: auth,
-          paths: day.addresses.map((a) => `/eth/v1/rewards/wallets/${a}/summary?from=${from}&to=${to}`),
-        },
+      tokenGets(
+        day.addresses.map((a) => `/eth/v1/rewards/wallets/${a}/summary?from=${from}&to=${to}`),
         ready,
       ),
   },
@@ -319,27 +318,15 @@ const cases: { key: string; name: string; run: (ready: () => void) => Promise<Lo
     key: 'wallet',
     name: 'GET /v0/platform/wallets/{address}',
     run: (ready) =>
-      load(
-        {
-          url: `${base}/health`,
-          headers: auth,
-          paths: own.map((a) => `/v0/platform/wallets/${a}`),
-        },
+      tokenGets(
+        own.map((a) => `/v0/platform/wallets/${a}`),
         ready,
       ),
   },
   {
     key: 'account',
     name: 'GET /v0/platform/accounts/{key} (100 wallets)',
-    run: (ready) =>
-      load(
-        {
-          url: `${base}/health`,
-          headers: auth,
-          paths: [`/v0/platform/accounts/${day.accountKey}`],
-        },
-        ready,
-      ),
+    run: (ready) => tokenGets([`/v0/platform/accounts/${day.accountKey}`], ready),
   },
 ]
 

@@ -87,17 +87,16 @@ export const WALLET_VIEW_FIELDS = [
 /** A wallet as the platform endpoints present it: WALLET_VIEW_FIELDS of its row. */
 export type WalletView = Pick<WalletRow, (typeof WALLET_VIEW_FIELDS)[number]>
 
-const walletsOfAccounts = namedStatement(
-  'lsreport_wallets_of_accounts',
-  `select ${WALLET_COLUMNS} from wallets where account_id = any(?::uuid[]) order by created_at, id`,
-)
-
+/** The `columns` of the wallets of some accounts (`any(?::uuid[])`), oldest first, as a named statement. */
+const ofAccounts = (name: string, columns: string) =>
+  namedStatement(
+    name,
+    `select ${columns} from wallets where account_id = any(?::uuid[]) order by created_at, id`,
+  )
+const walletsOfAccounts = ofAccounts('lsreport_wallets_of_accounts', WALLET_COLUMNS)
 // an account's wallets are read as views: an account of 100 wallets read its rows' 17 columns (four of them
 // timestamps) to present 10, and parsing them was a quarter of that read's server CPU
-const walletViewsOfAccounts = namedStatement(
-  'lsreport_wallet_views_of_accounts',
-  `select ${WALLET_VIEW_FIELDS.join(', ')} from wallets where account_id = any(?::uuid[]) order by created_at, id`,
-)
+const walletViewsOfAccounts = ofAccounts('lsreport_wallet_views_of_accounts', WALLET_VIEW_FIELDS.join(', '))
 
 /** Wallets. Addresses are stored lower case and are unique across orgs. */
 export function createWalletsRepo(db: Queryable) {
