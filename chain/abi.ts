@@ -46,7 +46,55 @@ export const allowlistAbi = parseAbi([
   'function getPermissions(address account) view returns (uint256)',
   'function isAllowed(address account, uint256 mask) view returns (bool)',
   'function isDenied(address account) view returns (bool)',
+  'function getAllower() view returns (address)',
 ])
+
+/**
+ * River before 1.0.0 (implementations 0.4.0 and 0.5.0, October 2022 to mid-2023): the daily oracle report was
+ * this event, emitted by River in the report's transaction. `roundId` is the report's beacon epoch as bytes32
+ * (the 0.4 Oracle passes `bytes32(epochId)`); `validatorTotalBalance` is in wei. River 1.x implementations still
+ * declare the event but emit `ProcessedConsensusLayerReport` instead.
+ */
+export const riverLegacyAbi = parseAbi([
+  'event ConsensusLayerDataUpdate(uint256 validatorCount, uint256 validatorTotalBalance, bytes32 roundId)',
+  'function getCLValidatorCount() view returns (uint256)',
+  'function getCLValidatorTotalBalance() view returns (uint256)',
+  'function getDepositedValidatorCount() view returns (uint256)',
+])
+
+/**
+ * The 0.4.0 Oracle's report events: `CLReported` for each member's vote, `PostTotalShares` after a quorum's
+ * report reached River (post and previous total ETH, seconds since the previous report, total shares).
+ */
+export const oracleLegacyAbi = parseAbi([
+  'event CLReported(uint256 epochId, uint128 newCLBalance, uint32 newCLValidatorCount, address oracleMember)',
+  'event PostTotalShares(uint256 postTotalEth, uint256 prevTotalEth, uint256 timeElapsed, uint256 totalShares)',
+])
+
+/**
+ * The Allowlist's write before 1.2.1 (implementations 0.4.0 and 0.5.0): `allow`, selector 0xe580d994. 0.4.0's
+ * `SetAllowlistPermissions` declared `accounts` indexed (see `chain/log-decoding.ts`).
+ */
+export const allowlistLegacyAbi = parseAbi(['function allow(address[] accounts, uint256[] permissions)'])
+
+/**
+ * The protocol's Firewall (AllowlistFirewall on mainnet): every call it does not declare is forwarded with its
+ * calldata unchanged to `destination()` when the sender is its admin, or its executor for a selector the
+ * admin allowed (`executorCanCall`).
+ */
+export const firewallAbi = parseAbi([
+  'function getAdmin() view returns (address)',
+  'function executor() view returns (address)',
+  'function destination() view returns (address)',
+  'function executorCanCall(bytes4 selector) view returns (bool)',
+])
+
+/** The event of an EIP-1967 proxy whose implementation changed (every protocol proxy emits it). */
+export const proxyAbi = parseAbi(['event Upgraded(address indexed implementation)'])
+
+/** EIP-1967 storage slot of a proxy's implementation: keccak256('eip1967.proxy.implementation') - 1. */
+export const EIP1967_IMPLEMENTATION_SLOT =
+  '0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc'
 
 /**
  * Minimal operators registry reads (per-operator funded validators, for the operator fee split: active =

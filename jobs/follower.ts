@@ -1,5 +1,11 @@
 import type { Abi, Address } from 'viem'
-import { allowlistAbi, operatorsRegistryAbi, redeemManagerAbi, riverAbi } from '../chain/abi.ts'
+import {
+  allowlistAbi,
+  operatorsRegistryAbi,
+  redeemManagerAbi,
+  riverAbi,
+  riverLegacyAbi,
+} from '../chain/abi.ts'
 import type { ChainContracts } from '../chain/addresses.ts'
 import { getHeadBlockNumber, readAllAtBlock, resultOf } from '../chain/blocks.ts'
 import type { ChainClient } from '../chain/client.ts'
@@ -21,6 +27,7 @@ import {
   type ChunkContext,
   type EventRows,
   eventRows,
+  isReportLog,
   logKey,
   type ReportReads,
 } from './follower/event-rows.ts'
@@ -67,7 +74,8 @@ export function createFollower(deps: FollowerDeps) {
   const { db, client, fetcher, chainId, contracts, logger } = deps
   const repos = createRepos(db)
   const streams: Stream[] = [
-    { name: 'river', address: contracts.river, abi: riverAbi as Abi },
+    // River's events of every version: a report is ConsensusLayerDataUpdate before 1.0.0
+    { name: 'river', address: contracts.river, abi: [...riverAbi, ...riverLegacyAbi] as Abi },
     { name: 'redeemManager', address: contracts.redeemManager, abi: redeemManagerAbi as Abi },
     { name: 'allowlist', address: contracts.allowlist, abi: allowlistAbi as Abi },
   ]
@@ -130,7 +138,9 @@ export function createFollower(deps: FollowerDeps) {
   /**
    * What a report's row reads at the end of its block (ReportReads): River's U, S and fee (and the previous
    * block's fee when `feeBeforeBlock`), and each operator's funded validators (for the operator fee split);
-   * eventRows undoes what later transactions of the block did to U, S and the fee. Two eth_calls through
+   * eventRows undoes what later transactions of the block did to U, S and the fee. River's U and S at the end
+   * of the previous block (the pool the report's growth starts from, when no earlier report is stored). Three
+   * eth_calls through
    * viem's deployless multicall (no Multicall3 deployment needed, at any block): River's reads with the
    * operator count, then every operator (a backfill has one report a day: one call per value was most of
    * its requests). The operators are none when the registry address is not configured or its layout cannot
@@ -151,11 +161,23 @@ export function createFollower(deps: FollowerDeps) {
       ],
       blockNumber,
     )
+    const [uBefore, sBefore] = await readAllAtBlock(
+      client,
+      [
+        { ...river, functionName: 'totalUnderlyingSupply' },
+        { ...river, functionName: 'totalSupply' },
+      ],
+      blockNumber - 1n,
+    )
     // River's reads must answer (a revert fails the chunk); the registry may not
     const reads: Omit<ReportReads, 'operators'> = {
       totalUnderlyingSupply: resultOf(u) as bigint,
       totalSupply: resultOf(s) as bigint,
       globalFee: resultOf(fee) as bigint,
+      endOfPreviousBlock: {
+        totalUnderlyingSupply: resultOf(uBefore) as bigint,
+        totalSupply: resultOf(sBefore) as bigint,
+      },
     }
     if (feeBeforeBlock) {
       reads.globalFeeBeforeBlock = await withRetry(() =>
@@ -225,14 +247,12 @@ export function createFollower(deps: FollowerDeps) {
     const reportReads = new Map<string, ReportReads>()
     const legacyAccounts = new Map<string, readonly StoredAddress[] | undefined>()
     const pending = logs.filter(
-      (log) =>
-        log.eventName === 'ProcessedConsensusLayerReport' ||
-        (log.eventName === 'SetAllowlistPermissions' && log.legacyIndexed),
+      (log) => isReportLog(log) || (log.eventName === 'SetAllowlistPermissions' && log.legacyIndexed),
     )
     const byBlock = logsByBlock(logs)
     // several logs' reads in flight at once (a backfill has one report per day), as the headers above
     await forEachConcurrently(pending, CHAIN_READS_IN_FLIGHT, async (log) => {
-      if (log.eventName === 'ProcessedConsensusLayerReport') {
+      if (isReportLog(log)) {
         const feeBeforeBlock = feeChangesAfterReport(log, byBlock.get(log.blockNumber) ?? [])
         reportReads.set(logKey(log), await reportReadsAt(log.blockNumber, feeBeforeBlock))
       } else if (log.eventName === 'SetAllowlistPermissions' && log.legacyIndexed) {

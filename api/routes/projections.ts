@@ -70,9 +70,12 @@ export function projectionRoutes(app: FastifyInstance, deps: { repos: Repos; con
       throw new ApiError('IR4000', 'no oracle report has been ingested yet: nothing to project from')
     const last = events[events.length - 1]
     const covered = last !== undefined && last.height + last.amount >= end
+    // a report before River 1.0.0 says nothing of skims (there were no withdrawals): none counted
+    const skimmedOf = (r: typeof latest) => BigInt(r.validators_skimmed_balance ?? 0)
     const skimmed =
-      BigInt(latest.validators_skimmed_balance) -
-      BigInt(previous?.validators_skimmed_balance ?? latest.validators_skimmed_balance)
+      latest.validators_skimmed_balance === null || !previous || previous.validators_skimmed_balance === null
+        ? 0n
+        : skimmedOf(latest) - skimmedOf(previous)
     return {
       now: seconds(state.now),
       last_report_at: seconds(latest.block_time),

@@ -5,6 +5,7 @@ import * as m003 from './003_records.ts'
 import * as m004 from './004_reporting.ts'
 import * as m005 from './005_webhooks.ts'
 import * as m006 from './006_report_tx_state.ts'
+import * as m007 from './007_report_shapes.ts'
 
 interface Migration {
   up(db: Knex): Promise<void>
@@ -19,6 +20,7 @@ const migrations: [string, Migration][] = [
   ['004_reporting', m004],
   ['005_webhooks', m005],
   ['006_report_tx_state', m006],
+  ['007_report_shapes', m007],
 ]
 
 /** knex migration source over the in-code list (works the same under tsx, vitest and any bundler). */

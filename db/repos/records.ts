@@ -38,7 +38,8 @@ export interface StoredReport {
   block_time: Date
   epoch: string
   validators_count: number
-  stopped_validator_count_per_operator: number[]
+  /** Null for a report before River 1.0.0 (`report_shape` 'legacy'): it had no stopped validators. */
+  stopped_validator_count_per_operator: number[] | null
   trace_rewards: string
   trace_pulled_coverage_funds: string
   trace_pulled_redeem_manager_exceeding_eth: string
@@ -46,6 +47,11 @@ export interface StoredReport {
   total_supply: string
   fee_shares: string
   global_fee_bps: number
+  /** 'v1' (ProcessedConsensusLayerReport) or 'legacy' (ConsensusLayerDataUpdate, before River 1.0.0). */
+  report_shape: 'v1' | 'legacy'
+  /** River's U and S right before the report's transaction (null on rows ingested before migration 007). */
+  pool_before_underlying: string | null
+  pool_before_supply: string | null
   /** RewardsEarned of the report transaction (null without a fee mint; only from `report()`). */
   fee_mint_underlying?: string | null
   fee_mint_supply_before?: string | null

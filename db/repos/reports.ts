@@ -118,7 +118,8 @@ export interface ReportState {
   block_time: Date
   total_underlying_supply: string
   total_supply: string
-  validators_skimmed_balance: string
+  /** Null for a report before River 1.0.0 (no withdrawals: nothing skimmed). */
+  validators_skimmed_balance: string | null
   trace_pulled_el_fees: string
 }
 

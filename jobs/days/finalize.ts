@@ -65,6 +65,8 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
     )
   }
   const { report, ctx } = inputs
+  // a report before River 1.0.0 (report_shape 'legacy') carried no stopped validators: none had exited
+  const stoppedPerOperator = report.stopped_validator_count_per_operator ?? []
   const summary = mergeFeeSummaries(
     ...shards.map((s) => decodeFeeSummary(s.fee_summary as EncodedFeeSummary)),
   )
@@ -120,7 +122,7 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
       mints_lseth: BigInt(flows.mints),
       burns_lseth: BigInt(flows.burns),
       validators_count: report.validators_count,
-      stopped_validator_count_per_operator: report.stopped_validator_count_per_operator,
+      stopped_validator_count_per_operator: stoppedPerOperator,
       previous_reports: history.reverse().map((r) => ({
         timestamp: Math.floor(r.block_time.getTime() / 1000),
         underlying: BigInt(r.total_underlying_supply),
@@ -133,7 +135,7 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
       summary.all,
       activeValidatorsPerOperator(
         funded.map((o) => ({ operator_id: String(o.operator_index), funded_validators: o.funded })),
-        report.stopped_validator_count_per_operator,
+        stoppedPerOperator,
       ),
     ),
   )

@@ -66,6 +66,19 @@ export async function loadDayInputs(db: Queryable, chainId: number, epoch: strin
     previousKey = { chainId, epoch: String(previous.epoch), version: before.visible_version }
     previousHash = before.content_hash
   }
+  // the pool the report's growth starts from: the previous report's, or for the first stored report the pool
+  // right before its transaction as read from the chain (never an assumed 1:1 pool: a history started after
+  // launch has grown before it)
+  const start = previous
+    ? { underlying: previous.total_underlying_supply, supply: previous.total_supply }
+    : { underlying: report.pool_before_underlying, supply: report.pool_before_supply }
+  if (start.underlying == null || start.supply == null) {
+    throw new DayDataError(
+      `${describeReport(day)} is the first stored report but its row has no pool before it (ingested before ` +
+        'migration 007_report_shapes): roll the chain data back and sync it again',
+      { details: { epoch } },
+    )
+  }
   const supply = BigInt(report.total_supply)
   // the pool at the fee mint (RewardsEarned), before the withdrawal event burns the redeemed shares
   const supplyPreFee =
@@ -84,9 +97,8 @@ export async function loadDayInputs(db: Queryable, chainId: number, epoch: strin
         : {}),
       supply_pre_fee: supplyPreFee,
       supply,
-      // the first report: the pool before it was 1:1 (deposits mint 1:1 until the first rewards)
-      previous_underlying: previous ? BigInt(previous.total_underlying_supply) : supplyPreFee,
-      previous_supply: previous ? BigInt(previous.total_supply) : supplyPreFee,
+      previous_underlying: BigInt(start.underlying),
+      previous_supply: BigInt(start.supply),
       global_fee_bps: report.global_fee_bps,
       fee_schedule: selectFeeSchedule(schedules, timestamp),
     })

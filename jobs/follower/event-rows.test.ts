@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import type { DecodedLog } from '../../chain/log-decoding.ts'
 import { toAddress } from '../../common/address.ts'
-import { type ChunkContext, eventRows, logKey } from './event-rows.ts'
+import { type ChunkContext, eventRows, legacyRewards, logKey } from './event-rows.ts'
 
 const CHAIN = 31337
 const TIME = new Date('2026-05-03T12:00:00Z')
@@ -9,6 +9,7 @@ const HASH_BLOCK = `0x${'b'.repeat(64)}` as const
 // as the decoder hands them over: addresses already in their stored form (chain/log-decoding.ts)
 const A = toAddress('0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')
 const B = toAddress('0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb')
+const ZERO = toAddress('0x0000000000000000000000000000000000000000')
 
 let logIndex = 0
 /** A decoded log at block 10 of transaction `tx` (one hex digit), with the next log index. */
@@ -92,6 +93,7 @@ describe('eventRows', () => {
             totalSupply: 91n,
             globalFee: 1000n,
             operators: [{ operator_index: 0, funded: 4 }],
+            endOfPreviousBlock: { totalUnderlyingSupply: 100n, totalSupply: 90n },
           },
         ],
       ]),
@@ -144,6 +146,9 @@ describe('eventRows', () => {
           total_supply: 91n,
           fee_shares: 1n, // the RewardsEarned of the same transaction: 91 - 90
           global_fee_bps: 1000,
+          report_shape: 'v1',
+          pool_before_underlying: 100n,
+          pool_before_supply: 90n,
         },
       ],
       global_fee_changes: [{ ...key(4), fee_bps: 1000 }],
@@ -183,6 +188,105 @@ describe('eventRows', () => {
     ])
     expect(out.reports).toEqual(['2026-05-03'])
     expect(out.skippedLegacy).toEqual([])
+  })
+
+  test('behavior: a report before River 1.0.0 (ConsensusLayerDataUpdate) is a legacy row: epoch from roundId, the figures it lacks null, rewards from its RewardsEarned', () => {
+    logIndex = 0
+    const at = (tx: string, index: number, eventName: string, args: unknown) =>
+      log(tx, eventName, args, { transactionIndex: index })
+    const logs = [
+      // a deposit before the report in its block: the pool before the report includes it
+      at('1', 0, 'UserDeposit', { depositor: A, recipient: B, amount: 10n }),
+      at('1', 0, 'Transfer', { from: ZERO, to: B, value: 9n }),
+      at('2', 1, 'PulledELFees', { amount: 3n }),
+      at('2', 1, 'Transfer', { from: ZERO, to: B, value: 1n }),
+      at('2', 1, 'RewardsEarned', {
+        collector: B,
+        oldTotalUnderlyingBalance: 110n,
+        oldTotalSupply: 99n,
+        newTotalUnderlyingBalance: 117n,
+        newTotalSupply: 100n,
+      }),
+      at('2', 1, 'ConsensusLayerDataUpdate', {
+        validatorCount: 3n,
+        validatorTotalBalance: 96n,
+        roundId: `0x${158_000n.toString(16).padStart(64, '0')}`,
+      }),
+    ]
+    const report = logs[5]!
+    const reads = {
+      totalUnderlyingSupply: 117n,
+      totalSupply: 100n,
+      globalFee: 1500n,
+      operators: [],
+      endOfPreviousBlock: { totalUnderlyingSupply: 100n, totalSupply: 90n },
+    }
+    const out = eventRows(CHAIN, logs, {
+      blocks: new Map([[10n, { hash: HASH_BLOCK, time: TIME }]]),
+      reportReads: new Map([[logKey(report), reads]]),
+      legacyAccounts: new Map(),
+    })
+    expect(out.reports).toEqual(['2026-05-03'])
+    expect(out.tables.get('oracle_reports')).toEqual([
+      expect.objectContaining({
+        epoch: 158_000n,
+        validators_balance: 96n,
+        validators_count: 3,
+        validators_skimmed_balance: null,
+        validators_exited_balance: null,
+        validators_exiting_balance: null,
+        stopped_validator_count_per_operator: null,
+        rebalance_deposit_to_redeem_mode: null,
+        slashing_containment_mode: null,
+        trace_rewards: 7n, // RewardsEarned: 117 - 110
+        trace_pulled_el_fees: 3n,
+        trace_pulled_redeem_manager_exceeding_eth: 0n,
+        trace_pulled_coverage_funds: 0n,
+        total_underlying_supply: 117n,
+        total_supply: 100n,
+        fee_shares: 1n,
+        global_fee_bps: 1500,
+        report_shape: 'legacy',
+        // the previous block's pool plus the deposit before the report in its block
+        pool_before_underlying: 110n,
+        pool_before_supply: 99n,
+      }),
+    ])
+  })
+
+  test('behavior: a legacy report without a fee mint takes its rewards from the pool it moved, less coverage funds; a loss earns 0', () => {
+    expect(legacyRewards(12n, 2n)).toBe(10n)
+    expect(legacyRewards(-4n, 0n)).toBe(0n)
+    expect(legacyRewards(2n, 2n)).toBe(0n)
+    logIndex = 0
+    const report = log('1', 'ConsensusLayerDataUpdate', {
+      validatorCount: 3n,
+      validatorTotalBalance: 90n,
+      roundId: `0x${'0'.repeat(63)}7`,
+    })
+    const coverage = log('1', 'PulledCoverageFunds', { amount: 2n })
+    const out = eventRows(CHAIN, [coverage, report], {
+      blocks: new Map([[10n, { hash: HASH_BLOCK, time: TIME }]]),
+      reportReads: new Map([
+        [
+          logKey(report),
+          {
+            totalUnderlyingSupply: 112n,
+            totalSupply: 100n,
+            globalFee: 0n,
+            operators: [],
+            endOfPreviousBlock: { totalUnderlyingSupply: 100n, totalSupply: 100n },
+          },
+        ],
+      ]),
+      legacyAccounts: new Map(),
+    })
+    expect(out.tables.get('oracle_reports')?.[0]).toMatchObject({
+      epoch: 7n,
+      trace_rewards: 10n,
+      trace_pulled_coverage_funds: 2n,
+      fee_shares: 0n,
+    })
   })
 
   test('behavior: a legacy Allowlist log takes its recovered accounts, or is skipped when none were', () => {

@@ -1,7 +1,14 @@
 import type { DecodedLog } from '../../chain/log-decoding.ts'
 import type { Address } from '../../common/address.ts'
 import type { EventTable } from '../../db/repos/chain.ts'
-import { type BlockEndReads, logsByBlock, reportTxState } from './report-state.ts'
+import {
+  type BlockEndReads,
+  logsByBlock,
+  type PoolReads,
+  poolBeforeReport,
+  type ReportTxState,
+  reportTxState,
+} from './report-state.ts'
 
 /** A block's hash and time, as read from the node. */
 export interface BlockFacts {
@@ -10,11 +17,21 @@ export interface BlockFacts {
 }
 
 /**
- * What the chain said at the end of a ProcessedConsensusLayerReport's block: River's U, S, fee (and the previous
- * block's fee when the fee changes after the report in its block) and the operators.
+ * What the chain said around an oracle report (`ProcessedConsensusLayerReport`, or `ConsensusLayerDataUpdate`
+ * before River 1.0.0): at the end of its block River's U, S, fee (and the previous block's fee when the fee
+ * changes after the report in its block) and the operators; at the end of the previous block River's U and S.
  */
 export interface ReportReads extends BlockEndReads {
   operators: { operator_index: number; funded: number }[]
+  endOfPreviousBlock: PoolReads
+}
+
+/** The oracle report events of every River version (the row's `report_shape`: 'v1' or 'legacy'). */
+export const REPORT_EVENTS = ['ProcessedConsensusLayerReport', 'ConsensusLayerDataUpdate'] as const
+
+/** Whether a decoded log is an oracle report of any River version. */
+export function isReportLog(log: Pick<DecodedLog, 'eventName'>): boolean {
+  return (REPORT_EVENTS as readonly string[]).includes(log.eventName)
 }
 
 /**
@@ -50,6 +67,19 @@ export function logKey(log: Pick<DecodedLog, 'transactionHash' | 'logIndex'>): s
   return `${log.transactionHash}:${log.logIndex}`
 }
 
+/**
+ * A legacy report's rewards when its transaction minted no fee (no `RewardsEarned`: a loss, or a fee that rounds
+ * to 0 shares): the report moved U by its rewards (the balance change less 32 ETH per newly seen validator, plus
+ * the EL fees pulled) and the coverage funds pulled; a negative change is a loss, which earns nothing.
+ *
+ * @example
+ * legacyRewards(-5n, 0n) // 0n
+ */
+export function legacyRewards(underlyingChange: bigint, coveragePulled: bigint): bigint {
+  const rewards = underlyingChange - coveragePulled
+  return rewards > 0n ? rewards : 0n
+}
+
 /** UTC date (YYYY-MM-DD) of a block time. */
 export function utcDate(time: Date): string {
   return time.toISOString().slice(0, 10)
@@ -75,13 +105,46 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
   const skippedLegacy: DecodedLog[] = []
   // the fee shares minted by a report's transaction: its RewardsEarned supply increase
   const feeSharesByTx = new Map<string, bigint>()
+  let byBlock: Map<bigint, DecodedLog[]> | undefined
+  // a legacy report's rewards (RewardsEarned: new - old underlying) and pulled amounts, by transaction
+  const rewardsByTx = new Map<string, bigint>()
+  const pulledELFeesByTx = new Map<string, bigint>()
+  const pulledCoverageByTx = new Map<string, bigint>()
   for (const log of logs) {
     if (log.eventName === 'RewardsEarned') {
-      const a = log.args as { newTotalSupply: bigint; oldTotalSupply: bigint }
+      const a = log.args as {
+        newTotalSupply: bigint
+        oldTotalSupply: bigint
+        newTotalUnderlyingBalance: bigint
+        oldTotalUnderlyingBalance: bigint
+      }
       feeSharesByTx.set(log.transactionHash, a.newTotalSupply - a.oldTotalSupply)
+      rewardsByTx.set(log.transactionHash, a.newTotalUnderlyingBalance - a.oldTotalUnderlyingBalance)
+    } else if (log.eventName === 'PulledELFees') {
+      pulledELFeesByTx.set(log.transactionHash, (log.args as { amount: bigint }).amount)
+    } else if (log.eventName === 'PulledCoverageFunds') {
+      pulledCoverageByTx.set(log.transactionHash, (log.args as { amount: bigint }).amount)
     }
   }
-  let byBlock: Map<bigint, DecodedLog[]> | undefined
+  /** The chain reads of a report and its state right after its transaction and right before it. */
+  const reportStates = (log: DecodedLog) => {
+    const reads = context.reportReads.get(logKey(log))
+    if (!reads) throw new Error(`eventRows: no report reads for log ${logKey(log)}`)
+    byBlock ??= logsByBlock(logs)
+    const blockLogs = byBlock.get(log.blockNumber) ?? []
+    // the block-end reads, less what later transactions of the block did
+    const after: ReportTxState = reportTxState(log, blockLogs, reads)
+    const before = poolBeforeReport(log, blockLogs, reads.endOfPreviousBlock)
+    for (const operator of reads.operators) {
+      push('report_operators', {
+        chain_id: chainId,
+        block_number: log.blockNumber,
+        log_index: log.logIndex,
+        ...operator,
+      })
+    }
+    return { after, before }
+  }
   for (const log of logs) {
     const b = context.blocks.get(log.blockNumber)
     if (!b) throw new Error(`eventRows: no block facts for block ${log.blockNumber}`)
@@ -127,19 +190,7 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
         push('global_fee_changes', { ...key, fee_bps: Number(a.fee) })
         break
       case 'ProcessedConsensusLayerReport': {
-        const reads = context.reportReads.get(logKey(log))
-        if (!reads) throw new Error(`eventRows: no report reads for log ${logKey(log)}`)
-        // the block-end reads, less what later transactions of the block did
-        byBlock ??= logsByBlock(logs)
-        const state = reportTxState(log, byBlock.get(log.blockNumber) ?? [], reads)
-        for (const operator of reads.operators) {
-          push('report_operators', {
-            chain_id: chainId,
-            block_number: log.blockNumber,
-            log_index: log.logIndex,
-            ...operator,
-          })
-        }
+        const { after: state, before } = reportStates(log)
         const r = a.report
         const t = a.trace
         const date = utcDate(b.time)
@@ -166,6 +217,44 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
           total_supply: state.totalSupply,
           fee_shares: feeSharesByTx.get(log.transactionHash) ?? 0n,
           global_fee_bps: Number(state.globalFee),
+          report_shape: 'v1',
+          pool_before_underlying: before.totalUnderlyingSupply,
+          pool_before_supply: before.totalSupply,
+        })
+        break
+      }
+      case 'ConsensusLayerDataUpdate': {
+        // River 0.4.0/0.5.0: the report carries the validator count and total balance; roundId is the epoch
+        const { after: state, before } = reportStates(log)
+        const date = utcDate(b.time)
+        reports.push(date)
+        const coverage = pulledCoverageByTx.get(log.transactionHash) ?? 0n
+        push('oracle_reports', {
+          ...key,
+          report_date: date,
+          epoch: BigInt(a.roundId),
+          validators_balance: a.validatorTotalBalance,
+          validators_skimmed_balance: null,
+          validators_exited_balance: null,
+          validators_exiting_balance: null,
+          validators_count: Number(a.validatorCount),
+          stopped_validator_count_per_operator: null,
+          rebalance_deposit_to_redeem_mode: null,
+          slashing_containment_mode: null,
+          trace_rewards:
+            rewardsByTx.get(log.transactionHash) ??
+            legacyRewards(state.totalUnderlyingSupply - before.totalUnderlyingSupply, coverage),
+          trace_pulled_el_fees: pulledELFeesByTx.get(log.transactionHash) ?? 0n,
+          // no RedeemManager before River 1.0.0: nothing to pull from it
+          trace_pulled_redeem_manager_exceeding_eth: 0n,
+          trace_pulled_coverage_funds: coverage,
+          total_underlying_supply: state.totalUnderlyingSupply,
+          total_supply: state.totalSupply,
+          fee_shares: feeSharesByTx.get(log.transactionHash) ?? 0n,
+          global_fee_bps: Number(state.globalFee),
+          report_shape: 'legacy',
+          pool_before_underlying: before.totalUnderlyingSupply,
+          pool_before_supply: before.totalSupply,
         })
         break
       }

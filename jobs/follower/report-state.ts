@@ -88,3 +88,36 @@ export function reportTxState(
   }
   return { totalUnderlyingSupply: U, totalSupply: S, globalFee: fee }
 }
+
+/** River's U and S as read at the end of a block (the block before a report's, for `poolBeforeReport`). */
+export interface PoolReads {
+  totalUnderlyingSupply: bigint
+  totalSupply: bigint
+}
+
+/**
+ * River's U and S right before a report transaction: the previous block's end state plus what earlier
+ * transactions of the report's block did (a deposit's `UserDeposit` amount adds to U, a mint adds to S, a burn
+ * takes from it). The rate a day's growth starts from when no earlier report is stored. `logs` must hold every
+ * River log of the report's block.
+ *
+ * @example
+ * poolBeforeReport(reportLog, blockLogs, { totalUnderlyingSupply: 100n, totalSupply: 100n })
+ */
+export function poolBeforeReport(
+  report: DecodedLog,
+  logs: readonly DecodedLog[],
+  endOfPreviousBlock: PoolReads,
+): PoolReads {
+  let U = endOfPreviousBlock.totalUnderlyingSupply
+  let S = endOfPreviousBlock.totalSupply
+  for (const log of logs) {
+    if (!sameBlockBefore(log, report)) continue
+    // biome-ignore lint/suspicious/noExplicitAny: decoded args are validated by the fetcher against the ABI
+    const a = log.args as any
+    if (log.eventName === 'UserDeposit') U += a.amount
+    if (log.eventName === 'Transfer' && a.from === ZERO_ADDRESS) S += a.value
+    if (log.eventName === 'Transfer' && a.to === ZERO_ADDRESS) S -= a.value
+  }
+  return { totalUnderlyingSupply: U, totalSupply: S }
+}
