@@ -1,8 +1,17 @@
-import { createPublicClient, createWalletClient, encodeFunctionData, type Hash, type Hex, http } from 'viem'
+import {
+  createPublicClient,
+  createWalletClient,
+  encodeFunctionData,
+  type Hash,
+  type Hex,
+  http,
+  parseAbi,
+  zeroAddress,
+} from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type Anvil, startAnvil } from '../devnet/anvil.ts'
 import { compileLegacyAllowlist } from '../test/helpers/legacy-allowlist.ts'
-import { allowlistAbi } from './abi.ts'
+import { allowlistAbi, allowlistLegacyAbi } from './abi.ts'
 import { recoverLegacyAllowlistAccounts } from './legacy-allowlist.ts'
 
 const accounts = [
@@ -25,8 +34,8 @@ describe('recoverLegacyAllowlistAccounts', () => {
     const deployHash = await wallet.sendTransaction({ chain: null, data: compileLegacyAllowlist() })
     const { contractAddress } = await publicClient.waitForTransactionReceipt({ hash: deployHash })
     input = encodeFunctionData({
-      abi: allowlistAbi,
-      functionName: 'setAllowPermissions',
+      abi: allowlistLegacyAbi,
+      functionName: 'allow',
       args: [[...accounts], [...permissions]],
     })
     const hash = await wallet.sendTransaction({ chain: null, to: contractAddress!, data: input })
@@ -53,16 +62,16 @@ describe('recoverLegacyAllowlistAccounts', () => {
 
   test('behavior: refuses calldata that does not match the log, or is not the call', () => {
     const other = encodeFunctionData({
-      abi: allowlistAbi,
-      functionName: 'setAllowPermissions',
+      abi: allowlistLegacyAbi,
+      functionName: 'allow',
       args: [[accounts[0]], [5n]],
     })
     expect(
       recoverLegacyAllowlistAccounts(other, { accountsHash, permissions: logPermissions }),
     ).toBeUndefined()
     const wrongPerms = encodeFunctionData({
-      abi: allowlistAbi,
-      functionName: 'setAllowPermissions',
+      abi: allowlistLegacyAbi,
+      functionName: 'allow',
       args: [[...accounts], [5n, 5n]],
     })
     expect(
@@ -71,5 +80,31 @@ describe('recoverLegacyAllowlistAccounts', () => {
     expect(
       recoverLegacyAllowlistAccounts('0xdeadbeef', { accountsHash, permissions: logPermissions }),
     ).toBeUndefined()
+    // the 1.2.1 write with the same arguments is not what 0.4.0 was called with
+    const later = encodeFunctionData({
+      abi: allowlistAbi,
+      functionName: 'setAllowPermissions',
+      args: [[...accounts], [...permissions]],
+    })
+    expect(
+      recoverLegacyAllowlistAccounts(later, { accountsHash, permissions: logPermissions }),
+    ).toBeUndefined()
+  })
+
+  test("behavior: the selector is the 0.4.0 implementation's (0xe580d994)", () => {
+    expect(input.slice(0, 10)).toBe('0xe580d994')
+  })
+
+  test('behavior: an allow sent by a Safe (execTransaction wrapping it) is recovered from the inner call', () => {
+    const safeCall = encodeFunctionData({
+      abi: parseAbi([
+        'function execTransaction(address to, uint256 value, bytes data, uint8 operation, uint256 safeTxGas, uint256 baseGas, uint256 gasPrice, address gasToken, address refundReceiver, bytes signatures) payable returns (bool)',
+      ]),
+      functionName: 'execTransaction',
+      args: [accounts[0], 0n, input, 0, 0n, 0n, 0n, zeroAddress, zeroAddress, '0x'],
+    })
+    expect(recoverLegacyAllowlistAccounts(safeCall, { accountsHash, permissions: logPermissions })).toEqual(
+      accounts.map((a) => a.toLowerCase()),
+    )
   })
 })

@@ -1,13 +1,53 @@
-import { type Address, concatHex, decodeFunctionData, type Hash, type Hex, keccak256, pad } from 'viem'
+import {
+  type Address,
+  concatHex,
+  decodeFunctionData,
+  type Hash,
+  type Hex,
+  keccak256,
+  pad,
+  parseAbi,
+} from 'viem'
 import { decodedAddress, type Address as StoredAddress } from '../common/address.ts'
-import { allowlistAbi } from './abi.ts'
+import { allowlistLegacyAbi } from './abi.ts'
 
 /**
- * Recovers the accounts of a `SetAllowlistPermissions` log of the first mainnet Allowlist implementation,
- * which declared `address[] indexed accounts` (the log holds only keccak256 of the accounts). When the
- * transaction called `setAllowPermissions(accounts, permissions)` directly, its calldata has them: they are
- * returned (lower case, `common/address.ts`) when their hash and the permissions match the log, else
- * undefined (e.g. a call through a multisig, whose calldata wraps the inner call).
+ * A Safe multisig's `execTransaction`: a legacy `allow` sent by a Safe (directly or through the Allowlist's
+ * firewall) carries the inner call as its `data`.
+ */
+const safeAbi = parseAbi([
+  'function execTransaction(address to, uint256 value, bytes data, uint8 operation, uint256 safeTxGas, uint256 baseGas, uint256 gasPrice, address gasToken, address refundReceiver, bytes signatures) payable returns (bool)',
+])
+
+/** The accounts and permissions of an `allow(address[],uint256[])` call, or undefined for any other calldata. */
+function decodeAllow(
+  input: Hex,
+): { accounts: readonly Address[]; permissions: readonly bigint[] } | undefined {
+  try {
+    const decoded = decodeFunctionData({ abi: allowlistLegacyAbi, data: input })
+    const [accounts, permissions] = decoded.args
+    return { accounts, permissions }
+  } catch {
+    return undefined
+  }
+}
+
+/** The calldata a Safe's `execTransaction` forwards, or undefined when `input` is not one. */
+function safeInnerCall(input: Hex): Hex | undefined {
+  try {
+    return decodeFunctionData({ abi: safeAbi, data: input }).args[2]
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Recovers the accounts of a `SetAllowlistPermissions` log of the first mainnet Allowlist implementation (0.4.0),
+ * which declared `address[] indexed accounts` (the log holds only keccak256 of the accounts). Its write was
+ * `allow(address[] accounts, uint256[] permissions)` (selector 0xe580d994): when the transaction's calldata is
+ * that call (sent to the Allowlist, or to its firewall, which forwards calldata unchanged) or a Safe's
+ * `execTransaction` wrapping it, the accounts are returned (lower case, `common/address.ts`) if their hash and
+ * the permissions match the log; otherwise undefined (another wrapper, whose calldata hides the inner call).
  *
  * @example
  * recoverLegacyAllowlistAccounts(tx.input, { accountsHash: log.args.accountsHash, permissions: log.args.permissions })
@@ -16,14 +56,10 @@ export function recoverLegacyAllowlistAccounts(
   input: Hex,
   log: { accountsHash: Hash; permissions: readonly bigint[] },
 ): StoredAddress[] | undefined {
-  let decoded: ReturnType<typeof decodeFunctionData<typeof allowlistAbi>>
-  try {
-    decoded = decodeFunctionData({ abi: allowlistAbi, data: input })
-  } catch {
-    return undefined
-  }
-  if (decoded.functionName !== 'setAllowPermissions') return undefined
-  const [accounts, permissions] = decoded.args as readonly [readonly Address[], readonly bigint[]]
+  const inner = safeInnerCall(input)
+  const call = decodeAllow(input) ?? (inner ? decodeAllow(inner) : undefined)
+  if (!call) return undefined
+  const { accounts, permissions } = call
   // an indexed dynamic array is hashed as its elements, each padded to 32 bytes, without a length
   const hash = keccak256(accounts.length === 0 ? '0x' : concatHex(accounts.map((a) => pad(a, { size: 32 }))))
   if (hash.toLowerCase() !== log.accountsHash.toLowerCase()) return undefined

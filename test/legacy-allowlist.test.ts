@@ -7,7 +7,7 @@ import {
   parseAbi,
 } from 'viem'
 import { afterAll, describe, expect, test } from 'vitest'
-import { allowlistAbi } from '../chain/abi.ts'
+import { allowlistLegacyAbi } from '../chain/abi.ts'
 import { toContracts } from '../chain/addresses.ts'
 import { createChainClient } from '../chain/client.ts'
 import { createLogFetcher } from '../chain/log-fetcher.ts'
@@ -48,8 +48,8 @@ describe('follower on the first mainnet Allowlist event shape (accounts indexed)
     await platform.createWallet(org, 'a', { address: a1, type: 'ETH', allowlisted: true }, 'test')
 
     const direct = encodeFunctionData({
-      abi: allowlistAbi,
-      functionName: 'setAllowPermissions',
+      abi: allowlistLegacyAbi,
+      functionName: 'allow',
       args: [
         [a1, b2],
         [5n, 0n],
@@ -61,9 +61,7 @@ describe('follower on the first mainnet Allowlist event shape (accounts indexed)
     const wrapped = encodeFunctionData({
       abi: parseAbi(['function execute(bytes call)']),
       functionName: 'execute',
-      args: [
-        encodeFunctionData({ abi: allowlistAbi, functionName: 'setAllowPermissions', args: [[c3], [5n]] }),
-      ],
+      args: [encodeFunctionData({ abi: allowlistLegacyAbi, functionName: 'allow', args: [[c3], [5n]] })],
     })
     await publicClient.waitForTransactionReceipt({
       hash: await sender.sendTransaction({ chain: null, to: legacy, data: wrapped }),
