@@ -7,6 +7,7 @@ import {
   riverLegacyAbi,
 } from '../chain/abi.ts'
 import type { ChainContracts } from '../chain/addresses.ts'
+import { decodeAllowlistWrite, storedPermissions, writeMatches } from '../chain/allowlist-calls.ts'
 import { getHeadBlockNumber, readAllAtBlock, resultOf } from '../chain/blocks.ts'
 import type { ChainClient } from '../chain/client.ts'
 import { ChainError } from '../chain/errors.ts'
@@ -218,6 +219,35 @@ export function createFollower(deps: FollowerDeps) {
   }
 
   /**
+   * What the Allowlist stored for each entry of a `SetAllowlistPermissions` log (the event carries the values as
+   * passed): from the transaction's calldata when it is the write that emitted the log (`setDenyPermissions`
+   * stores exactly DENY or 0); otherwise, behind a wrapper that hides the call, `getPermissions` of each account
+   * at the log's block (the block's last value, when one block changes an account twice). All zeros need no read.
+   */
+  async function storedPermissionsOf(
+    args: { accounts: readonly StoredAddress[]; permissions: readonly bigint[] },
+    log: DecodedLog,
+  ): Promise<readonly bigint[]> {
+    if (args.permissions.every((p) => p === 0n)) return args.permissions
+    const tx = await withRetry(() => client.getTransaction({ hash: log.transactionHash }))
+    const write = decodeAllowlistWrite(tx.input)
+    if (write && writeMatches(write, args)) {
+      return args.permissions.map((value) => storedPermissions(write.functionName, value))
+    }
+    const reads = await readAllAtBlock(
+      client,
+      args.accounts.map((account) => ({
+        address: contracts.allowlist,
+        abi: allowlistAbi,
+        functionName: 'getPermissions',
+        args: [account],
+      })),
+      log.blockNumber,
+    )
+    return reads.map((read) => resultOf(read) as bigint)
+  }
+
+  /**
    * The chain reads a chunk needs (ChunkContext): block headers 8 at a time, checked against the logs'
    * hashes; River's U, S and fee and the operators at each report's block and the accounts of legacy
    * Allowlist logs from their calldata, 8 logs at a time (kept by log key: the rows are then made in log
@@ -246,9 +276,8 @@ export function createFollower(deps: FollowerDeps) {
     }
     const reportReads = new Map<string, ReportReads>()
     const legacyAccounts = new Map<string, readonly StoredAddress[] | undefined>()
-    const pending = logs.filter(
-      (log) => isReportLog(log) || (log.eventName === 'SetAllowlistPermissions' && log.legacyIndexed),
-    )
+    const stored = new Map<string, readonly bigint[]>()
+    const pending = logs.filter((log) => isReportLog(log) || log.eventName === 'SetAllowlistPermissions')
     const byBlock = logsByBlock(logs)
     // several logs' reads in flight at once (a backfill has one report per day), as the headers above
     await forEachConcurrently(pending, CHAIN_READS_IN_FLIGHT, async (log) => {
@@ -258,9 +287,17 @@ export function createFollower(deps: FollowerDeps) {
       } else if (log.eventName === 'SetAllowlistPermissions' && log.legacyIndexed) {
         const tx = await withRetry(() => client.getTransaction({ hash: log.transactionHash }))
         legacyAccounts.set(logKey(log), recoverLegacyAllowlistAccounts(tx.input, log.args) ?? undefined)
+      } else if (log.eventName === 'SetAllowlistPermissions') {
+        stored.set(
+          logKey(log),
+          await storedPermissionsOf(
+            log.args as { accounts: readonly StoredAddress[]; permissions: readonly bigint[] },
+            log,
+          ),
+        )
       }
     })
-    return { blocks, reportReads, legacyAccounts }
+    return { blocks, reportReads, legacyAccounts, storedPermissions: stored }
   }
 
   /** Converts a chunk of decoded logs to table rows: the chain reads, then the pure mapping. */

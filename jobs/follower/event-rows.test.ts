@@ -10,6 +10,7 @@ const HASH_BLOCK = `0x${'b'.repeat(64)}` as const
 const A = toAddress('0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')
 const B = toAddress('0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb')
 const ZERO = toAddress('0x0000000000000000000000000000000000000000')
+const DENY = 1n << 255n
 
 let logIndex = 0
 /** A decoded log at block 10 of transaction `tx` (one hex digit), with the next log index. */
@@ -98,6 +99,7 @@ describe('eventRows', () => {
         ],
       ]),
       legacyAccounts: new Map(),
+      storedPermissions: new Map([[logKey(logs[9]!), [3n, 0n]]]),
     }
     const out = eventRows(CHAIN, logs, context)
     const key = (i: number) => ({
@@ -225,6 +227,7 @@ describe('eventRows', () => {
       blocks: new Map([[10n, { hash: HASH_BLOCK, time: TIME }]]),
       reportReads: new Map([[logKey(report), reads]]),
       legacyAccounts: new Map(),
+      storedPermissions: new Map(),
     })
     expect(out.reports).toEqual(['2026-05-03'])
     expect(out.tables.get('oracle_reports')).toEqual([
@@ -280,6 +283,7 @@ describe('eventRows', () => {
         ],
       ]),
       legacyAccounts: new Map(),
+      storedPermissions: new Map(),
     })
     expect(out.tables.get('oracle_reports')?.[0]).toMatchObject({
       epoch: 7n,
@@ -309,10 +313,35 @@ describe('eventRows', () => {
         [logKey(recovered), [A]],
         [logKey(lost), undefined],
       ]),
+      storedPermissions: new Map(),
     })
     expect(out.permissions).toEqual([{ address: A, permissions: 1n, txHash: recovered.transactionHash }])
     expect(out.tables.get('allowlist_permissions')).toHaveLength(1)
     expect(out.skippedLegacy).toEqual([lost])
+  })
+
+  test('behavior: an Allowlist entry is stored as the chain stored it, not as the event carries it (a lifted deny stores 0)', () => {
+    logIndex = 0
+    const lift = log('1', 'SetAllowlistPermissions', { accounts: [A, B], permissions: [5n, DENY | 1n] })
+    const out = eventRows(CHAIN, [lift], {
+      blocks: new Map([[10n, { hash: HASH_BLOCK, time: TIME }]]),
+      reportReads: new Map(),
+      legacyAccounts: new Map(),
+      storedPermissions: new Map([[logKey(lift), [0n, DENY]]]),
+    })
+    expect(out.permissions).toEqual([
+      { address: A, permissions: 0n, txHash: lift.transactionHash },
+      { address: B, permissions: DENY, txHash: lift.transactionHash },
+    ])
+    expect(out.tables.get('allowlist_permissions')?.map((r) => r.permissions)).toEqual([0n, DENY])
+    expect(() =>
+      eventRows(CHAIN, [lift], {
+        blocks: new Map([[10n, { hash: HASH_BLOCK, time: TIME }]]),
+        reportReads: new Map(),
+        legacyAccounts: new Map(),
+        storedPermissions: new Map(),
+      }),
+    ).toThrow(/no stored permissions/)
   })
 
   test('behavior: a log without its chain reads is an error, not a row with missing figures', () => {
@@ -320,10 +349,20 @@ describe('eventRows', () => {
     const report = log('1', 'ProcessedConsensusLayerReport', reportArgs)
     const blocks = new Map([[10n, { hash: HASH_BLOCK, time: TIME }]])
     expect(() =>
-      eventRows(CHAIN, [report], { blocks, reportReads: new Map(), legacyAccounts: new Map() }),
+      eventRows(CHAIN, [report], {
+        blocks,
+        reportReads: new Map(),
+        legacyAccounts: new Map(),
+        storedPermissions: new Map(),
+      }),
     ).toThrow(/no report reads/)
     expect(() =>
-      eventRows(CHAIN, [report], { blocks: new Map(), reportReads: new Map(), legacyAccounts: new Map() }),
+      eventRows(CHAIN, [report], {
+        blocks: new Map(),
+        reportReads: new Map(),
+        legacyAccounts: new Map(),
+        storedPermissions: new Map(),
+      }),
     ).toThrow(/no block facts/)
   })
 })

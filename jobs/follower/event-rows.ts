@@ -43,6 +43,12 @@ export interface ChunkContext {
   blocks: ReadonlyMap<bigint, BlockFacts>
   reportReads: ReadonlyMap<string, ReportReads>
   legacyAccounts: ReadonlyMap<string, readonly Address[] | undefined>
+  /**
+   * What the Allowlist stored for each entry of a (not legacy) `SetAllowlistPermissions` log, by position: the
+   * event carries the values as passed, and 1.2.1's `setDenyPermissions` stores exactly DENY or 0
+   * (`chain/allowlist-calls.ts`). A legacy (0.4.0 `allow`) log's values are what was stored.
+   */
+  storedPermissions: ReadonlyMap<string, readonly bigint[]>
 }
 
 /** A permission change seen on chain, for the wallet state machine (platform/chain-sync.ts). */
@@ -299,8 +305,8 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
         })
         break
       case 'SetAllowlistPermissions': {
-        const perms = a.permissions as readonly bigint[]
-        // first mainnet implementation: the log has only the accounts' hash; the calldata has them
+        // first mainnet implementation: the log has only the accounts' hash; the calldata has them, and its
+        // `allow` stored the values as given
         const accounts = log.legacyIndexed
           ? context.legacyAccounts.get(logKey(log))
           : (a.accounts as readonly Address[])
@@ -308,6 +314,10 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
           skippedLegacy.push(log)
           break
         }
+        const perms = log.legacyIndexed
+          ? (a.permissions as readonly bigint[])
+          : context.storedPermissions.get(logKey(log))
+        if (!perms) throw new Error(`eventRows: no stored permissions for log ${logKey(log)}`)
         accounts.forEach((account, position) => {
           push('allowlist_permissions', {
             ...key,
