@@ -94,3 +94,12 @@ function positionDetails(position: LogPosition): Record<string, unknown> {
 export class ConsensusUnavailableError extends ChainError {
   override name = 'ConsensusUnavailableError'
 }
+
+/**
+ * The allowlist writer's key can write the Allowlist neither directly (it is not the allower) nor through the
+ * allower when that is the protocol's firewall (neither its admin nor its executor allowed the write). The message
+ * names the key, the Allowlist and its allower.
+ */
+export class AllowlistWriteRefusedError extends ChainError {
+  override name = 'AllowlistWriteRefusedError'
+}

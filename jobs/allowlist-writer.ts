@@ -8,7 +8,8 @@ import {
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
 } from 'viem'
-import { allowlistAbi } from '../chain/abi.ts'
+import { allowlistAbi, allowlistLegacyAbi } from '../chain/abi.ts'
+import { type AllowlistWriteRoute, resolveAllowlistWriteRoute } from '../chain/allowlist-route.ts'
 import type { ChainClient, WriteClient } from '../chain/client.ts'
 import { isTransientRpcError } from '../chain/retry.ts'
 import { revertReasonOf } from '../chain/revert-reasons.ts'
@@ -42,8 +43,14 @@ export const WRITER_LOCK_KEY = 0x6c73616c
 /** The revert reason of a failed simulation/transaction, in words (custom errors decoded: chain/revert-reasons.ts). */
 export const revertReason = revertReasonOf
 
+/** The Allowlist's permission writes of every version (`allow` before 1.2.1, `setAllowPermissions` from it). */
+const writesAbi = [...allowlistAbi, ...allowlistLegacyAbi]
+
 /**
- * The allowlist writer: batches pending permission changes into `setAllowPermissions` transactions,
+ * The allowlist writer: batches pending permission changes into `setAllowPermissions` transactions (`allow` on an
+ * Allowlist before 1.2.1), sent to the Allowlist when the key is its allower or through the protocol's firewall
+ * when that is the allower (as on mainnet; `chain/allowlist-route.ts` detects which at the first pass with work
+ * and refuses a key that can do neither with AllowlistWriteRefusedError, naming the key and both contracts),
  * simulating first so a batch with one bad address is split until the bad one is isolated and recorded
  * (failed, with the revert reason on the wallet) while the rest go through. Transient RPC failures are
  * thrown so the job is retried; rows already sent are reconciled by receipt on the next run. Only the
@@ -52,6 +59,27 @@ export const revertReason = revertReasonOf
 export function createAllowlistWriter(deps: AllowlistWriterDeps) {
   const { db, client, wallet, allowlist, logger } = deps
   const repos = createRepos(db)
+  let resolved: AllowlistWriteRoute | undefined
+
+  /** Where writes go and which function they call: detected once, then kept (a refusal is checked again). */
+  async function route(): Promise<AllowlistWriteRoute> {
+    if (resolved) return resolved
+    resolved = await resolveAllowlistWriteRoute(client, allowlist, wallet.account.address)
+    logger.info(
+      { route: resolved.kind, to: resolved.to, function: resolved.functionName, role: resolved.role ?? null },
+      'allowlist write route detected',
+    )
+    return resolved
+  }
+
+  /** The call of a batch: its function and arguments, for simulation and encoding alike. */
+  function callOf(via: AllowlistWriteRoute, rows: AllowlistChangeRow[]) {
+    return {
+      abi: writesAbi,
+      functionName: via.functionName,
+      args: [rows.map((r) => getAddress(r.address)), rows.map((r) => BigInt(r.permissions))],
+    } as const
+  }
 
   async function fail(rows: AllowlistChangeRow[], reason: string, result: WriterResult) {
     await repos.allowlistChanges.mark(
@@ -69,14 +97,10 @@ export function createAllowlistWriter(deps: AllowlistWriterDeps) {
 
   /** Simulates a batch; splits it on revert until the failing addresses are isolated. */
   async function sendable(rows: AllowlistChangeRow[], result: WriterResult): Promise<AllowlistChangeRow[]> {
+    // outside the try: a key that may not write is the writer's failure, not the batch's revert
+    const via = await route()
     try {
-      await client.simulateContract({
-        account: wallet.account,
-        address: allowlist,
-        abi: allowlistAbi,
-        functionName: 'setAllowPermissions',
-        args: [rows.map((r) => getAddress(r.address)), rows.map((r) => BigInt(r.permissions))],
-      })
+      await client.simulateContract({ account: wallet.account, address: via.to, ...callOf(via, rows) })
       return rows
     } catch (err) {
       if (isTransientRpcError(err)) throw err
@@ -142,13 +166,10 @@ export function createAllowlistWriter(deps: AllowlistWriterDeps) {
    * Returns undefined when some row was taken meanwhile (a newer change, an API transaction holding it).
    */
   async function signAndClaim(rows: AllowlistChangeRow[]) {
+    const via = await route()
     const request = await wallet.prepareTransactionRequest({
-      to: allowlist,
-      data: encodeFunctionData({
-        abi: allowlistAbi,
-        functionName: 'setAllowPermissions',
-        args: [rows.map((r) => getAddress(r.address)), rows.map((r) => BigInt(r.permissions))],
-      }),
+      to: via.to,
+      data: encodeFunctionData(callOf(via, rows)),
     })
     const signed = await wallet.signTransaction(request as never)
     const hash = keccak256(signed)

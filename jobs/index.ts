@@ -1,12 +1,13 @@
 import type { ChainContracts } from '../chain/addresses.ts'
 import { type ChainClient, createChainClient, createWriteClient } from '../chain/client.ts'
+import { AllowlistWriteRefusedError } from '../chain/errors.ts'
 import { createLogFetcher } from '../chain/log-fetcher.ts'
 import type { Logger } from '../common/logger.ts'
 import type { Db } from '../db/index.ts'
 import { createAllowlistWriter } from './allowlist-writer.ts'
 import { createDayJobs, DAY_JOBS } from './days/index.ts'
 import { createFollower } from './follower.ts'
-import type { JobRunner, Processor } from './runner.ts'
+import { type JobRunner, type Processor, UnrecoverableError } from './runner.ts'
 import { createWebhookJobs, WEBHOOK_JOBS, type WebhookOptions } from './webhooks/index.ts'
 
 /** Where the chain is and what to read on it (mainnet/hoodi from chain/addresses, devnet from its deploy). */
@@ -89,8 +90,14 @@ export function createJobs(deps: JobsDeps) {
   }
   if (writer) {
     processors[JOBS.allowlist.name] = async () => {
-      const r = await writer.runOnce()
-      return { sent: r.sent.length, failed: r.failed.length }
+      try {
+        const r = await writer.runOnce()
+        return { sent: r.sent.length, failed: r.failed.length }
+      } catch (err) {
+        // a key that may not write is not retried: the pass fails with the message naming the addresses
+        if (err instanceof AllowlistWriteRefusedError) throw new UnrecoverableError(err.message)
+        throw err
+      }
     }
   }
   return {
