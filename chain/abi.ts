@@ -98,14 +98,24 @@ export const EIP1967_IMPLEMENTATION_SLOT =
 
 /**
  * Minimal operators registry reads (per-operator funded validators, for the operator fee split: active =
- * funded - stopped from the report). The struct is the OperatorsV2 layout, which the devnet registry
- * returns; the live mainnet registry may return a later layout, so check it before reading mainnet with it.
+ * funded - stopped from the report). The struct is the OperatorsV2 layout of implementations 1.0.0 to 1.2.1 (and
+ * of the devnet registry); 0.4.0 returned `operatorsRegistryLegacyAbi`'s.
  */
 export const operatorsRegistryAbi = parseAbi([
   'struct Operator { uint32 limit; uint32 funded; uint32 requestedExits; uint32 keys; uint64 latestKeysEditBlockNumber; bool active; string name; address operator; }',
   'function getOperatorCount() view returns (uint256)',
   'function getOperator(uint256 index) view returns (Operator)',
   'function getStoppedValidatorCountPerOperator() view returns (uint32[])',
+])
+
+/**
+ * The OperatorsRegistry 0.4.0 read (before River 1.0.0): the OperatorsV1 layout, with 256-bit counts and the
+ * operator's stopped count kept in the registry (validators could not exit before withdrawals were enabled).
+ */
+export const operatorsRegistryLegacyAbi = parseAbi([
+  'struct Operator { bool active; string name; address operator; uint256 limit; uint256 funded; uint256 keys; uint256 stopped; uint256 latestKeysEditBlockNumber; }',
+  'function getOperatorCount() view returns (uint256)',
+  'function getOperator(uint256 index) view returns (Operator)',
 ])
 
 /** Allowlist permission masks (PROTOCOL.md), defined in the domain module `common/permissions.ts`. */

@@ -1,4 +1,15 @@
-import type { Address, Hex } from 'viem'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import {
+  type Address,
+  encodeAbiParameters,
+  type Hex,
+  keccak256,
+  pad,
+  stringToHex,
+  toEventSelector,
+  toHex,
+} from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
   emittedAbi as bothAbi,
@@ -364,5 +375,356 @@ describe('createLogFetcher', () => {
     if (!log?.legacyIndexed) throw new Error('expected a legacy log')
     expect(log.args.permissions).toEqual([5n])
     expect(log.args.accountsHash).toMatch(/^0x[0-9a-f]{64}$/)
+  })
+})
+
+/** A JSON-RPC error answer of the fake node, and the block span its text advises (a suggestion or a cap). */
+interface Refusal {
+  status?: number
+  error: { code: number; message: string; data?: unknown }
+  advised?: bigint
+}
+
+interface FakeNodeRequest {
+  from: bigint
+  to: bigint
+  refusal?: Refusal
+}
+
+interface FakeNode {
+  url: string
+  requests: FakeNodeRequest[]
+  stop(): Promise<void>
+}
+
+const FAKE_RIVER = '0x00000000000000000000000000000000000000aa'
+const TRANSFER = toEventSelector('event Transfer(address indexed from, address indexed to, uint256 value)')
+const FAKE_HEAD = 24_000n
+/** One Transfer in every 10th block. */
+const hasLog = (block: bigint) => block % 10n === 0n
+const logsIn = (from: bigint, to: bigint) => {
+  let n = 0
+  for (let b = from; b <= to; b++) if (hasLog(b)) n++
+  return n
+}
+/** The last block `to` from `from` such that [from, to] holds at most `max` logs. */
+const lastBlockWithin = (from: bigint, max: number) => {
+  let n = 0
+  let b = from - 1n
+  while (b < FAKE_HEAD && n + (hasLog(b + 1n) ? 1 : 0) <= max) {
+    b++
+    if (hasLog(b)) n++
+  }
+  return b
+}
+
+function fakeLog(block: bigint) {
+  return {
+    address: FAKE_RIVER,
+    topics: [TRANSFER, pad('0x01', { size: 32 }), pad('0x02', { size: 32 })],
+    data: encodeAbiParameters([{ type: 'uint256' }], [block]),
+    blockNumber: toHex(block),
+    blockHash: keccak256(toHex(block)),
+    transactionHash: keccak256(stringToHex(`tx ${block}`)),
+    transactionIndex: '0x0',
+    logIndex: '0x0',
+    removed: false,
+  }
+}
+
+/**
+ * A tiny JSON-RPC node over node:http: `eth_blockNumber` and `eth_getLogs` over a synthetic chain of FAKE_HEAD
+ * blocks with one Transfer every 10th block, refusing what `refuse` refuses with that provider's answer.
+ */
+async function startFakeNode(
+  refuse: (from: bigint, to: bigint, logs: number, call: number) => Refusal | undefined,
+): Promise<FakeNode> {
+  const requests: FakeNodeRequest[] = []
+  const server = http.createServer((req, res) => {
+    let raw = ''
+    req.on('data', (chunk) => {
+      raw += chunk
+    })
+    req.on('end', () => {
+      const call = JSON.parse(raw) as {
+        id: number
+        method: string
+        params: { fromBlock: Hex; toBlock: Hex }[]
+      }
+      const answer = (status: number, payload: Record<string, unknown>) => {
+        res.writeHead(status, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, ...payload }))
+      }
+      if (call.method === 'eth_blockNumber') return answer(200, { result: toHex(FAKE_HEAD) })
+      if (call.method !== 'eth_getLogs')
+        return answer(200, { error: { code: -32601, message: 'method not found' } })
+      const from = BigInt(call.params[0]!.fromBlock)
+      const to = BigInt(call.params[0]!.toBlock)
+      const refusal = refuse(from, to, logsIn(from, to), requests.length)
+      requests.push({ from, to, ...(refusal ? { refusal } : {}) })
+      if (refusal) return answer(refusal.status ?? 200, { error: refusal.error })
+      const logs = []
+      for (let b = from; b <= to; b++) if (hasLog(b)) logs.push(fakeLog(b))
+      return answer(200, { result: logs })
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+const upperHex = (n: bigint) => `0x${n.toString(16).toUpperCase()}`
+const span = (r: { from: bigint; to: bigint }) => r.to - r.from + 1n
+
+interface ProviderScenario {
+  name: string
+  /** Where the answer's exact text was seen (its numbers are filled in for each request). */
+  seen: string
+  initialRange: bigint
+  refuse: (from: bigint, to: bigint, logs: number) => Refusal | undefined
+  /** A span the node never accepts: once learned, the fetcher must not ask for more. */
+  cap?: bigint
+}
+
+const SCENARIOS: ProviderScenario[] = [
+  {
+    name: 'Alchemy, 500-block plan cap with the range that should work (HTTP 400)',
+    seen: 'https://github.com/BobTheBuidler/dank_mids/issues/772',
+    initialRange: 2000n,
+    cap: 500n,
+    refuse: (from, to) =>
+      to - from + 1n > 500n
+        ? {
+            status: 400,
+            advised: 500n,
+            error: {
+              code: -32600,
+              message: `You can make eth_getLogs requests with up to a 500 block range. Based on your parameters, this block range should work: [${toHex(from)}, ${toHex(from + 499n)}]`,
+            },
+          }
+        : undefined,
+  },
+  {
+    name: 'Alchemy, log response size with the range that should work',
+    seen: 'https://github.com/ethereum/go-ethereum/issues/25343',
+    initialRange: 4000n,
+    refuse: (from, _to, logs) => {
+      if (logs <= 40) return undefined
+      const end = lastBlockWithin(from, 40)
+      return {
+        advised: end - from + 1n,
+        error: {
+          code: -32602,
+          message: `Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response. Based on your parameters and the response size limit, this block range should work: [${toHex(from)}, ${toHex(end)}]`,
+        },
+      }
+    },
+  },
+  {
+    name: 'Infura, too many results with the range to try',
+    seen: 'https://github.com/smartcontractkit/chainlink/blob/develop/core/chains/evm/client/errors_test.go',
+    initialRange: 4000n,
+    refuse: (from, _to, logs) => {
+      if (logs <= 40) return undefined
+      const end = lastBlockWithin(from, 40)
+      return {
+        advised: end - from + 1n,
+        error: {
+          code: -32005,
+          data: { from: upperHex(from), limit: 10000, to: upperHex(end) },
+          message: `query returned more than 10000 results. Try with this block range [${upperHex(from)}, ${upperHex(end)}].`,
+        },
+      }
+    },
+  },
+  {
+    name: 'QuickNode, 10,000-block cap (HTTP 413)',
+    seen: 'https://github.com/eternalsafe/wallet/issues/57',
+    initialRange: 20_000n,
+    cap: 10_000n,
+    refuse: (from, to) =>
+      to - from + 1n > 10_000n
+        ? {
+            status: 413,
+            advised: 10_000n,
+            error: { code: -32614, message: 'eth_getLogs is limited to a 10,000 range' },
+          }
+        : undefined,
+  },
+  {
+    name: 'Cloudflare, 800-block cap',
+    seen: 'https://github.com/ponder-sh/ponder/blob/main/packages/utils/src/parseGetLogsError/parseGetLogsError.ts',
+    initialRange: 2000n,
+    cap: 800n,
+    refuse: (from, to) =>
+      to - from + 1n > 800n
+        ? {
+            advised: 800n,
+            error: {
+              code: -32047,
+              message: "Invalid eth_getLogs request. 'fromBlock'-'toBlock' range too large. Max range: 800",
+            },
+          }
+        : undefined,
+  },
+  {
+    name: 'BSC / PublicNode, 5000-block cap',
+    seen: 'https://github.com/AlphaWallet/alpha-wallet-android/issues/2736',
+    initialRange: 20_000n,
+    cap: 5000n,
+    refuse: (from, to) =>
+      to - from + 1n > 5000n
+        ? { advised: 5000n, error: { code: -32000, message: 'exceed maximum block range: 5000' } }
+        : undefined,
+  },
+  {
+    name: 'Chainstack, a range limit without a number (halves)',
+    seen: 'https://github.com/matter-labs/zksync-era/pull/2974',
+    initialRange: 2000n,
+    refuse: (from, to) =>
+      to - from + 1n > 100n
+        ? {
+            error: {
+              code: -32602,
+              message:
+                'Block range limit exceeded. See more details at https://docs.chainstack.com/docs/limits#evm-range-limits',
+            },
+          }
+        : undefined,
+  },
+  {
+    name: 'reth, max results echoing the requested range (halves)',
+    seen: 'https://github.com/paradigmxyz/reth/issues/23810',
+    initialRange: 4000n,
+    refuse: (from, to, logs) =>
+      logs > 40
+        ? {
+            advised: to - from + 1n,
+            error: {
+              code: -32602,
+              message: `query exceeds max results 20000, retry with the range ${from}-${to}`,
+            },
+          }
+        : undefined,
+  },
+]
+
+describe("createLogFetcher against providers' refusals (a local JSON-RPC server)", () => {
+  const allBlocks: bigint[] = []
+  for (let b = 1n; b <= FAKE_HEAD; b++) if (hasLog(b)) allBlocks.push(b)
+
+  test.each(SCENARIOS)('behavior: $name: takes the advised range and returns every log', async (scenario) => {
+    const node = await startFakeNode(scenario.refuse)
+    try {
+      const fetcher = createLogFetcher({
+        client: createChainClient({ rpcUrl: node.url }),
+        initialRange: scenario.initialRange,
+        baseDelayMs: 1,
+      })
+      const chunks: LogChunk[] = []
+      const logs = await fetcher.fetchLogs({
+        address: FAKE_RIVER,
+        abi: riverAbi,
+        fromBlock: 1n,
+        toBlock: FAKE_HEAD,
+        onChunk: (c) => {
+          chunks.push(c)
+        },
+      })
+      expect(logs.map((l) => l.blockNumber)).toEqual(allBlocks)
+      expect(logs.every((l) => l.eventName === 'Transfer' && l.args.value === l.blockNumber)).toBe(true)
+      expectContiguous(chunks, 1n, FAKE_HEAD)
+
+      const refused = node.requests.filter((r) => r.refusal)
+      expect(refused.length).toBeGreaterThan(0)
+      node.requests.forEach((request, i) => {
+        if (!request.refusal) return
+        const next = node.requests[i + 1]!
+        const size = span(request)
+        const advised = request.refusal.advised
+        const wanted = advised !== undefined && advised < size ? advised : size / 2n
+        expect(next.from, `request ${i + 1} starts where the refused one did`).toBe(request.from)
+        expect(span(next), `request ${i + 1} after ${size} blocks were refused`).toBe(
+          wanted < FAKE_HEAD - request.from + 1n ? wanted : FAKE_HEAD - request.from + 1n,
+        )
+      })
+      if (scenario.cap !== undefined) {
+        const firstRefusal = node.requests.findIndex((r) => r.refusal)
+        const after = node.requests.slice(firstRefusal + 1)
+        expect(after.every((r) => span(r) <= scenario.cap!)).toBe(true)
+        expect(refused.length).toBe(1) // the cap is learned once: no probing past it
+      }
+    } finally {
+      await node.stop()
+    }
+  })
+
+  test('behavior: a rate limit (Infura, HTTP 429) is waited out on the same range, not shrunk', async () => {
+    // https://github.com/gochain/web3/issues/180
+    const node = await startFakeNode((_from, _to, _logs, call) =>
+      call < 2
+        ? {
+            status: 429,
+            error: {
+              code: -32005,
+              message: 'daily request count exceeded, request rate limited',
+              data: {
+                rate: { allowed_rps: 1, backoff_seconds: 0, current_rps: 2.2 },
+                see: 'https://infura.io/dashboard',
+              },
+            },
+          }
+        : undefined,
+    )
+    try {
+      const fetcher = createLogFetcher({
+        client: createChainClient({ rpcUrl: node.url }),
+        initialRange: 3000n,
+        maxRange: 3000n,
+        baseDelayMs: 1,
+      })
+      const logs = await fetcher.fetchLogs({
+        address: FAKE_RIVER,
+        abi: riverAbi,
+        fromBlock: 1n,
+        toBlock: FAKE_HEAD,
+      })
+      expect(logs.map((l) => l.blockNumber)).toEqual(allBlocks)
+      expect(node.requests.slice(0, 3).map(span)).toEqual([3000n, 3000n, 3000n])
+      expect(fetcher.range).toBe(3000n)
+    } finally {
+      await node.stop()
+    }
+  })
+
+  test('behavior: an Alchemy monthly-capacity refusal fails the fetch instead of shrinking to one block', async () => {
+    // https://github.com/xmtp/xmtpd/issues/672
+    const node = await startFakeNode(() => ({
+      status: 403,
+      error: {
+        code: -32600,
+        message:
+          'Monthly capacity limit exceeded. Visit https://dashboard.alchemyapi.io/settings/billing to upgrade your scaling policy for continued service.',
+      },
+    }))
+    try {
+      const fetcher = createLogFetcher({ client: createChainClient({ rpcUrl: node.url }), baseDelayMs: 1 })
+      const error = await fetcher
+        .fetchLogs({ address: FAKE_RIVER, abi: riverAbi, fromBlock: 1n, toBlock: FAKE_HEAD })
+        .catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(ChainRpcError)
+      expect((error as Error).message).toContain('Monthly capacity limit exceeded')
+      expect(node.requests).toHaveLength(1)
+    } finally {
+      await node.stop()
+    }
   })
 })

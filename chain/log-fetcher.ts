@@ -2,8 +2,10 @@
  * Log fetching in adaptive block ranges, with retries; every log is decoded strictly (`log-decoding.ts`).
  *
  * The fetcher walks `[fromBlock, toBlock]` in contiguous chunks. A chunk the node refuses as too large
- * (too many results, range too wide, response too big, JSON-RPC -32005, a timeout) is retried at half the
- * range from the same start; a chunk that comes back quickly with few logs doubles the range for the next
+ * (too many results, range too wide, response too big, JSON-RPC -32005, a timeout; `range-errors.ts` knows
+ * the providers' wordings) is retried from the same start at the range the node suggests or allows (Alchemy's
+ * and Infura's `[0x.., 0x..]`, "Max range: 800") when that is smaller, else at half the range; a stated cap is
+ * kept as a ceiling for good. A chunk that comes back quickly with few logs doubles the range for the next
  * one (up to `maxRange`). Transient failures (connection reset, HTTP 429/5xx) retry the same chunk with
  * backoff. A chunk is yielded only once it was fetched and decoded completely, so no block is skipped or
  * read twice, and logs come out in (blockNumber, logIndex) order.
@@ -21,13 +23,8 @@ import {
   type LogMeta,
   type RawLog,
 } from './log-decoding.ts'
-import {
-  isRangeLimitError,
-  isTimeoutError,
-  isTransientRpcError,
-  type RetryOptions,
-  withRetry,
-} from './retry.ts'
+import { nextRange, rangeLimitOf } from './range-errors.ts'
+import { isTimeoutError, isTransientRpcError, type RetryOptions, withRetry } from './retry.ts'
 import { shortMessage } from './rpc-values.ts'
 
 /**
@@ -136,6 +133,12 @@ export function createLogFetcher(options: LogFetcherOptions): LogFetcher {
   /** After a shrink: the range that worked, not exceeded until `probeAfter` chunks passed. */
   let ceiling: bigint | undefined
   let sinceShrink = 0
+  /** The widest span the node said it accepts at all ("Max range: 800"): never exceeded again. */
+  let nodeMaxRange: bigint | undefined
+  const grow = (value: bigint) => {
+    const grown = clamp(value)
+    return nodeMaxRange !== undefined && grown > nodeMaxRange ? nodeMaxRange : grown
+  }
 
   async function getLogsOnce(
     addresses: readonly Address[],
@@ -200,7 +203,7 @@ export function createLogFetcher(options: LogFetcherOptions): LogFetcher {
       const to = from + range - 1n > toBlock ? toBlock : from + range - 1n
       const size = to - from + 1n
       const classify = (error: unknown): Verdict => {
-        if (isRangeLimitError(error)) return 'shrink'
+        if (rangeLimitOf(error)) return 'shrink'
         if (isTimeoutError(error)) return size > minRange ? 'shrink' : 'retry'
         return isTransientRpcError(error) ? 'retry' : 'fatal'
       }
@@ -232,16 +235,32 @@ export function createLogFetcher(options: LogFetcherOptions): LogFetcher {
         }
         const verdict = classify(error)
         if (verdict === 'shrink') {
+          const limit = rangeLimitOf(error)
           if (size <= minRange) {
             throw new LogRangeError(`the node refused blocks ${from}..${to} even at the smallest range`, {
               details,
               cause: error,
             })
           }
-          range = clamp(size / 2n)
+          if (limit?.maxRange !== undefined) {
+            const cap = limit.maxRange < minRange ? minRange : limit.maxRange
+            nodeMaxRange = nodeMaxRange === undefined || cap < nodeMaxRange ? cap : nodeMaxRange
+          }
+          range = grow(nextRange(size, limit))
           ceiling = range
           sinceShrink = 0
-          logger?.warn({ ...details, new_range: range.toString() }, 'log block range shrunk')
+          logger?.warn(
+            {
+              ...details,
+              new_range: range.toString(),
+              limit_source: limit?.source ?? 'timeout',
+              ...(limit?.suggestedRange === undefined
+                ? {}
+                : { suggested_range: limit.suggestedRange.toString() }),
+              ...(limit?.maxRange === undefined ? {} : { node_max_range: limit.maxRange.toString() }),
+            },
+            'log block range shrunk',
+          )
           continue
         }
         const suffix = verdict === 'retry' ? ` after ${retries} retries` : ''
@@ -267,7 +286,7 @@ export function createLogFetcher(options: LogFetcherOptions): LogFetcher {
       if (size === range && logs.length < growBelowLogs && elapsedMs < growBelowMs) {
         sinceShrink += 1
         if (ceiling !== undefined && sinceShrink >= probeAfter) ceiling = undefined
-        const grown = clamp(range * 2n)
+        const grown = grow(range * 2n)
         range = ceiling !== undefined && grown > ceiling ? ceiling : grown
       }
       const chunk: LogChunk<DecodedLog<abi>> = { fromBlock: from, toBlock: to, logs }

@@ -10,7 +10,7 @@ import {
 } from 'viem'
 import { describe, expect, test } from 'vitest'
 import { ChainRpcError, LogDecodeError } from './errors.ts'
-import { backoffDelay, isRangeLimitError, isTimeoutError, isTransientRpcError, withRetry } from './retry.ts'
+import { backoffDelay, isTimeoutError, isTransientRpcError, withRetry } from './retry.ts'
 
 const url = 'http://127.0.0.1:8545'
 const rpcError = (code: number, message: string) =>
@@ -80,29 +80,6 @@ describe('isTransientRpcError', () => {
       expect(isTransientRpcError(error)).toBe(transient)
     })
   }
-})
-
-describe('isRangeLimitError', () => {
-  test('behavior: recognizes the providers\' "range too large" answers, not rate limits', () => {
-    expect(
-      isRangeLimitError(
-        new LimitExceededRpcError(rpcError(-32005, 'query returned more than 10000 results')),
-      ),
-    ).toBe(true)
-    expect(isRangeLimitError(rpcError(-32000, 'block range is too wide'))).toBe(true)
-    expect(isRangeLimitError(rpcError(-32614, 'eth_getLogs is limited to a 10,000 range'))).toBe(true)
-    expect(isRangeLimitError(rpcError(-32602, 'Log response size exceeded.'))).toBe(true)
-    expect(isRangeLimitError(rpcError(-32000, 'exceed maximum block range: 5000'))).toBe(true)
-    expect(isRangeLimitError(new HttpRequestError({ url, status: 413 }))).toBe(true)
-    expect(isRangeLimitError(new LimitExceededRpcError(rpcError(-32005, 'request rate limited')))).toBe(false)
-    expect(isRangeLimitError(new HttpRequestError({ url, status: 500 }))).toBe(false)
-  })
-
-  test('behavior: timeouts are recognized apart', () => {
-    expect(isTimeoutError(new TimeoutError({ body: {}, url }))).toBe(true)
-    expect(isTimeoutError(new HttpRequestError({ url, status: 504 }))).toBe(true)
-    expect(isTimeoutError(new HttpRequestError({ url, status: 500 }))).toBe(false)
-  })
 })
 
 describe('backoffDelay', () => {

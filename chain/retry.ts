@@ -198,25 +198,6 @@ export function isTransientRpcError(error: unknown): boolean {
   return transient
 }
 
-/**
- * Whether an error says the requested block range returns too much (too many results, range too large,
- * response too big, JSON-RPC -32005 unless it is about request rate, HTTP 413): a smaller range may work.
- *
- * @example
- * isRangeLimitError(new LimitExceededRpcError(new Error('query returned more than 10000 results'))) // true
- */
-export function isRangeLimitError(error: unknown): boolean {
-  for (const node of errorChain(error)) {
-    const message = text(node)
-    if (RANGE_LIMIT_MESSAGE.test(message)) return true
-    if (RATE_LIMIT_MESSAGE.test(message)) return false
-    if (field(node, 'code') === -32005) return true
-    if (field(node, 'name') === 'HttpRequestError' && field(node, 'status') === 413) return true
-    if (field(node, 'name') === 'ResponseBodyTooLargeError') return true
-  }
-  return false
-}
-
 /** Whether an error is a request timeout (viem's TimeoutError or a timeout message or code). */
 export function isTimeoutError(error: unknown): boolean {
   return errorChain(error).some((node) => {

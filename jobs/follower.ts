@@ -14,6 +14,7 @@ import { ChainError } from '../chain/errors.ts'
 import { recoverLegacyAllowlistAccounts } from '../chain/legacy-allowlist.ts'
 import type { DecodedLog } from '../chain/log-decoding.ts'
 import type { LogFetcher } from '../chain/log-fetcher.ts'
+import { readOperatorsAt } from '../chain/operators.ts'
 import { withRetry } from '../chain/retry.ts'
 import type { Address as StoredAddress } from '../common/address.ts'
 import { forEachConcurrently } from '../common/concurrency.ts'
@@ -31,6 +32,7 @@ import {
   isReportLog,
   logKey,
   type ReportReads,
+  reportShapeOf,
 } from './follower/event-rows.ts'
 import { feeChangesAfterReport, logsByBlock } from './follower/report-state.ts'
 import { emitRedeemEvents } from './webhooks/emit.ts'
@@ -147,7 +149,11 @@ export function createFollower(deps: FollowerDeps) {
    * its requests). The operators are none when the registry address is not configured or its layout cannot
    * be read (the day then leaves operator fees unallocated, and says so).
    */
-  async function reportReadsAt(blockNumber: bigint, feeBeforeBlock: boolean): Promise<ReportReads> {
+  async function reportReadsAt(
+    blockNumber: bigint,
+    feeBeforeBlock: boolean,
+    shape: 'v1' | 'legacy',
+  ): Promise<ReportReads> {
     const registry = contracts.operatorsRegistry
     const river = { address: contracts.river, abi: riverAbi } as const
     const [u, s, fee, count] = await readAllAtBlock(
@@ -191,31 +197,20 @@ export function createFollower(deps: FollowerDeps) {
       )
     }
     if (!registry) return { ...reads, operators: [] }
-    try {
-      const operators = await readAllAtBlock(
-        client,
-        Array.from({ length: Number(resultOf(count)) }, (_, index) => ({
-          address: registry,
-          abi: operatorsRegistryAbi,
-          functionName: 'getOperator',
-          args: [BigInt(index)],
-        })),
-        blockNumber,
-      )
-      return {
-        ...reads,
-        operators: operators.map((operator, index) => ({
-          operator_index: index,
-          funded: Number((resultOf(operator) as { funded: number }).funded),
-        })),
-      }
-    } catch (err) {
+    if (count?.status !== 'success') {
       logger.warn(
-        { err, block_number: blockNumber.toString() },
+        { err: count?.error, block_number: blockNumber.toString() },
         'operators registry unreadable at the report block; operator fees stay unallocated',
       )
       return { ...reads, operators: [] }
     }
+    const operators = await readOperatorsAt(client, registry, Number(count.result), blockNumber, shape)
+    if (operators.ok) return { ...reads, operators: operators.operators }
+    logger.warn(
+      { err: operators.error, block_number: blockNumber.toString() },
+      'operators registry unreadable at the report block; operator fees stay unallocated',
+    )
+    return { ...reads, operators: [] }
   }
 
   /**
@@ -283,7 +278,7 @@ export function createFollower(deps: FollowerDeps) {
     await forEachConcurrently(pending, CHAIN_READS_IN_FLIGHT, async (log) => {
       if (isReportLog(log)) {
         const feeBeforeBlock = feeChangesAfterReport(log, byBlock.get(log.blockNumber) ?? [])
-        reportReads.set(logKey(log), await reportReadsAt(log.blockNumber, feeBeforeBlock))
+        reportReads.set(logKey(log), await reportReadsAt(log.blockNumber, feeBeforeBlock, reportShapeOf(log)))
       } else if (log.eventName === 'SetAllowlistPermissions' && log.legacyIndexed) {
         const tx = await withRetry(() => client.getTransaction({ hash: log.transactionHash }))
         legacyAccounts.set(logKey(log), recoverLegacyAllowlistAccounts(tx.input, log.args) ?? undefined)

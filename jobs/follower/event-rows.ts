@@ -29,6 +29,11 @@ export interface ReportReads extends BlockEndReads {
 /** The oracle report events of every River version (the row's `report_shape`: 'v1' or 'legacy'). */
 export const REPORT_EVENTS = ['ProcessedConsensusLayerReport', 'ConsensusLayerDataUpdate'] as const
 
+/** The `report_shape` of a report log: 'legacy' for River 0.4/0.5's `ConsensusLayerDataUpdate`, else 'v1'. */
+export function reportShapeOf(log: Pick<DecodedLog, 'eventName'>): 'v1' | 'legacy' {
+  return log.eventName === 'ConsensusLayerDataUpdate' ? 'legacy' : 'v1'
+}
+
 /** Whether a decoded log is an oracle report of any River version. */
 export function isReportLog(log: Pick<DecodedLog, 'eventName'>): boolean {
   return (REPORT_EVENTS as readonly string[]).includes(log.eventName)
