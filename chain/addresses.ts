@@ -1,9 +1,18 @@
 import { type Address, toAddress } from '../common/address.ts'
 import { ConfigError } from '../common/errors.ts'
 
+/** The contracts whose logs the service scans, each from its own first block. */
+export interface StartBlocks {
+  river: bigint
+  redeemManager: bigint
+  allowlist: bigint
+  oracle?: bigint
+  operatorsRegistry?: bigint
+}
+
 /**
- * The protocol contracts the service reads on one chain, and the block to scan logs from. Mainnet and hoodi
- * come from PROTOCOL.md; a devnet builds this from its deploy at runtime.
+ * The protocol contracts the service reads on one chain, and the blocks to scan logs from. Mainnet and hoodi
+ * come from the protocol's deployment files (fixtures/protocol); a devnet builds this from its deploy at runtime.
  */
 export interface ChainContracts {
   river: Address
@@ -11,7 +20,11 @@ export interface ChainContracts {
   allowlist: Address
   oracle?: Address
   operatorsRegistry?: Address
-  /** First block worth scanning: no event of these contracts lies before it. */
+  /** The AllowlistFirewall, when the Allowlist's allower is one (writes go through it). */
+  firewall?: Address
+  /** First block of each contract: the block its proxy was deployed in (no event of it lies before). */
+  startBlocks: StartBlocks
+  /** First block worth scanning: the smallest of `startBlocks`. */
   startBlock: bigint
 }
 
@@ -21,47 +34,59 @@ export type KnownChain = 'mainnet' | 'hoodi'
 /** Chain ids of the known chains. */
 export const CHAIN_IDS: Record<KnownChain, number> = { mainnet: 1, hoodi: 560048 }
 
+/**
+ * Per-contract first blocks of the known chains: the block of each proxy's deployment receipt in the
+ * protocol's `deployments/<chain>/<Name>_Proxy.json` (fixtures/protocol/<chain>/index.json).
+ *
+ * @example
+ * START_BLOCKS.mainnet.redeemManager // 17371894n
+ */
+export const START_BLOCKS: Record<KnownChain, Required<StartBlocks>> = {
+  mainnet: {
+    river: 15_676_402n,
+    redeemManager: 17_371_894n,
+    allowlist: 15_676_397n,
+    oracle: 15_676_406n,
+    operatorsRegistry: 15_676_409n,
+  },
+  hoodi: {
+    river: 307_755n,
+    redeemManager: 307_784n,
+    allowlist: 307_746n,
+    oracle: 307_765n,
+    operatorsRegistry: 307_773n,
+  },
+}
+
 const CONTRACTS: Record<KnownChain, ContractAddresses> = {
-  /** Ethereum mainnet proxies; the scan starts at the earliest deployment (River and Allowlist, 15676393). */
+  /** Ethereum mainnet proxies (PROTOCOL.md) and the AllowlistFirewall, the Allowlist's allower and admin. */
   mainnet: {
     river: '0x8c1BEd5b9a0928467c9B1341Da1D7BD5e10b6549',
     redeemManager: '0x080b3a41390b357Ad7e8097644d1DEDf57AD3375',
     allowlist: '0xebc83Bb472b2816Ec5B5de8D34F0eFc9088BB2ce',
     oracle: '0x895a57eD71025D51fe4080530A3489D92E230683',
     operatorsRegistry: '0x1235f1b60df026B2620e48E735C422425E06b725',
-    startBlock: 15_676_393n,
+    firewall: '0xF1b958564edF538dDa1302D3D81eB58eE204B87F',
+    startBlocks: START_BLOCKS.mainnet,
   },
-  /**
-   * Hoodi testnet. PROTOCOL.md publishes no deployment block there, so the scan starts at genesis: scanning
-   * too early costs a few empty `eth_getLogs` ranges, scanning too late would lose events.
-   */
+  /** Hoodi testnet proxies and AllowlistFirewall (deployments/hoodi). */
   hoodi: {
     river: '0x0CA0c58b1986a55876552E0D9532C963625D5646',
     redeemManager: '0x5d51E82b75A4F16ef677d5bE20d707b6441A00b7',
     allowlist: '0x21504e21Dd31ec7f778DFeFc56A5DBaaa63E5BB4',
-    startBlock: 0n,
+    oracle: '0xDb9C7257647169c8F48ddEbB3b30b94e5DF37f78',
+    operatorsRegistry: '0x08CC4d7cE071BB80EB30184da96692C312Cfa904',
+    firewall: '0x77a6Af070966D2668e0dAEe7354b3EC0dcFb100F',
+    startBlocks: START_BLOCKS.hoodi,
   },
 }
-
-/**
- * Per-contract first blocks on mainnet (PROTOCOL.md), for cursors kept per contract.
- *
- * @example
- * MAINNET_START_BLOCKS.redeemManager // 17371894n
- */
-export const MAINNET_START_BLOCKS = {
-  river: 15_676_393n,
-  redeemManager: 17_371_894n,
-  allowlist: 15_676_393n,
-  oracle: 15_676_406n,
-  operatorsRegistry: 15_676_409n,
-} as const
 
 /**
  * The published contracts of a known chain (a fresh copy: callers may not mutate the table).
  *
  * @example
- * contractsFor('mainnet').river // '0x8c1BEd5b9a0928467c9B1341Da1D7BD5e10b6549'
+ * contractsFor('mainnet').river // '0x8c1bed5b9a0928467c9b1341da1d7bd5e10b6549'
+ * contractsFor('mainnet').startBlock // 15676397n (the Allowlist proxy, the earliest of the five)
  */
 export function contractsFor(chain: KnownChain): ChainContracts {
   const contracts = CONTRACTS[chain]
@@ -70,21 +95,45 @@ export function contractsFor(chain: KnownChain): ChainContracts {
   return toContracts(contracts)
 }
 
-/** Contract addresses as published or deployed (any valid case), with the block to scan from. */
+/**
+ * Contract addresses as published or deployed (any valid case), with the blocks to scan from: one
+ * `startBlock` for all (a devnet's deploy block), per-contract `startBlocks`, or both (`startBlocks` entries
+ * win; a contract without one starts at `startBlock`).
+ */
 export interface ContractAddresses {
   river: string
   redeemManager: string
   allowlist: string
   oracle?: string | undefined
   operatorsRegistry?: string | undefined
-  startBlock: bigint
+  firewall?: string | undefined
+  startBlock?: bigint | undefined
+  startBlocks?: Partial<StartBlocks> | undefined
 }
 
 /**
  * Contract addresses where they enter (the published table, a devnet's deploy file) in the one stored form
  * (`common/address.ts`), so logs, cursors and stored rows compare them without lower-casing again.
+ *
+ * @example
+ * toContracts({ river, redeemManager, allowlist, startBlock: 12n }).startBlocks.river // 12n
  */
 export function toContracts(raw: ContractAddresses): ChainContracts {
+  const blockOf = (name: keyof StartBlocks): bigint => {
+    const block = raw.startBlocks?.[name] ?? raw.startBlock
+    if (block === undefined)
+      throw new ConfigError(`no start block for ${name}: give startBlock or startBlocks.${name}`)
+    return block
+  }
+  const startBlocks: StartBlocks = {
+    river: blockOf('river'),
+    redeemManager: blockOf('redeemManager'),
+    allowlist: blockOf('allowlist'),
+    ...(raw.oracle ? { oracle: blockOf('oracle') } : {}),
+    ...(raw.operatorsRegistry ? { operatorsRegistry: blockOf('operatorsRegistry') } : {}),
+  }
+  let startBlock = startBlocks.river
+  for (const block of Object.values(startBlocks) as bigint[]) if (block < startBlock) startBlock = block
   return {
     river: toAddress(raw.river, 'river'),
     redeemManager: toAddress(raw.redeemManager, 'redeemManager'),
@@ -93,6 +142,8 @@ export function toContracts(raw: ContractAddresses): ChainContracts {
     ...(raw.operatorsRegistry
       ? { operatorsRegistry: toAddress(raw.operatorsRegistry, 'operatorsRegistry') }
       : {}),
-    startBlock: raw.startBlock,
+    ...(raw.firewall ? { firewall: toAddress(raw.firewall, 'firewall') } : {}),
+    startBlocks,
+    startBlock,
   }
 }

@@ -103,6 +103,18 @@ program
   )
 
 program
+  .command('doctor')
+  .description(
+    'Check RPC_URL and CHAIN: chain id, archive reads, contract code, implementation versions, allower, ' +
+      'start blocks, latest oracle report; exits 1 at the first failure',
+  )
+  .option('--json', 'print one JSON object {check, status, message, details} per line')
+  .action(async (opts: { json?: boolean }) => {
+    const { doctorCommand } = await import('./doctor.ts')
+    process.exit(await doctorCommand(process.env, opts))
+  })
+
+program
   .command('backfill')
   .description(
     'Compute the days (oracle reports) of a date range with the day jobs, in this process (with REDIS_URL: ' +

@@ -348,7 +348,8 @@ export function createFollower(deps: FollowerDeps) {
     const reports: string[] = []
     for (const stream of streams) {
       const cursor = await repos.chain.cursor(chainId, stream.name)
-      const from = cursor ? BigInt(cursor.block_number) + 1n : contracts.startBlock
+      // each contract from its own first block (a RedeemManager deployed months after River scans no earlier range)
+      const from = cursor ? BigInt(cursor.block_number) + 1n : contracts.startBlocks[stream.name]
       if (from > target) continue
       for await (const chunk of fetcher.iterateLogs({
         address: stream.address,

@@ -1,0 +1,406 @@
+/**
+ * The checks of `lsreport doctor`: can this node and this configuration serve the service? Plain functions
+ * over a viem public client, each returning what it found; `runDoctorChecks` runs them in order and stops at
+ * the first hard failure. `up`, `sync` and `worker` may run them at start.
+ *
+ * Hard failures (`fail`): the wrong chain, a node that cannot read historical state, a configured contract
+ * without code, a start block after a contract's deployment, an RPC error. Warnings (`warn`): what limits the
+ * service without making its data wrong (an unknown implementation version, an allower other than our key,
+ * no recent oracle report).
+ */
+import type { Abi } from 'viem'
+import type { Address } from '../common/address.ts'
+import { allowlistAbi, riverAbi, riverLegacyAbi } from './abi.ts'
+import type { ChainContracts, StartBlocks } from './addresses.ts'
+import { resolveAllowlistWriteRoute, writeSelector } from './allowlist-route.ts'
+import type { ChainClient } from './client.ts'
+import { AllowlistWriteRefusedError } from './errors.ts'
+import { createLogFetcher } from './log-fetcher.ts'
+import { shortMessage } from './rpc-values.ts'
+import { implementationAt, type KnownImplementation, knownVersion } from './versions.ts'
+
+/** ok: as expected; warn: works, with a limit worth knowing; fail: the service cannot run correctly. */
+export type CheckStatus = 'ok' | 'warn' | 'fail'
+
+/** One finding: a stable check id, its status, one line for a person, and machine-readable details. */
+export interface CheckResult {
+  check: string
+  status: CheckStatus
+  message: string
+  details?: Record<string, string | number | boolean | null>
+}
+
+export interface DoctorInput {
+  client: ChainClient
+  /** CHAIN as configured: mainnet, hoodi or devnet */
+  chain: string
+  /** the chain id CHAIN implies (a devnet's from its devnet.json) */
+  chainId: number
+  contracts: ChainContracts
+  /** the address of our allowlist key (ALLOWER_PRIVATE_KEY, or the devnet's allower), if any */
+  allower?: Address | undefined
+  /** implementations beyond the published table (a devnet's `implementations`) */
+  implementations?: readonly KnownImplementation[] | undefined
+  /** how far back from the head to look for the latest oracle report. Default 50 000 blocks. */
+  reportLookback?: bigint | undefined
+}
+
+/** What `runDoctorChecks` found: `ok` is false when a check failed (the run stopped there). */
+export interface DoctorReport {
+  ok: boolean
+  results: CheckResult[]
+}
+
+const PROXIES = ['river', 'redeemManager', 'allowlist', 'oracle', 'operatorsRegistry'] as const
+type ProxyKey = (typeof PROXIES)[number]
+
+/** The protocol contract name whose implementations a configured proxy should point at. */
+const PROTOCOL_NAMES: Record<ProxyKey, string> = {
+  river: 'River',
+  redeemManager: 'RedeemManager',
+  allowlist: 'Allowlist',
+  oracle: 'Oracle',
+  operatorsRegistry: 'OperatorsRegistry',
+}
+
+/** The oracle report events on River: from River 1.0.0 on, and before it. */
+const REPORT_EVENTS = [
+  ...riverAbi.filter((item) => item.type === 'event' && item.name === 'ProcessedConsensusLayerReport'),
+  ...riverLegacyAbi.filter((item) => item.type === 'event' && item.name === 'ConsensusLayerDataUpdate'),
+] as Abi
+
+/** Where an operator finds a node that can read old state. */
+const ARCHIVE_HINT =
+  'reads at historical blocks need an archive node (e.g. geth --gcmode archive, erigon, reth, or an archive plan of an RPC provider)'
+
+function result(
+  check: string,
+  status: CheckStatus,
+  message: string,
+  details?: CheckResult['details'],
+): CheckResult {
+  return details ? { check, status, message, details } : { check, status, message }
+}
+
+function configured(contracts: ChainContracts): [string, Address][] {
+  const entries: [string, Address | undefined][] = [
+    ['river', contracts.river],
+    ['redeemManager', contracts.redeemManager],
+    ['allowlist', contracts.allowlist],
+    ['oracle', contracts.oracle],
+    ['operatorsRegistry', contracts.operatorsRegistry],
+    ['firewall', contracts.firewall],
+  ]
+  return entries.filter((e): e is [string, Address] => e[1] !== undefined)
+}
+
+/**
+ * The node's own words for a failed call (viem keeps them in `details`, under its generic short message),
+ * on one line.
+ */
+function nodeSaid(error: unknown): string {
+  for (let e: unknown = error; typeof e === 'object' && e !== null; e = (e as { cause?: unknown }).cause) {
+    const details = (e as { details?: unknown }).details
+    if (typeof details === 'string' && details) return details.replace(/\s+/g, ' ')
+  }
+  return shortMessage(error).replace(/\s+/g, ' ')
+}
+
+const same = (a: string | undefined, b: string | undefined) =>
+  a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase()
+
+/**
+ * The node serves the chain CHAIN names. Also the first contact with RPC_URL: an unreachable node fails here.
+ *
+ * @example
+ * await checkChainId(client, 1, 'mainnet') // {check: 'chain_id', status: 'ok', message: 'chain id 1 (mainnet)'}
+ */
+export async function checkChainId(
+  client: ChainClient,
+  expected: number,
+  chain: string,
+): Promise<CheckResult> {
+  let actual: number
+  try {
+    actual = await client.getChainId()
+  } catch (error) {
+    return result('chain_id', 'fail', `cannot read the chain id from RPC_URL: ${nodeSaid(error)}`)
+  }
+  if (actual !== expected) {
+    return result(
+      'chain_id',
+      'fail',
+      `chain id ${actual} at RPC_URL, but CHAIN=${chain} is chain id ${expected}: point RPC_URL at a ${chain} node or set CHAIN to match`,
+      { expected, actual },
+    )
+  }
+  return result('chain_id', 'ok', `chain id ${actual} (${chain})`, { chain_id: actual })
+}
+
+/**
+ * The node answers a state read at River's start block: indexing and backfills read balances and rates at
+ * past blocks, which a pruned (full, non-archive) node refuses ("missing trie node", "header not found").
+ */
+export async function checkArchive(client: ChainClient, contracts: ChainContracts): Promise<CheckResult> {
+  const block = contracts.startBlocks.river
+  const head = await client.getBlockNumber()
+  if (head < block) {
+    return result(
+      'archive',
+      'fail',
+      `the node's head is block ${head}, before River's start block ${block}: the node is not synced, or serves another chain`,
+      { head: head.toString(), block: block.toString() },
+    )
+  }
+  try {
+    await client.getBalance({ address: contracts.river, blockNumber: block })
+  } catch (error) {
+    return result(
+      'archive',
+      'fail',
+      `the node cannot read state at block ${block}: ${ARCHIVE_HINT}; the node said: ${nodeSaid(error)}`,
+      { block: block.toString() },
+    )
+  }
+  return result('archive', 'ok', `historical state readable (block ${block}, River's start block)`, {
+    block: block.toString(),
+  })
+}
+
+/** Every configured address holds code at the head (a wrong address or chain holds none). */
+export async function checkCode(client: ChainClient, contracts: ChainContracts): Promise<CheckResult> {
+  const entries = configured(contracts)
+  const codes = await Promise.all(entries.map(([, address]) => client.getCode({ address })))
+  const missing = entries.filter((_, i) => !codes[i] || codes[i] === '0x')
+  const details = Object.fromEntries(entries)
+  if (missing.length) {
+    return result(
+      'code',
+      'fail',
+      `no contract code at ${missing.map(([name, address]) => `${name} ${address}`).join(', ')}: wrong CHAIN or contract addresses`,
+      details,
+    )
+  }
+  return result('code', 'ok', `contract code at ${entries.map(([name]) => name).join(', ')}`, details)
+}
+
+/**
+ * The implementation behind each proxy (EIP-1967 slot), named by the published table (or a devnet's own):
+ * an unknown one is a warning, since the service's ABIs were checked against the known versions only.
+ */
+export async function checkImplementations(
+  client: ChainClient,
+  chainId: number,
+  contracts: ChainContracts,
+  extra: readonly KnownImplementation[] = [],
+): Promise<CheckResult[]> {
+  const proxies = PROXIES.flatMap((key) => {
+    const address = contracts[key]
+    return address ? [[key, address] as const] : []
+  })
+  const implementations = await Promise.all(proxies.map(([, address]) => implementationAt(client, address)))
+  return proxies.map(([key, proxy], i) => {
+    const implementation = implementations[i] ?? null
+    const check = `implementation_${key}`
+    if (implementation === null) {
+      return result(check, 'warn', `${key} ${proxy} is not an EIP-1967 proxy (empty implementation slot)`, {
+        proxy,
+        implementation: null,
+      })
+    }
+    const known = knownVersion(chainId, implementation, extra)
+    const details = { proxy, implementation, version: known?.version ?? null }
+    if (!known) {
+      return result(
+        check,
+        'warn',
+        `${key} runs implementation ${implementation}, not a known version: the service's ABIs were checked against the known ones only`,
+        details,
+      )
+    }
+    if (known.contract !== PROTOCOL_NAMES[key]) {
+      return result(
+        check,
+        'warn',
+        `${key} runs implementation ${implementation}, which is ${known.contract} ${known.version}, not a ${PROTOCOL_NAMES[key]} version`,
+        details,
+      )
+    }
+    return result(check, 'ok', `${key} runs ${known.contract} ${known.version} (${implementation})`, details)
+  })
+}
+
+/**
+ * Who may write the Allowlist and whether our key can (`resolveAllowlistWriteRoute`, the allowlist writer's own
+ * detection): our key as the allower, or the firewall with our key as its admin or as its executor allowed the
+ * write; anything else, or no key, means the service's allowlist writes are off or refused (warn).
+ */
+export async function checkAllower(
+  client: ChainClient,
+  contracts: ChainContracts,
+  ours: Address | undefined,
+): Promise<CheckResult> {
+  const check = 'allower'
+  if (!ours) {
+    const allower = await client
+      .readContract({ address: contracts.allowlist, abi: allowlistAbi, functionName: 'getAllower' })
+      .catch(() => undefined)
+    return result(
+      check,
+      'warn',
+      `the Allowlist's allower is ${allower ?? 'unreadable'}; no allowlist key is set (ALLOWER_PRIVATE_KEY): ` +
+        'allowlist writes are off',
+    )
+  }
+  try {
+    const route = await resolveAllowlistWriteRoute(client, contracts.allowlist, ours)
+    const details = { allower: route.allower, ours, route: route.kind, to: route.to }
+    if (route.kind === 'direct')
+      return result(check, 'ok', `the Allowlist's allower is our key ${ours}`, details)
+    const name = same(route.allower, contracts.firewall) ? 'the AllowlistFirewall' : 'a firewall'
+    return result(
+      check,
+      'ok',
+      `the Allowlist's allower is ${name} ${route.allower}; our key ${ours} is its ${route.role}, allowed to ` +
+        `call ${route.functionName} (${writeSelector(route.functionName)}): writes go through it`,
+      details,
+    )
+  } catch (error) {
+    if (error instanceof AllowlistWriteRefusedError) {
+      return result(check, 'warn', `${error.message}: writes will be refused`, {
+        ours,
+        allower: String(error.details?.allower ?? ''),
+      })
+    }
+    return result(check, 'warn', `cannot read the Allowlist's allower: ${nodeSaid(error)}`)
+  }
+}
+
+/**
+ * Each contract's start block is not after its deployment: the contract has no code the block before (else
+ * its earlier logs would never be scanned: fail). No code yet at the start block only means the scan starts a
+ * little early, which is harmless.
+ */
+export async function checkStartBlocks(client: ChainClient, contracts: ChainContracts): Promise<CheckResult> {
+  const entries = (Object.entries(contracts.startBlocks) as [keyof StartBlocks, bigint][]).flatMap(
+    ([key, block]) => {
+      const address = contracts[key]
+      return address ? [{ key, block, address }] : []
+    },
+  )
+  const late: string[] = []
+  const early: string[] = []
+  await Promise.all(
+    entries.map(async ({ key, block, address }) => {
+      const [before, at] = await Promise.all([
+        block > 0n ? client.getCode({ address, blockNumber: block - 1n }) : undefined,
+        client.getCode({ address, blockNumber: block }),
+      ])
+      if (before && before !== '0x') late.push(`${key} ${block}`)
+      else if (!at || at === '0x') early.push(key)
+    }),
+  )
+  const details = Object.fromEntries(entries.map(({ key, block }) => [key, block.toString()]))
+  const list = entries.map(({ key, block }) => `${key} ${block}`).join(', ')
+  if (late.length) {
+    return result(
+      'start_blocks',
+      'fail',
+      `start blocks after a deployment: ${late.join(', ')} (the contract has code the block before): its earlier logs would never be scanned`,
+      details,
+    )
+  }
+  const note = early.length ? ` (${early.join(', ')} deployed later: the scan starts early, harmless)` : ''
+  return result('start_blocks', 'ok', `start blocks ${list}${note}`, details)
+}
+
+/**
+ * The latest oracle report on River (`ProcessedConsensusLayerReport`, or `ConsensusLayerDataUpdate` before
+ * River 1.0.0) within `lookback` blocks of the head, with its block time; none is a warning (a stalled oracle,
+ * or a chain without reports).
+ */
+export async function checkLatestReport(
+  client: ChainClient,
+  contracts: ChainContracts,
+  lookback = 50_000n,
+): Promise<CheckResult> {
+  const head = await client.getBlockNumber()
+  const earliest = head - lookback + 1n
+  const fromBlock = earliest > contracts.startBlocks.river ? earliest : contracts.startBlocks.river
+  if (fromBlock > head) {
+    return result('latest_report', 'warn', `no oracle report yet: River starts at block ${fromBlock}`)
+  }
+  const fetcher = createLogFetcher({ client, retries: 2, initialRange: 10_000n, checkHead: false })
+  const logs = await fetcher.fetchLogs({
+    address: contracts.river,
+    abi: REPORT_EVENTS,
+    fromBlock,
+    toBlock: head,
+  })
+  const last = logs.at(-1)
+  if (!last) {
+    return result(
+      'latest_report',
+      'warn',
+      `no oracle report on River in blocks ${fromBlock}..${head}: is the oracle reporting?`,
+      { from_block: fromBlock.toString(), to_block: head.toString() },
+    )
+  }
+  const block = await client.getBlock({ blockNumber: last.blockNumber })
+  const date = new Date(Number(block.timestamp) * 1000)
+    .toISOString()
+    .replace('T', ' ')
+    .replace('.000Z', ' UTC')
+  return result(
+    'latest_report',
+    'ok',
+    `latest oracle report at block ${last.blockNumber} (${date}, ${last.eventName}), ${head - last.blockNumber} blocks before the head`,
+    {
+      block: last.blockNumber.toString(),
+      timestamp: Number(block.timestamp),
+      event: last.eventName,
+      tx: last.transactionHash,
+    },
+  )
+}
+
+/**
+ * Runs the checks in order: chain id, archive reads, code, implementations, allower, start blocks, latest
+ * report. Stops at the first failure (later checks would only repeat it). Each result is passed to
+ * `onResult` as soon as it is known; an unexpected error (an RPC failure) is that check's failure.
+ *
+ * @example
+ * const report = await runDoctorChecks({ client, chain: 'mainnet', chainId: 1, contracts: contractsFor('mainnet') })
+ * if (!report.ok) process.exit(1)
+ */
+export async function runDoctorChecks(
+  input: DoctorInput,
+  onResult: (result: CheckResult) => void = () => {},
+): Promise<DoctorReport> {
+  const { client, contracts } = input
+  const steps: [string, () => Promise<CheckResult | CheckResult[]>][] = [
+    ['chain_id', () => checkChainId(client, input.chainId, input.chain)],
+    ['archive', () => checkArchive(client, contracts)],
+    ['code', () => checkCode(client, contracts)],
+    ['implementation', () => checkImplementations(client, input.chainId, contracts, input.implementations)],
+    ['allower', () => checkAllower(client, contracts, input.allower)],
+    ['start_blocks', () => checkStartBlocks(client, contracts)],
+    ['latest_report', () => checkLatestReport(client, contracts, input.reportLookback)],
+  ]
+  const results: CheckResult[] = []
+  for (const [check, run] of steps) {
+    let found: CheckResult[]
+    try {
+      const out = await run()
+      found = Array.isArray(out) ? out : [out]
+    } catch (error) {
+      found = [result(check, 'fail', `${check.replace('_', ' ')} check failed: ${nodeSaid(error)}`)]
+    }
+    for (const r of found) {
+      results.push(r)
+      onResult(r)
+    }
+    if (found.some((r) => r.status === 'fail')) return { ok: false, results }
+  }
+  return { ok: true, results }
+}
