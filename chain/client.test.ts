@@ -1,8 +1,7 @@
 import { parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { ConfigError } from '../common/errors.ts'
 import { type Anvil, startAnvil } from '../devnet/anvil.ts'
-import { assertChainId, chainFor, createChainClient, createWriteClient } from './client.ts'
+import { chainFor, createChainClient, createWriteClient } from './client.ts'
 import { isTransientRpcError } from './retry.ts'
 
 /** anvil's first default dev key (public, test only) and its address. */
@@ -65,14 +64,5 @@ describe('createWriteClient', () => {
     expect(receipt.status).toBe('success')
     expect(receipt.from.toLowerCase()).toBe(DEV_ADDRESS.toLowerCase())
     expect(await reader.getBalance({ address: to })).toBe(parseEther('1'))
-  })
-
-  test('behavior: assertChainId accepts the served chain and rejects another', async () => {
-    const wallet = createWriteClient({ rpcUrl: anvil.rpcUrl, privateKey: DEV_KEY, chainId: 1 })
-    await expect(assertChainId(wallet, 31337)).resolves.toBeUndefined()
-    await expect(assertChainId(wallet, 1)).rejects.toThrow(ConfigError)
-    await expect(assertChainId(createChainClient({ rpcUrl: anvil.rpcUrl }), 1)).rejects.toThrow(
-      'the RPC node serves chain 31337, expected 1',
-    )
   })
 })

@@ -12,8 +12,6 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { hoodi, mainnet } from 'viem/chains'
-import { ConfigError } from '../common/errors.ts'
-import { type RetryOptions, withRetry } from './retry.ts'
 
 /** A read client over HTTP (the only transport the service uses). */
 export type ChainClient = PublicClient<HttpTransport, Chain | undefined>
@@ -76,7 +74,7 @@ export interface WriteClientOptions {
   privateKey: Hex
   /**
    * Chain id the transactions are signed for (EIP-155). viem does not ask the node before signing with a local
-   * account: call `assertChainId` once at startup.
+   * account: the doctor's chain id check runs at startup (`chain/doctor.ts`).
    */
   chainId: number
   /** Per-request timeout. Default 30 000 ms. */
@@ -103,24 +101,4 @@ export function createWriteClient(options: WriteClientOptions): WriteClient {
       retryCount: options.retryCount ?? 0,
     }),
   })
-}
-
-/**
- * Checks that the node behind a client serves the expected chain (a wrong RPC_URL must not index, or sign
- * for, another chain). Retries transient errors; throws ConfigError on a mismatch.
- *
- * @example
- * await assertChainId(client, 1)
- */
-export async function assertChainId(
-  client: { getChainId(): Promise<number> },
-  expected: number,
-  retry: Omit<RetryOptions, 'isRetryable'> = {},
-): Promise<void> {
-  const actual = await withRetry(() => client.getChainId(), retry)
-  if (actual !== expected) {
-    throw new ConfigError(`the RPC node serves chain ${actual}, expected ${expected}`, {
-      details: { expected_chain_id: expected, actual_chain_id: actual },
-    })
-  }
 }

@@ -1,8 +1,18 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
+import { privateKeyToAccount } from 'viem/accounts'
 import { CHAIN_IDS, contractsFor, toContracts } from '../chain/addresses.ts'
+import type { ChainClient } from '../chain/client.ts'
+import { type CheckResult, type DoctorReport, runDoctorChecks } from '../chain/doctor.ts'
+import {
+  type DevnetImplementations,
+  implementationsFromDevnet,
+  type KnownImplementation,
+} from '../chain/versions.ts'
+import { decodedAddress } from '../common/address.ts'
 import type { Config } from '../common/config.ts'
 import { ConfigError } from '../common/errors.ts'
+import type { Logger } from '../common/logger.ts'
 import { DEVNET_FILE, type DevnetFile, type DevnetHandle } from '../devnet/index.ts'
 import type { ChainSetup } from '../jobs/index.ts'
 
@@ -47,4 +57,61 @@ export async function setupFromConfig(config: Config): Promise<ChainSetup> {
     contracts: contractsFor(config.chain),
     allowerPrivateKey: config.allowerPrivateKey,
   }
+}
+
+/** The implementations a devnet publishes in `$DATA_DIR/devnet.json` (`implementations`), if any. */
+export async function devnetImplementations(dataDir: string): Promise<KnownImplementation[]> {
+  try {
+    const file = JSON.parse(await fs.readFile(path.join(dataDir, DEVNET_FILE), 'utf8')) as {
+      implementations?: DevnetImplementations
+    }
+    return implementationsFromDevnet(file.implementations)
+  } catch {
+    return []
+  }
+}
+
+/**
+ * `lsreport doctor`'s checks (chain/doctor.ts) for a chain setup: chain id, archive reads, code, versions, the
+ * allower, start blocks, latest report; each result goes to `onResult` as it completes.
+ */
+export async function doctorChain(
+  config: Pick<Config, 'chain' | 'dataDir'>,
+  setup: ChainSetup,
+  client: ChainClient,
+  onResult?: (result: CheckResult) => void,
+): Promise<DoctorReport> {
+  return runDoctorChecks(
+    {
+      client,
+      chain: config.chain,
+      chainId: setup.chainId,
+      contracts: setup.contracts,
+      allower: setup.allowerPrivateKey
+        ? decodedAddress(privateKeyToAccount(setup.allowerPrivateKey).address)
+        : undefined,
+      implementations: config.chain === 'devnet' ? await devnetImplementations(config.dataDir) : [],
+    },
+    onResult,
+  )
+}
+
+/**
+ * The doctor's checks at the start of `up`, `sync` and `worker`: each result logged (warnings as warnings), and
+ * the first failure (a wrong chain id, a node without historical state, a contract without code) stops the
+ * command with the check's message.
+ */
+export async function assertChainReady(
+  config: Pick<Config, 'chain' | 'dataDir'>,
+  setup: ChainSetup,
+  client: ChainClient,
+  logger: Logger,
+): Promise<void> {
+  const report = await doctorChain(config, setup, client, (r) => {
+    const fields = { check: r.check, ...(r.details ?? {}) }
+    if (r.status === 'ok') logger.info(fields, `chain check passed: ${r.message}`)
+    else if (r.status === 'warn') logger.warn(fields, `chain check warned: ${r.message}`)
+  })
+  const failed = report.results.find((r) => r.status === 'fail')
+  if (failed) throw new ConfigError(`chain check ${failed.check} failed: ${failed.message}`)
 }

@@ -1,33 +1,11 @@
-import fs from 'node:fs/promises'
-import path from 'node:path'
-import { privateKeyToAccount } from 'viem/accounts'
 import { createChainClient } from '../chain/client.ts'
-import { type CheckResult, runDoctorChecks } from '../chain/doctor.ts'
-import {
-  type DevnetImplementations,
-  implementationsFromDevnet,
-  type KnownImplementation,
-} from '../chain/versions.ts'
-import { decodedAddress } from '../common/address.ts'
+import type { CheckResult } from '../chain/doctor.ts'
 import { loadConfig } from '../common/config.ts'
 import { LsReportError } from '../common/errors.ts'
-import { DEVNET_FILE } from '../devnet/index.ts'
-import { setupFromConfig } from './chain-setup.ts'
+import { doctorChain, setupFromConfig } from './chain-setup.ts'
 
 /** `ok   `, `warn `, `FAIL `: the status column of the text output. */
 const LABELS: Record<CheckResult['status'], string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' }
-
-/** The implementations a devnet publishes in its devnet.json (`implementations`), if any. */
-async function devnetImplementations(dataDir: string): Promise<KnownImplementation[]> {
-  try {
-    const file = JSON.parse(await fs.readFile(path.join(dataDir, DEVNET_FILE), 'utf8')) as {
-      implementations?: DevnetImplementations
-    }
-    return implementationsFromDevnet(file.implementations)
-  } catch {
-    return []
-  }
-}
 
 /**
  * `lsreport doctor`: checks that RPC_URL and CHAIN can serve the service (chain/doctor.ts), one line per check
@@ -48,19 +26,7 @@ export async function doctorCommand(env: NodeJS.ProcessEnv, opts: { json?: boole
     return 1
   }
   const client = createChainClient({ rpcUrl: setup.rpcUrl, timeoutMs: 30_000, retryCount: 2 })
-  const report = await runDoctorChecks(
-    {
-      client,
-      chain: config.chain,
-      chainId: setup.chainId,
-      contracts: setup.contracts,
-      allower: setup.allowerPrivateKey
-        ? decodedAddress(privateKeyToAccount(setup.allowerPrivateKey).address)
-        : undefined,
-      implementations: config.chain === 'devnet' ? await devnetImplementations(config.dataDir) : [],
-    },
-    print,
-  )
+  const report = await doctorChain(config, setup, client, print)
   if (!opts.json) {
     const warnings = report.results.filter((r) => r.status === 'warn').length
     process.stdout.write(

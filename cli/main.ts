@@ -75,10 +75,9 @@ program
   .option('--interval <ms>', 'milliseconds between passes with --follow', parseWhole, 2000)
   .action((opts: { follow?: boolean; interval: number }) =>
     withContext(async (ctx) => {
-      const [{ setupFromConfig }, { createJobs }, { assertChainId }] = await Promise.all([
+      const [{ setupFromConfig, assertChainReady }, { createJobs }] = await Promise.all([
         import('./chain-setup.ts'),
         import('../jobs/index.ts'),
-        import('../chain/client.ts'),
       ])
       const chain = await setupFromConfig(ctx.config)
       const { follower, client } = createJobs({
@@ -87,7 +86,7 @@ program
         chain,
         confirmations: ctx.config.confirmations,
       })
-      await assertChainId(client, chain.chainId)
+      await assertChainReady(ctx.config, chain, client, ctx.logger)
       for (;;) {
         const r = await follower.syncOnce()
         printJson({

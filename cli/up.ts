@@ -109,8 +109,8 @@ export async function startApi(ctx: Context, metrics?: ServiceMetrics) {
  * before it, the follower may be used directly (to see the chain head).
  */
 export async function buildJobs(ctx: Context, chain: ChainSetup, metrics?: ServiceMetrics) {
-  const [{ createJobs, JOBS }, { createBullRunner, createInlineRunner }, { assertChainId }] =
-    await Promise.all([import('../jobs/index.ts'), import('../jobs/runner.ts'), import('../chain/client.ts')])
+  const [{ createJobs, JOBS }, { createBullRunner, createInlineRunner }, { assertChainReady }] =
+    await Promise.all([import('../jobs/index.ts'), import('../jobs/runner.ts'), import('./chain-setup.ts')])
   const jobs = createJobs({
     db: ctx.dbh.db,
     logger: ctx.logger,
@@ -119,7 +119,8 @@ export async function buildJobs(ctx: Context, chain: ChainSetup, metrics?: Servi
     shardWallets: ctx.config.dayShardWallets,
     webhooks: ctx.config.webhooks,
   })
-  await assertChainId(jobs.client, chain.chainId)
+  // the doctor's checks: a wrong chain or a node without historical state stops here, with its message
+  await assertChainReady(ctx.config, chain, jobs.client, ctx.logger)
   // jobs run in the API's process (`up`): their durations are observed, the inline queue counted
   const processors = metrics ? instrumentProcessors(jobs.processors, metrics) : jobs.processors
   const runner = ctx.config.redisUrl

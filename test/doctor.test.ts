@@ -25,7 +25,12 @@ const SERVICE_VARS = [
 ]
 
 /** Runs `lsreport doctor <args>`; resolves with its exit code and output whatever the code. */
-function doctor(
+function doctor(args: string[], env: Record<string, string>) {
+  return lsreport(['doctor', ...args], env)
+}
+
+/** Runs `lsreport <args>`; resolves with its exit code and output whatever the code. */
+function lsreport(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -33,7 +38,7 @@ function doctor(
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [BIN, 'doctor', ...args],
+      [BIN, ...args],
       { env: { ...inherited, ...env }, timeout: 90_000 },
       (error, stdout, stderr) => {
         const code = error ? ((error as { code?: number }).code ?? 1) : 0
@@ -163,6 +168,20 @@ describe('lsreport doctor', () => {
       expect(results[1]!.message).toMatch(
         /^the node cannot read state at block \d+: reads at historical blocks need an archive node \(e\.g\. .*\); the node said: .*missing trie node/,
       )
+    } finally {
+      await proxy.stop()
+    }
+  }, 120_000)
+
+  test('behavior: sync runs the same checks at start and refuses a node without historical state with the archive message', async () => {
+    const proxy = await startPrunedProxy(devnet.rpcUrl)
+    try {
+      const run = await lsreport(['sync'], { RPC_URL: proxy.url, CHAIN: 'devnet', DATA_DIR: devnet.dataDir })
+      expect(run.code).not.toBe(0)
+      expect(run.stderr).toMatch(
+        /chain check archive failed: the node cannot read state at block \d+: reads at historical blocks need an archive node/,
+      )
+      expect(run.stdout).not.toMatch(/synced_to/)
     } finally {
       await proxy.stop()
     }
