@@ -1,45 +1,6 @@
-import {
-  type Address,
-  concatHex,
-  decodeFunctionData,
-  type Hash,
-  type Hex,
-  keccak256,
-  pad,
-  parseAbi,
-} from 'viem'
+import { concatHex, type Hash, type Hex, keccak256, pad } from 'viem'
 import { decodedAddress, type Address as StoredAddress } from '../common/address.ts'
-import { allowlistLegacyAbi } from './abi.ts'
-
-/**
- * A Safe multisig's `execTransaction`: a legacy `allow` sent by a Safe (directly or through the Allowlist's
- * firewall) carries the inner call as its `data`.
- */
-const safeAbi = parseAbi([
-  'function execTransaction(address to, uint256 value, bytes data, uint8 operation, uint256 safeTxGas, uint256 baseGas, uint256 gasPrice, address gasToken, address refundReceiver, bytes signatures) payable returns (bool)',
-])
-
-/** The accounts and permissions of an `allow(address[],uint256[])` call, or undefined for any other calldata. */
-function decodeAllow(
-  input: Hex,
-): { accounts: readonly Address[]; permissions: readonly bigint[] } | undefined {
-  try {
-    const decoded = decodeFunctionData({ abi: allowlistLegacyAbi, data: input })
-    const [accounts, permissions] = decoded.args
-    return { accounts, permissions }
-  } catch {
-    return undefined
-  }
-}
-
-/** The calldata a Safe's `execTransaction` forwards, or undefined when `input` is not one. */
-function safeInnerCall(input: Hex): Hex | undefined {
-  try {
-    return decodeFunctionData({ abi: safeAbi, data: input }).args[2]
-  } catch {
-    return undefined
-  }
-}
+import { decodeAllowlistWrite } from './allowlist-calls.ts'
 
 /**
  * Recovers the accounts of a `SetAllowlistPermissions` log of the first mainnet Allowlist implementation (0.4.0),
@@ -56,9 +17,8 @@ export function recoverLegacyAllowlistAccounts(
   input: Hex,
   log: { accountsHash: Hash; permissions: readonly bigint[] },
 ): StoredAddress[] | undefined {
-  const inner = safeInnerCall(input)
-  const call = decodeAllow(input) ?? (inner ? decodeAllow(inner) : undefined)
-  if (!call) return undefined
+  const call = decodeAllowlistWrite(input)
+  if (call?.functionName !== 'allow') return undefined
   const { accounts, permissions } = call
   // an indexed dynamic array is hashed as its elements, each padded to 32 bytes, without a length
   const hash = keccak256(accounts.length === 0 ? '0x' : concatHex(accounts.map((a) => pad(a, { size: 32 }))))

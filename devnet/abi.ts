@@ -11,7 +11,11 @@ const CONSENSUS_LAYER_REPORT =
 export const devnetRiverAbi = parseAbi([
   'struct Config { address allowlist; address redeemManager; address operatorsRegistry; address oracle; address elFeeRecipient; address withdraw; address depositContract; address collector; address keeper; uint256 globalFee; }',
   'struct StoredConsensusLayerReport { uint256 epoch; uint256 validatorsBalance; uint256 validatorsSkimmedBalance; uint256 validatorsExitedBalance; uint256 validatorsExitingBalance; uint32 validatorsCount; bool rebalanceDepositToRedeemMode; bool slashingContainmentMode; }',
-  'function initialize(Config config)',
+  'function initialize(address admin, Config config)',
+  'function initRiverV1_1(address redeemManager, uint64 epochsPerFrame, uint64 slotsPerEpoch, uint64 secondsPerSlot, uint64 genesisTime, uint64 epochsToAssumedFinality, uint256 annualAprUpperBound, uint256 relativeLowerBound, uint128 maxDailyNetCommittableAmount, uint128 maxDailyRelativeCommittableAmount)',
+  'function initRiverV1_2()',
+  'function getAdmin() view returns (address)',
+  'function version() pure returns (string)',
   'function deposit() payable',
   'function depositAndTransfer(address recipient) payable',
   'function depositToConsensusLayer(uint256 validatorCount)',
@@ -48,38 +52,92 @@ export const devnetRiverAbi = parseAbi([
   'error BalanceTooLow()',
 ])
 
+/** River 0.4.0 / 0.5.0: the report entry the 0.4 Oracle calls (reads are in `riverLegacyAbi`, chain/abi.ts). */
+export const devnetRiverLegacyAbi = parseAbi([
+  'function setConsensusLayerData(uint256 validatorCount, uint256 validatorTotalBalance, bytes32 roundId, uint256 maxIncrease)',
+  'function getCoverageFund() view returns (address)',
+])
+
 export const devnetRedeemManagerAbi = parseAbi([
+  'function initializeRedeemManagerV1(address river)',
+  'function initializeRedeemManagerV1_2()',
+  'function getRiver() view returns (address)',
   'function claimRedeemRequests(uint32[] redeemRequestIds, uint32[] withdrawalEventIds, bool skipAlreadyClaimed, uint16 depth) returns (uint8[] claimStatuses)',
   'error ClaimRecipientIsDenied()',
   'error DoesNotMatch(uint256 redeemRequestId, uint256 withdrawalEventId)',
 ])
 
 export const devnetAllowlistAbi = parseAbi([
-  'function setAllower(address allower, bool enabled)',
+  'function initAllowlistV1(address admin, address allower)',
+  'function initAllowlistV1_1(address denier)',
+  'function setAllower(address allower)',
   'function setDenier(address newDenier)',
-  'function isAllower(address account) view returns (bool)',
+  'function getAdmin() view returns (address)',
   'function getDenier() view returns (address)',
+  'function hasPermission(address account, uint256 mask) view returns (bool)',
   'function onlyAllowed(address account, uint256 mask) view',
+  'event SetAllower(address indexed allower)',
+  'event SetDenier(address indexed denier)',
   'error Unauthorized(address caller)',
   'error InvalidCount()',
   'error MismatchedArrayLengths()',
   'error InvalidZeroAddress()',
   'error AttemptToSetDenyPermission()',
   'error AttemptToRemoveDenyPermission()',
+  'error InvalidAlloweeCount()',
+  'error MismatchedAlloweeAndStatusCount()',
   'error Denied(address account)',
+])
+
+/** Allowlist 0.4.0: SetAllowlistPermissions with `accounts` indexed (0.5.0 dropped the flag). */
+export const devnetAllowlistV04EventAbi = parseAbi([
+  'event SetAllowlistPermissions(address[] indexed accounts, uint256[] permissions)',
 ])
 
 export const devnetOracleAbi = parseAbi([
   CONSENSUS_LAYER_REPORT,
-  'function addMember(address member)',
+  'function initOracleV1(address river, address admin, uint64 epochsPerFrame, uint64 slotsPerEpoch, uint64 secondsPerSlot, uint64 genesisTime, uint256 annualAprUpperBound, uint256 relativeLowerBound)',
+  'function initOracleV1_1()',
+  'function addMember(address member, uint256 newQuorum)',
   'function isMember(address member) view returns (bool)',
   'function reportConsensusLayerData(ConsensusLayerReport report)',
-  'function lastReportedEpoch() view returns (uint256)',
+  'function getLastReportedEpochId() view returns (uint256)',
+  'function getRiver() view returns (address)',
+])
+
+/** Oracle 0.4.0: the report in gwei, and its last epoch. */
+export const devnetOracleLegacyAbi = parseAbi([
+  'function reportConsensusLayerData(uint256 epochId, uint64 clValidatorsBalance, uint32 clValidatorCount)',
+  'function getLastCompletedEpochId() view returns (uint256)',
+])
+
+/** The devnet's EIP-1967 transparent proxy: its functions answer only the proxy admin. */
+export const devnetProxyAbi = parseAbi([
+  'function upgradeTo(address newImplementation)',
+  'function upgradeToAndCall(address newImplementation, bytes data) payable',
+  'function changeAdmin(address newAdmin)',
+  'function admin() returns (address)',
+  'function implementation() returns (address)',
+  'event AdminChanged(address previousAdmin, address newAdmin)',
+  'error AdminCannotCallImplementation()',
+  'error InvalidImplementation(address implementation)',
+])
+
+/** The AllowlistFirewall's administration (its reads are `firewallAbi` in chain/abi.ts). */
+export const devnetFirewallAbi = parseAbi([
+  'function allowExecutor(bytes4 selector, bool canCall)',
+  'function setExecutor(address newExecutor)',
+  'function proposeAdmin(address newAdmin)',
+  'function acceptAdmin()',
+  'function getPendingAdmin() view returns (address)',
+  'event SetExecutorPermissions(bytes4 selector, bool executorCanCall)',
+  'error Unauthorized(address caller)',
 ])
 
 export const devnetOperatorsRegistryAbi = parseAbi([
   'function setKeeper(address keeper)',
-  'function addOperator(string name, address operatorAddress, uint32 keyCount) returns (uint256)',
+  'function initOperatorsRegistryV1(address admin, address river)',
+  'function addOperator(string name, address operatorAddress) returns (uint256)',
   'function requestValidatorExits(uint256 count)',
   'function getCurrentValidatorExitsDemand() view returns (uint256)',
   'function getTotalValidatorExitsRequested() view returns (uint256)',

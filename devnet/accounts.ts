@@ -8,9 +8,9 @@ export const ANVIL_MNEMONIC = 'test test test test test test test test test test
 export const DEV_ACCOUNT_INDEX = {
   /** deployer; admin of every contract (fee changes) */
   admin: 0,
-  /** the service's allowlist writer (written to devnet.json with its key) */
+  /** the service's allowlist writer (written to devnet.json with its key): the AllowlistFirewall's executor */
   allower: 1,
-  /** the simulator's own allower, so it never shares a nonce with the service */
+  /** the AllowlistFirewall's admin: the simulator's allowlisting goes through it, never sharing the service's nonce */
   simulatorAllower: 2,
   /** Allowlist denier (setDenyPermissions) */
   denier: 3,
@@ -20,6 +20,8 @@ export const DEV_ACCOUNT_INDEX = {
   keeper: 5,
   /** receives the fee shares */
   collector: 6,
+  /** admin of every proxy (sends the upgrades); on mainnet a separate governance contract */
+  proxyAdmin: 7,
 } as const
 
 export type DevRole = keyof typeof DEV_ACCOUNT_INDEX

@@ -19,9 +19,9 @@ describe('compileContracts', () => {
     }
   })
 
-  test('behavior: River declares ProcessedConsensusLayerReport with the published topic0', () => {
+  test('behavior: River 1.x declares ProcessedConsensusLayerReport with the published topic0', () => {
     const committed = JSON.parse(readFileSync(ARTIFACTS_PATH, 'utf8')) as Artifacts
-    const event = committed.contracts.River.abi.find(
+    const event = committed.contracts.RiverV1_2.abi.find(
       (item) => item.type === 'event' && item.name === 'ProcessedConsensusLayerReport',
     )
     if (event?.type !== 'event') throw new Error('event missing')

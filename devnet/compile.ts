@@ -28,13 +28,26 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 const CONTRACTS_DIR = path.join(here, 'contracts')
 export const ARTIFACTS_PATH = path.join(here, 'build', 'artifacts.json')
 
-/** The contracts the devnet deploys (contract name -> source file). */
+/**
+ * The contracts the devnet deploys (contract name -> source file): each implementation version of the proxied
+ * contracts (see `versions.ts`), the proxy, the AllowlistFirewall and the ETH vaults.
+ */
 export const CONTRACT_SOURCES = {
-  River: 'River.sol',
-  Allowlist: 'Allowlist.sol',
-  RedeemManager: 'RedeemManager.sol',
-  Oracle: 'Oracle.sol',
+  RiverV0_4: 'River.sol',
+  RiverV0_5: 'River.sol',
+  RiverV1_0: 'River.sol',
+  RiverV1_2: 'River.sol',
+  AllowlistV0_4: 'Allowlist.sol',
+  AllowlistV0_5: 'Allowlist.sol',
+  AllowlistV1_2: 'Allowlist.sol',
+  RedeemManagerV1_0: 'RedeemManager.sol',
+  RedeemManagerV1_2: 'RedeemManager.sol',
+  OracleV0_4: 'Oracle.sol',
+  OracleV1_0: 'Oracle.sol',
+  OracleV1_2: 'Oracle.sol',
   OperatorsRegistry: 'OperatorsRegistry.sol',
+  TransparentProxy: 'Proxy.sol',
+  AllowlistFirewall: 'Firewall.sol',
   ELFeeRecipient: 'Vaults.sol',
   Withdraw: 'Vaults.sol',
   DepositContract: 'Vaults.sol',
@@ -92,7 +105,7 @@ export function hashSources(sources: Record<string, { content: string }>, compil
  *
  * @example
  * const artifacts = compileContracts()
- * artifacts.contracts.River.bytecode // '0x6080...'
+ * artifacts.contracts.RiverV1_2.bytecode // '0x6080...'
  */
 export function compileContracts(): Artifacts {
   const sources = readSources()

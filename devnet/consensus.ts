@@ -99,6 +99,8 @@ export interface ConsensusModel {
     timestamp: bigint
     epoch: bigint
     slashing: boolean
+    /** false before withdrawals exist (River before 1.0.0): no sweeps and no withdrawals (default true) */
+    withdrawals?: boolean
   }): ConsensusDay
   validators(): readonly ValidatorModel[]
   facts(): ConsensusFacts | undefined
@@ -174,7 +176,7 @@ export function createConsensusModel(deps: { rng: Rng; operatorCount: number }):
       return started
     },
 
-    advance({ day, date, timestamp, epoch, slashing }) {
+    advance({ day, date, timestamp, epoch, slashing, withdrawals = true }) {
       // 1. rewards of the day for validators live since the previous report
       const clApr = rng.between(p.clApr[0], p.clApr[1])
       let elApr = rng.between(p.elApr[0], p.elApr[1])
@@ -217,7 +219,7 @@ export function createConsensusModel(deps: { rng: Rng; operatorCount: number }):
       let withdrawnToday = 0n
       let skimmedToday = 0n
       const period = sweepPeriodDays()
-      for (const validator of validators) {
+      for (const validator of withdrawals ? validators : []) {
         if (validator.status === 'exiting' && validator.withdrawDay <= day) {
           withdrawnToday += validator.balance
           validator.balance = 0n

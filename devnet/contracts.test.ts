@@ -64,10 +64,11 @@ describe('Allowlist', () => {
   })
   afterAll(() => chain?.stop())
 
+  // the service's writer (the firewall's executor) through the AllowlistFirewall, which forwards the calldata
   const simulateAllow = (accounts: Address[], permissions: bigint[], from?: Address) =>
     chain.publicClient.simulateContract({
       account: from ?? chain.deployment.roles.allower,
-      address: chain.deployment.contracts.allowlist,
+      address: chain.deployment.contracts.firewall,
       abi: fullAllowlistAbi,
       functionName: 'setAllowPermissions',
       args: [accounts, permissions],
@@ -83,11 +84,11 @@ describe('Allowlist', () => {
     expect(await revertName(simulateAllow([a], [1n], c))).toBe('Unauthorized')
   })
 
-  test('behavior: both registered allowers can write, and the event decodes with the mainnet ABI', async () => {
+  test('behavior: the firewall executor (service) and admin (simulator) write through the firewall; the event decodes with the mainnet ABI', async () => {
     const block = await chain.mine([
       {
         from: chain.deployment.roles.allower,
-        to: chain.deployment.contracts.allowlist,
+        to: chain.deployment.contracts.firewall,
         data: encodeFunctionData({
           abi: allowlistAbi,
           functionName: 'setAllowPermissions',
@@ -159,6 +160,9 @@ describe('Allowlist', () => {
     expect(await revertName(simulateAllow([a], [PERMISSION.DEPOSIT]))).toBe('AttemptToRemoveDenyPermission')
     await chain.mine([deny(chain.deployment.roles.denier, 0n)])
     expect(await read()).toEqual({ permissions: 0n, denied: false })
+    // the lifted denial lets the allower write the account again
+    await chain.allow([a], PERMISSION.DEPOSIT)
+    expect(await read()).toEqual({ permissions: PERMISSION.DEPOSIT, denied: false })
   })
 })
 

@@ -28,15 +28,26 @@ describe('startDevnet', () => {
       chain_id: 31337,
       contracts: devnet.contracts,
       allower: { address: devnet.allowerAddress, private_key: devnet.allowerPrivateKey },
+      firewall: devnet.firewall,
+      history: 'current',
       simulator: { day_seconds: 86_400, first_report_date: '2026-04-01', report_time_utc: '12:00:00' },
       deploy_block: Number(devnet.deployBlock),
     })
+    for (const contract of ['river', 'oracle', 'allowlist', 'redeemManager', 'operatorsRegistry'] as const) {
+      expect(file.implementations[contract]).toEqual([
+        {
+          version: '1.2.1',
+          address: devnet.implementations[contract][0]?.address,
+          block: Number(devnet.deployBlock),
+        },
+      ])
+    }
     expect(devnet.rpcUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     const consensus = JSON.parse(readFileSync(devnet.consensusFile, 'utf8')) as { latest: { date: string } }
     expect(consensus.latest.date >= '2026-04-04').toBe(true)
   })
 
-  test('behavior: the service allower writes the Allowlist with its own key; the wallet can then deposit; days keep coming', async () => {
+  test('behavior: the service allower writes the Allowlist through the firewall with its own key; the wallet can then deposit; days keep coming', async () => {
     const chain = defineChain({
       id: devnet.chainId,
       name: 'lsreport devnet',
@@ -51,7 +62,7 @@ describe('startDevnet', () => {
     })
     const wallet = derivedAddress('index-test', 'wallet', 0)
     const hash = await writer.writeContract({
-      address: devnet.contracts.allowlist,
+      address: devnet.firewall,
       abi: allowlistAbi,
       functionName: 'setAllowPermissions',
       args: [[wallet], [PERMISSION.DEPOSIT | PERMISSION.REDEEM]],

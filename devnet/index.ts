@@ -14,10 +14,26 @@ import {
   type WalletState,
 } from './simulator.ts'
 import { createTimeline, DAY_SECONDS } from './timeline.ts'
+import {
+  type HistoryKind,
+  type ImplementationRecord,
+  PROXIED_CONTRACTS,
+  type ProtocolVersion,
+  type ProxiedContract,
+  type UpgradeDays,
+  versionPlan,
+} from './versions.ts'
 
 export type { ConsensusFacts } from './consensus.ts'
 export type { DevnetContracts, DevnetDeployment } from './deploy.ts'
 export type { DaySummary, ReportRecord, Simulator, SimulatorState, WalletState } from './simulator.ts'
+export type {
+  HistoryKind,
+  ImplementationRecord,
+  ProtocolVersion,
+  ProxiedContract,
+  UpgradeDays,
+} from './versions.ts'
 
 export const DEVNET_FILE = 'devnet.json'
 export const CONSENSUS_FILE = 'devnet-consensus.json'
@@ -41,11 +57,25 @@ export interface StartDevnetOptions {
   port?: number
   chainId?: number
   logger?: Logger
-  /** further simulator options (loss day, fee change, deny day, report time, behaviour) */
+  /**
+   * `current` (default): every proxy on the 1.2.1 shapes from the start, no upgrades. `versioned`: the
+   * protocol's version history, starting on 0.4.0 and upgraded to 0.5.0, 1.0.0 and 1.2.1 (README).
+   */
+  history?: HistoryKind
+  /** upgrade days of a versioned history (default { v05Day: 7, v1Day: 20, v12Day: 35 }) */
+  upgrades?: UpgradeDays
+  /** further simulator options (loss day, fee change, deny and undeny days, report time, behaviour) */
   simulator?: Pick<
     CreateSimulatorOptions,
-    'lossDay' | 'feeChange' | 'denyDay' | 'reportSecondOfDay' | 'behavior'
+    'lossDay' | 'feeChange' | 'denyDay' | 'undenyDay' | 'reportSecondOfDay' | 'behavior'
   >
+}
+
+/** One entry of devnet.json's `implementations` (block null: the upgrade is planned, not mined yet). */
+export interface ImplementationEntry {
+  version: ProtocolVersion
+  address: Address
+  block: number | null
 }
 
 export interface DevnetHandle {
@@ -53,9 +83,17 @@ export interface DevnetHandle {
   chainId: number
   /** the five contracts the service reads (the full set is in simulator.deployment.contracts) */
   contracts: Pick<DevnetContracts, 'river' | 'redeemManager' | 'allowlist' | 'oracle' | 'operatorsRegistry'>
-  /** the service's allowlist writer (dev account #1, registered as an allower) */
+  /** the service's allowlist writer (dev account #1, the AllowlistFirewall's executor) */
   allowerAddress: Address
   allowerPrivateKey: Hex
+  /** the AllowlistFirewall: the Allowlist's allower; the writer sends its allowlisting here */
+  firewall: Address
+  /**
+   * Per proxy, the implementations it points at over the history, oldest first (block null until mined): maps
+   * an implementation address, e.g. an EIP-1967 slot's value at a block, to a version. Live: updated as
+   * upgrades are mined.
+   */
+  implementations: Record<ProxiedContract, ImplementationRecord[]>
   deployBlock: bigint
   simulator: Simulator
   /** paths of the written devnet.json and consensus facts file */
@@ -77,6 +115,12 @@ export interface DevnetFile {
     operatorsRegistry: Address
   }
   allower: { address: Address; private_key: Hex }
+  /** the AllowlistFirewall (the Allowlist's allower; `allower` is its executor) */
+  firewall: Address
+  /** `current` or `versioned` (see StartDevnetOptions.history) */
+  history: HistoryKind
+  /** per proxy, its implementations oldest first (rewritten as upgrades are mined) */
+  implementations: Record<ProxiedContract, ImplementationEntry[]>
   simulator: {
     day_seconds: number
     first_report_date: string
@@ -103,6 +147,21 @@ export function initialHolders(wallets: readonly WalletState[], count = 5): Addr
     .filter((w) => w.kind === 'minter' && w.joinDay < 0)
     .slice(0, count)
     .map((w) => w.address)
+}
+
+/** devnet.json's form of the implementation records (block numbers as numbers). */
+function implementationEntries(
+  records: Record<ProxiedContract, ImplementationRecord[]>,
+): Record<ProxiedContract, ImplementationEntry[]> {
+  const entries = {} as Record<ProxiedContract, ImplementationEntry[]>
+  for (const contract of PROXIED_CONTRACTS) {
+    entries[contract] = records[contract].map((r) => ({
+      version: r.version,
+      address: r.address,
+      block: r.block === null ? null : Number(r.block),
+    }))
+  }
+  return entries
 }
 
 /** A devnet whose contracts are deployed, before its history: `buildHistory`, then `goLive`. */
@@ -149,11 +208,14 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
   let simulator: Simulator | undefined
   try {
     const { publicClient, testClient } = createDevnetClients(anvil.rpcUrl)
+    const history = options.history ?? 'current'
     const deployment = await deployDevnet({
       publicClient,
       testClient,
       timestamp: timeline.genesisTimestamp + 12n,
+      plan: versionPlan(history, options.upgrades),
     })
+    let writeFile = () => {}
     simulator = await createSimulator({
       publicClient,
       testClient,
@@ -164,6 +226,7 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
       consensusFile,
       ...options.simulator,
       ...(logger ? { logger } : {}),
+      onUpgrade: () => writeFile(),
     })
     const allower = devAccount('allower')
     const { river, redeemManager, allowlist, oracle, operatorsRegistry } = deployment.contracts
@@ -174,6 +237,9 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
       chain_id: anvil.chainId,
       contracts,
       allower: { address: allower.address, private_key: allower.privateKey },
+      firewall: deployment.contracts.firewall,
+      history,
+      implementations: implementationEntries(deployment.implementations),
       simulator: {
         day_seconds: DAY_SECONDS,
         first_report_date: startDate,
@@ -186,8 +252,12 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
       deploy_block: Number(deployment.deployBlock),
       holders: initialHolders(simulator.state().wallets),
     }
-    writeFileSync(`${devnetFile}.tmp`, `${JSON.stringify(file, null, 2)}\n`)
-    renameSync(`${devnetFile}.tmp`, devnetFile)
+    writeFile = () => {
+      file.implementations = implementationEntries(deployment.implementations)
+      writeFileSync(`${devnetFile}.tmp`, `${JSON.stringify(file, null, 2)}\n`)
+      renameSync(`${devnetFile}.tmp`, devnetFile)
+    }
+    writeFile()
     logger?.info(
       {
         rpc_url: anvil.rpcUrl,
@@ -205,6 +275,8 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
       contracts,
       allowerAddress: allower.address,
       allowerPrivateKey: allower.privateKey,
+      firewall: deployment.contracts.firewall,
+      implementations: deployment.implementations,
       deployBlock: deployment.deployBlock,
       simulator: running,
       devnetFile,

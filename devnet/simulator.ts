@@ -30,6 +30,26 @@ export {
   type WalletState,
 } from './simulation/state.ts'
 
+/** The scripted days of a history on the current (1.2.1) contracts. */
+const CURRENT_EVENTS = {
+  lossDay: 12,
+  feeChange: { day: 20, fee: 1000 },
+  denyDay: 10,
+  undenyDay: null,
+} as const
+
+/**
+ * The scripted days of a versioned history (upgrades on days 7, 20 and 35): a loss day under River 0.5.0
+ * (reported with ConsensusLayerDataUpdate; the slashed validators are withdrawn once withdrawals exist), the
+ * fee change under 1.0.0, a denial under 1.2.1 and its lifting ten days later.
+ */
+const VERSIONED_EVENTS = {
+  lossDay: 12,
+  feeChange: { day: 25, fee: 1000 },
+  denyDay: 45,
+  undenyDay: 55,
+} as const
+
 /** Options of createSimulator: the devnet, the seed, the calendar and the scripted days. */
 export interface CreateSimulatorOptions {
   publicClient: PublicClient
@@ -47,6 +67,13 @@ export interface CreateSimulatorOptions {
   feeChange?: { day: number; fee: number } | null
   /** day index at which one holding minter is denied; null for none (default 10) */
   denyDay?: number | null
+  /**
+   * day index at which that wallet's denial is lifted (and it is allowlisted again); null for none (default:
+   * none; a versioned history: day 55)
+   */
+  undenyDay?: number | null
+  /** called after a block that upgraded a proxy (the deployment's implementation records have its block) */
+  onUpgrade?: () => void
   /** JSON file rewritten after every report with the consensus facts (see README) */
   consensusFile?: string
   behavior?: Partial<typeof DEFAULT_BEHAVIOR>
@@ -76,9 +103,12 @@ export async function createSimulator(options: CreateSimulatorOptions): Promise<
   const { publicClient, testClient, deployment, seed } = options
   const behavior = { ...DEFAULT_BEHAVIOR, ...options.behavior }
   const timeline = createTimeline(options.startDate, options.reportSecondOfDay)
-  const lossDay = options.lossDay === undefined ? 12 : options.lossDay
-  const feeChange = options.feeChange === undefined ? { day: 20, fee: 1000 } : options.feeChange
-  const denyDay = options.denyDay === undefined ? 10 : options.denyDay
+  // the events of the history: a versioned one denies and lifts the denial after the 1.2.1 upgrade
+  const preset = deployment.plan.kind === 'versioned' ? VERSIONED_EVENTS : CURRENT_EVENTS
+  const lossDay = options.lossDay === undefined ? preset.lossDay : options.lossDay
+  const feeChange = options.feeChange === undefined ? preset.feeChange : options.feeChange
+  const denyDay = options.denyDay === undefined ? preset.denyDay : options.denyDay
+  const undenyDay = options.undenyDay === undefined ? preset.undenyDay : options.undenyDay
   const logger = options.logger
   if (!Number.isInteger(options.walletCount) || options.walletCount < 10) {
     throw new Error('walletCount must be an integer >= 10')
@@ -113,6 +143,10 @@ export async function createSimulator(options: CreateSimulatorOptions): Promise<
     lossDay,
     feeChange,
     denyDay,
+    undenyDay,
+    deniedWallet: undefined,
+    versions: { ...deployment.plan.initial },
+    onUpgrade: options.onUpgrade,
     consensusFile: options.consensusFile,
     logger,
     builder,

@@ -1,6 +1,14 @@
-import { type Address, encodeFunctionData, type Hex, type PublicClient, type TestClient } from 'viem'
-import { allowlistAbi, PERMISSION } from '../chain/abi.ts'
-import { devnetOracleAbi, devnetRiverAbi } from './abi.ts'
+import {
+  type Address,
+  encodeFunctionData,
+  getAddress,
+  type Hex,
+  type PublicClient,
+  slice,
+  type TestClient,
+} from 'viem'
+import { allowlistAbi, allowlistLegacyAbi, EIP1967_IMPLEMENTATION_SLOT, PERMISSION } from '../chain/abi.ts'
+import { devnetOracleAbi, devnetOracleLegacyAbi, devnetRiverAbi } from './abi.ts'
 import { type Anvil, startAnvil } from './anvil.ts'
 import {
   type BlockBuilder,
@@ -12,6 +20,14 @@ import {
 } from './blocks.ts'
 import { type DevnetDeployment, deployDevnet } from './deploy.ts'
 import { createTimeline, type Timeline } from './timeline.ts'
+import {
+  atLeast,
+  type HistoryKind,
+  type ProtocolVersion,
+  type ProxiedContract,
+  type UpgradeDays,
+  versionPlan,
+} from './versions.ts'
 
 /** A consensus-layer report as the Oracle takes it. */
 export interface ReportInput {
@@ -36,8 +52,13 @@ export interface TestChain {
   deployment: DevnetDeployment
   /** Mines `txs` in one block `seconds` after the latest one (default 12 s). */
   mine(txs: TxRequest[], seconds?: bigint): Promise<MinedBlock>
-  /** Allowlists accounts with the simulator's allower. */
+  /**
+   * Allowlists accounts: the simulator's allower (the firewall's admin) through the AllowlistFirewall, with
+   * `allow` or `setAllowPermissions` as the Allowlist's version in force takes.
+   */
   allow(accounts: Address[], permissions?: bigint): Promise<MinedBlock>
+  /** The version a proxy points at (its EIP-1967 slot, mapped through the deployment's implementations). */
+  versionOf(contract: ProxiedContract, blockNumber?: bigint): Promise<ProtocolVersion>
   /** Funds an account with ETH (anvil_setBalance). */
   fund(address: Address, value: bigint): Promise<void>
   /** A River call from `from` (anvil impersonation). */
@@ -46,6 +67,8 @@ export interface TestChain {
   revert(snapshot: Hex): Promise<void>
   /** The oracle member's report transaction, to mine alongside others in one block. */
   reportTx(report: ReportInput): TxRequest
+  /** The 0.4 Oracle's report transaction (balance in gwei). */
+  legacyReportTx(epoch: bigint, balanceGwei: bigint, validatorCount: number): TxRequest
   /** Credits the Withdraw and EL fee contracts, then mines the oracle report. */
   report(report: ReportInput, credits?: { withdraw?: bigint; elFees?: bigint }): Promise<MinedBlock>
   stop(): Promise<void>
@@ -56,7 +79,9 @@ export interface TestChain {
  * const chain = await startTestChain()
  * try { await chain.allow([wallet]) } finally { await chain.stop() }
  */
-export async function startTestChain(options: { startDate?: string } = {}): Promise<TestChain> {
+export async function startTestChain(
+  options: { startDate?: string; history?: HistoryKind; upgrades?: UpgradeDays } = {},
+): Promise<TestChain> {
   const timeline = createTimeline(options.startDate ?? '2026-04-01')
   const anvil = await startAnvil({ timestamp: timeline.genesisTimestamp, args: DEVNET_ANVIL_ARGS })
   try {
@@ -68,8 +93,20 @@ export async function startTestChain(options: { startDate?: string } = {}): Prom
       testClient,
       builder,
       timestamp: timeline.genesisTimestamp + 12n,
+      plan: versionPlan(options.history ?? 'current', options.upgrades),
     })
     const { contracts, roles } = deployment
+    const versionOf = async (contract: ProxiedContract, blockNumber?: bigint) => {
+      const word = await publicClient.getStorageAt({
+        address: contracts[contract],
+        slot: EIP1967_IMPLEMENTATION_SLOT,
+        ...(blockNumber === undefined ? {} : { blockNumber }),
+      })
+      const address = getAddress(slice(word ?? '0x', 12))
+      const record = deployment.implementations[contract].find((r) => r.address === address)
+      if (!record) throw new Error(`${contract} points at ${address}, not a devnet implementation`)
+      return record.version
+    }
     const mine = async (txs: TxRequest[], seconds = 12n) => {
       const [block] = await builder.mine(txs, builder.lastTimestamp() + seconds)
       if (!block) throw new Error('no block mined')
@@ -98,20 +135,16 @@ export async function startTestChain(options: { startDate?: string } = {}): Prom
       deployment,
       mine,
       fund,
-      allow: (accounts, permissions = PERMISSION.DEPOSIT | PERMISSION.REDEEM) =>
-        mine([
-          {
-            from: roles.simulatorAllower,
-            to: contracts.allowlist,
-            data: encodeFunctionData({
-              abi: allowlistAbi,
-              functionName: 'setAllowPermissions',
-              args: [accounts, accounts.map(() => permissions)],
-            }),
-            gas: 1_000_000n,
-            label: 'allow',
-          },
-        ]),
+      versionOf,
+      async allow(accounts, permissions = PERMISSION.DEPOSIT | PERMISSION.REDEEM) {
+        const args = [accounts, accounts.map(() => permissions)] as const
+        const data = atLeast(await versionOf('allowlist'), '1.2.1')
+          ? encodeFunctionData({ abi: allowlistAbi, functionName: 'setAllowPermissions', args })
+          : encodeFunctionData({ abi: allowlistLegacyAbi, functionName: 'allow', args })
+        return mine([
+          { from: roles.simulatorAllower, to: contracts.firewall, data, gas: 1_000_000n, label: 'allow' },
+        ])
+      },
       async revert(snapshot) {
         await testClient.revert({ id: snapshot })
         await builder.resync()
@@ -125,6 +158,17 @@ export async function startTestChain(options: { startDate?: string } = {}): Prom
         ...(value === undefined ? {} : { value }),
       }),
       reportTx,
+      legacyReportTx: (epoch, balanceGwei, validatorCount) => ({
+        from: roles.oracleMember,
+        to: contracts.oracle,
+        data: encodeFunctionData({
+          abi: devnetOracleLegacyAbi,
+          functionName: 'reportConsensusLayerData',
+          args: [epoch, balanceGwei, validatorCount],
+        }),
+        gas: 3_000_000n,
+        label: 'legacy report',
+      }),
       async report(report, credits = {}) {
         if (credits.withdraw) await fund(contracts.withdraw, credits.withdraw)
         if (credits.elFees) await fund(contracts.elFeeRecipient, credits.elFees)

@@ -84,9 +84,10 @@ describe.runIf(pgOk)('reorg handling (anvil snapshot / revert)', () => {
     await transfer(holders[1]!, holders[2]!, 10n ** 14n)
     const allower = createWalletClient({ transport: viemHttp(devnet.rpcUrl) })
     await allower.sendTransaction({
+      // the simulator's allower is the firewall's admin: the Allowlist's allower is the firewall
       account: devAccount('simulatorAllower').address,
       chain: null,
-      to: devnet.contracts.allowlist as Address,
+      to: devnet.firewall as Address,
       data: encodeFunctionData({
         abi: allowlistAbi,
         functionName: 'setAllowPermissions',

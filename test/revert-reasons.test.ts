@@ -1,10 +1,11 @@
 import { type Address, encodeFunctionData } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { writeSelector } from '../chain/allowlist-route.ts'
 import { REVERT_MEANINGS } from '../chain/revert-reasons.ts'
-import { devnetAllowlistAbi } from '../devnet/abi.ts'
+import { devnetFirewallAbi } from '../devnet/abi.ts'
 import { http, orgWithToken, type TestApi } from './helpers/api.ts'
-import { denyOnChain, sendToAllowlist } from './helpers/chain.ts'
+import { denyOnChain, sendToFirewall } from './helpers/chain.ts'
 import type { TestDevnet } from './helpers/devnet.ts'
 import { type DevnetStack, startDevnetStack } from './helpers/devnet-stack.ts'
 import { postgresAvailable } from './helpers/services.ts'
@@ -53,12 +54,13 @@ describe.runIf(pgOk)('readable revert reasons on wallets (API -> allowlist job -
 
   test('behavior: an allower key that lost its role reverts with Unauthorized(allower), stored on the wallet in words', async () => {
     const allower = privateKeyToAccount(devnet.allowerPrivateKey as `0x${string}`).address
+    // the firewall's admin takes the write from its executor (the writer's key): the firewall refuses it
     const revoke = encodeFunctionData({
-      abi: devnetAllowlistAbi,
-      functionName: 'setAllower',
-      args: [allower, false],
+      abi: devnetFirewallAbi,
+      functionName: 'allowExecutor',
+      args: [writeSelector('setAllowPermissions'), false],
     })
-    expect(await sendToAllowlist(devnet, 'admin', revoke)).toBe('success')
+    expect(await sendToFirewall(devnet, 'simulatorAllower', revoke)).toBe('success')
     const reason = await revertedReason('unauthorized', privateKeyToAccount(generatePrivateKey()).address)
     expect(reason).toContain(`reverted: Unauthorized(${allower}): ${REVERT_MEANINGS.Unauthorized}`)
   })

@@ -8,7 +8,7 @@ import "./Shared.sol";
 ///         stopped validator counts reported by the oracle. getOperator returns the mainnet OperatorsV2 struct
 ///         shape, but this registry is devnet-specific: there are no validator keys (keys and limit are a
 ///         plain capacity), and funding picks the operator with the fewest active validators.
-contract OperatorsRegistry is IOperatorsRegistry {
+contract OperatorsRegistry is IOperatorsRegistry, Initializable {
     struct Operator {
         uint32 limit;
         uint32 funded;
@@ -20,7 +20,9 @@ contract OperatorsRegistry is IOperatorsRegistry {
         address operator;
     }
 
-    event AddedOperator(uint256 indexed index, string name, address operatorAddress);
+    event AddedOperator(uint256 indexed index, string name, address indexed operatorAddress);
+    event SetAdmin(address indexed admin);
+    event SetRiver(address indexed river);
     event SetOperatorStatus(uint256 indexed index, bool active);
     event FundedValidators(uint256 indexed index, uint256 count);
     event SetCurrentValidatorExitsDemand(uint256 previousValidatorExitsDemand, uint256 nextValidatorExitsDemand);
@@ -44,8 +46,11 @@ contract OperatorsRegistry is IOperatorsRegistry {
     error StoppedValidatorCountAboveFundedCount(uint256 operatorIndex, uint32 stoppedCount, uint32 fundedCount);
     error StoppedValidatorCountsAboveDepositedCount(uint256 total, uint256 deposited);
 
-    address public immutable admin;
-    address public immutable river;
+    /// @dev validator capacity (keys and limit) of every operator: the devnet has no validator keys
+    uint32 internal constant OPERATOR_CAPACITY = 1_000_000;
+
+    address internal admin;
+    address internal river;
     address public keeper;
     Operator[] internal operators;
     /// @dev index 0 is the total, index i + 1 the count of operator i (mainnet layout)
@@ -53,10 +58,21 @@ contract OperatorsRegistry is IOperatorsRegistry {
     uint256 internal currentValidatorExitsDemand;
     uint256 internal totalValidatorExitsRequested;
 
-    constructor(address admin_, address river_) {
+    /// @notice Initializer version 0 (mainnet's signature).
+    function initOperatorsRegistryV1(address admin_, address river_) external init(0) {
         if (admin_ == address(0) || river_ == address(0)) revert InvalidZeroAddress();
         admin = admin_;
         river = river_;
+        emit SetAdmin(admin_);
+        emit SetRiver(river_);
+    }
+
+    function getAdmin() external view returns (address) {
+        return admin;
+    }
+
+    function getRiver() external view returns (address) {
+        return river;
     }
 
     modifier onlyAdmin() {
@@ -75,7 +91,8 @@ contract OperatorsRegistry is IOperatorsRegistry {
         keeper = newKeeper;
     }
 
-    function addOperator(string calldata name, address operatorAddress, uint32 keyCount)
+    /// @notice Registers an operator with the devnet's fixed capacity (OPERATOR_CAPACITY keys).
+    function addOperator(string calldata name, address operatorAddress)
         external
         onlyAdmin
         returns (uint256 index)
@@ -85,10 +102,10 @@ contract OperatorsRegistry is IOperatorsRegistry {
         index = operators.length;
         operators.push(
             Operator({
-                limit: keyCount,
+                limit: OPERATOR_CAPACITY,
                 funded: 0,
                 requestedExits: 0,
-                keys: keyCount,
+                keys: OPERATOR_CAPACITY,
                 latestKeysEditBlockNumber: uint64(block.number),
                 active: true,
                 name: name,

@@ -10,8 +10,9 @@ import "./Shared.sol";
 ///         eth = floor(matched * we.withdrawnEth / we.amount) capped at floor(matched * req.maxRedeemableEth / req.amount);
 ///         the excess goes to the exceeding-ETH buffer that River pulls at the next report.
 ///         A partial claim raises req.height and lowers req.amount by `matched` and lowers
-///         req.maxRedeemableEth by the ETH paid (the v1.2 semantics).
-contract RedeemManager {
+///         req.maxRedeemableEth by the ETH paid (the v1.2 semantics, in both versions).
+/// @dev RedeemManagerV1_0 and RedeemManagerV1_2 inherit this contract and declare no storage of their own.
+abstract contract RedeemManagerBase is Initializable {
     struct RedeemRequest {
         uint256 amount;
         uint256 maxRedeemableEth;
@@ -67,14 +68,15 @@ contract RedeemManager {
     uint8 internal constant CLAIM_PARTIALLY_CLAIMED = 1;
     uint8 internal constant CLAIM_SKIPPED = 2;
 
-    address public immutable river;
+    address internal river;
     RedeemRequest[] internal redeemRequests;
     WithdrawalEvent[] internal withdrawalEvents;
     uint256 internal redeemDemand;
     uint256 internal bufferedExceedingEth;
     bool internal locked;
 
-    constructor(address river_) {
+    /// @notice Initializer version 0: the River it serves.
+    function initializeRedeemManagerV1(address river_) external init(0) {
         if (river_ == address(0)) revert InvalidZeroAddress();
         river = river_;
         emit SetRiver(river_);
@@ -100,10 +102,6 @@ contract RedeemManager {
 
     function getRedeemRequestCount() external view returns (uint256) {
         return redeemRequests.length;
-    }
-
-    function getRedeemRequestDetails(uint32 redeemRequestId) external view returns (RedeemRequest memory) {
-        return redeemRequests[redeemRequestId];
     }
 
     function getWithdrawalEventCount() external view returns (uint256) {
@@ -156,12 +154,10 @@ contract RedeemManager {
     // ------------------------------------------------------------------ River entry points
 
     /// @notice Records a request for shares River already moved here; maxRedeemableEth is the amount's
-    ///         value at the current rate.
-    function requestRedeem(uint256 lsEthAmount, address recipient, address initiator)
-        external
-        onlyRiver
-        returns (uint32 redeemRequestId)
-    {
+    ///         value at the current rate. DEVIATION: the initiator is the transaction's origin (the user who
+    ///         called River.requestRedeem; every devnet sender is an account).
+    function requestRedeem(uint256 lsEthAmount, address recipient) external onlyRiver returns (uint32 redeemRequestId) {
+        address initiator = tx.origin;
         if (lsEthAmount == 0) revert InvalidZeroAmount();
         if (recipient == address(0)) revert InvalidZeroAddress();
         redeemRequestId = uint32(redeemRequests.length);
@@ -328,5 +324,39 @@ contract RedeemManager {
     function _setRedeemDemand(uint256 newDemand) internal {
         emit SetRedeemDemand(redeemDemand, newDemand);
         redeemDemand = newDemand;
+    }
+}
+
+/// @title RedeemManager 1.0.0 shape (devnet): a request's details without its initiator
+contract RedeemManagerV1_0 is RedeemManagerBase {
+    struct RedeemRequestV1_0 {
+        uint256 amount;
+        uint256 maxRedeemableEth;
+        address recipient;
+        uint256 height;
+    }
+
+    function getRedeemRequestDetails(uint32 redeemRequestId) external view returns (RedeemRequestV1_0 memory) {
+        RedeemRequest storage request = redeemRequests[redeemRequestId];
+        return RedeemRequestV1_0({
+            amount: request.amount,
+            maxRedeemableEth: request.maxRedeemableEth,
+            recipient: request.recipient,
+            height: request.height
+        });
+    }
+}
+
+/// @title RedeemManager 1.2.1 shape (devnet): a request's details with its initiator, and version()
+contract RedeemManagerV1_2 is RedeemManagerBase {
+    /// @notice The 1.2 upgrade's initializer (version 1): nothing to migrate on the devnet.
+    function initializeRedeemManagerV1_2() external init(1) {}
+
+    function getRedeemRequestDetails(uint32 redeemRequestId) external view returns (RedeemRequest memory) {
+        return redeemRequests[redeemRequestId];
+    }
+
+    function version() external pure returns (string memory) {
+        return "1.2.1";
     }
 }

@@ -3,17 +3,20 @@ pragma solidity ^0.8.20;
 
 import "./Shared.sol";
 
-/// @title River (devnet): the LsETH token and the protocol's ETH accounting
+/// @title RiverBase (devnet): the LsETH token and the protocol's ETH accounting, common to every version
 /// @notice Shares-based ERC20. U (totalUnderlyingSupply) = balanceToDeposit + balanceToRedeem
 ///         + last reported validators balance + 32 ETH for every deposited validator not yet seen by the
 ///         oracle. S (totalSupply) = shares. Balances are shares; the conversion rate is U / S.
 ///         Integer math and events follow the mainnet contracts (PROTOCOL.md).
-contract River is IRiver {
+/// @dev Every River version (RiverV0_4, RiverV0_5, RiverV1_0, RiverV1_2) inherits this contract and declares no
+///      storage of its own, so a proxy upgraded from one version to the next keeps its state.
+abstract contract RiverBase is Initializable {
     // ---- ERC20 / LsETH events
     event Transfer(address indexed from, address indexed to, uint256 value);
     event Approval(address indexed owner, address indexed spender, uint256 value);
     event UserDeposit(address indexed depositor, address indexed recipient, uint256 amount);
     // ---- fee and report events (mainnet signatures)
+    event SetAdmin(address indexed admin);
     event SetGlobalFee(uint256 fee);
     event SetCollector(address indexed collector);
     event RewardsEarned(
@@ -24,20 +27,10 @@ contract River is IRiver {
         uint256 newTotalSupply
     );
     event PulledELFees(uint256 amount);
-    event PulledCoverageFunds(uint256 amount);
-    event PulledRedeemManagerExceedingEth(uint256 amount);
-    event PulledCLFunds(uint256 pulledSkimmedEthAmount, uint256 pullExitedEthAmount);
-    event ReportedRedeemManager(
-        uint256 redeemManagerDemand, uint256 suppliedRedeemManagerDemand, uint256 suppliedRedeemManagerDemandInEth
-    );
-    event SetBalanceToDeposit(uint256 oldAmount, uint256 newAmount);
-    event SetBalanceToRedeem(uint256 oldAmount, uint256 newAmount);
-    event SetDepositedValidatorCount(uint256 oldDepositedValidatorCount, uint256 newDepositedValidatorCount);
-    event ProcessedConsensusLayerReport(ConsensusLayerReport report, ConsensusLayerDataReportingTrace trace);
+    event ConsensusLayerDataUpdate(uint256 validatorCount, uint256 validatorTotalBalance, bytes32 roundId);
 
     error Unauthorized(address caller);
     error Denied(address account);
-    error AlreadyInitialized();
     error InvalidZeroAddress();
     error EmptyDeposit();
     error ZeroMintedShares();
@@ -46,13 +39,9 @@ contract River is IRiver {
     error AllowanceTooLow();
     error InvalidFee();
     error NotEnoughFunds();
-    error InvalidEpoch(uint256 epoch);
-    error InvalidValidatorCountReport(uint256 reported, uint256 deposited, uint256 lastReported);
-    error InvalidDecreasingValidatorsSkimmedBalance(uint256 last, uint256 reported);
-    error InvalidDecreasingValidatorsExitedBalance(uint256 last, uint256 reported);
-    error InvalidPulledClFundsAmount(uint256 requested, uint256 received);
 
-    /// @notice The last report as stored (mainnet IOracleManagerV1.StoredConsensusLayerReport).
+    /// @notice The last report as stored (mainnet IOracleManagerV1.StoredConsensusLayerReport). The 0.4 / 0.5
+    ///         versions keep their report (epoch, balance, count) in the same fields.
     struct StoredConsensusLayerReport {
         uint256 epoch;
         uint256 validatorsBalance;
@@ -64,7 +53,7 @@ contract River is IRiver {
         bool slashingContainmentMode;
     }
 
-    /// @notice Addresses wired once after deployment (the contracts below are deployed with River's address).
+    /// @notice Addresses wired at initialization (redeemManager: zero before the 1.0 upgrade).
     struct Config {
         address allowlist;
         address redeemManager;
@@ -84,9 +73,8 @@ contract River is IRiver {
     uint256 public constant DEPOSIT_SIZE = 32 ether;
     uint256 internal constant BASIS_POINTS_MAX = 10_000;
 
-    address public immutable admin;
+    address internal admin;
     Config internal config;
-    bool internal initialized;
 
     uint256 internal totalShares;
     mapping(address => uint256) internal shares;
@@ -97,29 +85,23 @@ contract River is IRiver {
     uint256 internal depositedValidatorCount;
     StoredConsensusLayerReport internal lastReport;
 
-    constructor(address admin_) {
-        if (admin_ == address(0)) revert InvalidZeroAddress();
-        admin = admin_;
-    }
-
     modifier onlyAdmin() {
         if (msg.sender != admin) revert Unauthorized(msg.sender);
         _;
     }
 
-    /// @notice Wires the protocol contracts and sets the initial fee (once, admin only).
-    function initialize(Config calldata config_) external onlyAdmin {
-        if (initialized) revert AlreadyInitialized();
+    /// @notice Sets the admin, wires the protocol contracts and sets the initial fee (initializer version 0).
+    function initialize(address admin_, Config calldata config_) external init(0) {
         if (
-            config_.allowlist == address(0) || config_.redeemManager == address(0)
-                || config_.operatorsRegistry == address(0) || config_.oracle == address(0)
-                || config_.elFeeRecipient == address(0) || config_.withdraw == address(0)
-                || config_.depositContract == address(0) || config_.collector == address(0)
-                || config_.keeper == address(0)
+            admin_ == address(0) || config_.allowlist == address(0) || config_.operatorsRegistry == address(0)
+                || config_.oracle == address(0) || config_.elFeeRecipient == address(0)
+                || config_.withdraw == address(0) || config_.depositContract == address(0)
+                || config_.collector == address(0) || config_.keeper == address(0)
         ) revert InvalidZeroAddress();
         if (config_.globalFee > BASIS_POINTS_MAX) revert InvalidFee();
-        initialized = true;
+        admin = admin_;
         config = config_;
+        emit SetAdmin(admin_);
         emit SetCollector(config_.collector);
         emit SetGlobalFee(config_.globalFee);
     }
@@ -202,40 +184,15 @@ contract River is IRiver {
         _setBalanceToDeposit(balanceToDeposit - amount);
         uint256 previous = depositedValidatorCount;
         depositedValidatorCount = previous + validatorCount;
-        emit SetDepositedValidatorCount(previous, previous + validatorCount);
+        _onDepositedValidatorCount(previous, previous + validatorCount);
         IDepositContract(config.depositContract).deposit{value: amount}(validatorCount);
     }
 
-    // ------------------------------------------------------------------ redemptions
+    // ------------------------------------------------------------------ fee and admin
 
-    /// @notice Queues a redeem request (sender needs REDEEM, recipient not denied): transfers the shares
-    ///         sender -> River -> RedeemManager, which records the request at the current rate.
-    function requestRedeem(uint256 lsEthAmount, address recipient) external returns (uint32 redeemRequestId) {
-        IAllowlist allowlist = IAllowlist(config.allowlist);
-        if (allowlist.isDenied(msg.sender)) revert Denied(msg.sender);
-        if (!allowlist.isAllowed(msg.sender, Masks.REDEEM)) revert Unauthorized(msg.sender);
-        if (recipient == address(0)) revert InvalidZeroAddress();
-        if (allowlist.isDenied(recipient)) revert Denied(recipient);
-        _transfer(msg.sender, address(this), lsEthAmount);
-        _transfer(address(this), config.redeemManager, lsEthAmount);
-        return IRedeemManager(config.redeemManager).requestRedeem(lsEthAmount, recipient, msg.sender);
+    function getAdmin() external view returns (address) {
+        return admin;
     }
-
-    /// @notice Claims satisfied redeem requests through the RedeemManager (ETH goes to each request's recipient).
-    function claimRedeemRequests(uint32[] calldata redeemRequestIds, uint32[] calldata withdrawalEventIds)
-        external
-        returns (uint8[] memory claimStatuses)
-    {
-        return IRedeemManager(config.redeemManager).claimRedeemRequests(
-            redeemRequestIds, withdrawalEventIds, true, type(uint16).max
-        );
-    }
-
-    function resolveRedeemRequests(uint32[] calldata redeemRequestIds) external view returns (int64[] memory) {
-        return IRedeemManager(config.redeemManager).resolveRedeemRequests(redeemRequestIds);
-    }
-
-    // ------------------------------------------------------------------ fee
 
     function getGlobalFee() external view returns (uint256) {
         return config.globalFee;
@@ -253,90 +210,15 @@ contract River is IRiver {
         emit SetCollector(collector);
     }
 
-    // ------------------------------------------------------------------ ETH inputs (only from their source)
-
-    function sendCLFunds() external payable {
-        if (msg.sender != config.withdraw) revert Unauthorized(msg.sender);
-    }
-
+    /// @notice EL fees, only from the EL fee recipient.
     function sendELFees() external payable {
         if (msg.sender != config.elFeeRecipient) revert Unauthorized(msg.sender);
-    }
-
-    function sendRedeemManagerExceedingFunds() external payable {
-        if (msg.sender != config.redeemManager) revert Unauthorized(msg.sender);
-    }
-
-    // ------------------------------------------------------------------ oracle report
-
-    /// @notice Applies one oracle report (only the Oracle contract). Steps, as on mainnet: pull skimmed and
-    ///         exited ETH, pull EL fees, pull the RedeemManager's exceeding ETH, mint the fee on the rewards,
-    ///         request validator exits for the unmet redeem demand, report a withdrawal event to the
-    ///         RedeemManager from the redeem buffer, then emit ProcessedConsensusLayerReport.
-    function setConsensusLayerData(ConsensusLayerReport calldata report) external {
-        if (msg.sender != config.oracle) revert Unauthorized(msg.sender);
-        StoredConsensusLayerReport memory last = lastReport;
-        if (report.epoch <= last.epoch) revert InvalidEpoch(report.epoch);
-        if (report.validatorsCount > depositedValidatorCount || report.validatorsCount < last.validatorsCount) {
-            revert InvalidValidatorCountReport(report.validatorsCount, depositedValidatorCount, last.validatorsCount);
-        }
-        if (report.validatorsSkimmedBalance < last.validatorsSkimmedBalance) {
-            revert InvalidDecreasingValidatorsSkimmedBalance(
-                last.validatorsSkimmedBalance, report.validatorsSkimmedBalance
-            );
-        }
-        if (report.validatorsExitedBalance < last.validatorsExitedBalance) {
-            revert InvalidDecreasingValidatorsExitedBalance(last.validatorsExitedBalance, report.validatorsExitedBalance);
-        }
-
-        ConsensusLayerDataReportingTrace memory trace;
-        uint256 skimmedIncrease = report.validatorsSkimmedBalance - last.validatorsSkimmedBalance;
-        uint256 exitedIncrease = report.validatorsExitedBalance - last.validatorsExitedBalance;
-        // validators first seen by this report were funded with 32 ETH each
-        uint256 previousValidatorsBalance =
-            last.validatorsBalance + uint256(report.validatorsCount - last.validatorsCount) * DEPOSIT_SIZE;
-
-        lastReport = StoredConsensusLayerReport({
-            epoch: report.epoch,
-            validatorsBalance: report.validatorsBalance,
-            validatorsSkimmedBalance: report.validatorsSkimmedBalance,
-            validatorsExitedBalance: report.validatorsExitedBalance,
-            validatorsExitingBalance: report.validatorsExitingBalance,
-            validatorsCount: report.validatorsCount,
-            rebalanceDepositToRedeemMode: report.rebalanceDepositToRedeemMode,
-            slashingContainmentMode: report.slashingContainmentMode
-        });
-        IOperatorsRegistry(config.operatorsRegistry).reportStoppedValidatorCounts(
-            report.stoppedValidatorCountPerOperator, depositedValidatorCount
-        );
-
-        _pullCLFunds(skimmedIncrease, exitedIncrease);
-        trace.pulledELFees = _pullELFees();
-        trace.pulledRedeemManagerExceedingEthBuffer = _pullRedeemManagerExceedingEth();
-        // no coverage fund on the devnet: trace.pulledCoverageFunds stays 0
-
-        uint256 consensusLayerAndFees =
-            report.validatorsBalance + skimmedIncrease + exitedIncrease + trace.pulledELFees;
-        if (consensusLayerAndFees > previousValidatorsBalance) {
-            trace.rewards = consensusLayerAndFees - previousValidatorsBalance;
-            _onEarnings(trace.rewards);
-        }
-
-        _requestExitsBasedOnRedeemDemand(report);
-        _reportWithdrawToRedeemManager();
-        _skimExcessBalanceToRedeem();
-
-        emit ProcessedConsensusLayerReport(report, trace);
     }
 
     // ------------------------------------------------------------------ views for tools and tests
 
     function getAllowlist() external view returns (address) {
         return config.allowlist;
-    }
-
-    function getRedeemManager() external view returns (address) {
-        return config.redeemManager;
     }
 
     function getOperatorsRegistry() external view returns (address) {
@@ -359,27 +241,28 @@ contract River is IRiver {
         return config.withdraw;
     }
 
-    function getKeeper() external view returns (address) {
-        return config.keeper;
-    }
-
     function getBalanceToDeposit() external view returns (uint256) {
         return balanceToDeposit;
-    }
-
-    function getBalanceToRedeem() external view returns (uint256) {
-        return balanceToRedeem;
     }
 
     function getDepositedValidatorCount() external view returns (uint256) {
         return depositedValidatorCount;
     }
 
-    function getLastConsensusLayerReport() external view returns (StoredConsensusLayerReport memory) {
-        return lastReport;
+    function getCLValidatorCount() external view returns (uint256) {
+        return lastReport.validatorsCount;
+    }
+
+    function getCLValidatorTotalBalance() external view returns (uint256) {
+        return lastReport.validatorsBalance;
     }
 
     // ------------------------------------------------------------------ internals
+
+    /// @dev Version hooks: the 1.x versions emit SetBalanceToDeposit / SetDepositedValidatorCount, 0.4 / 0.5 did not.
+    function _onBalanceToDeposit(uint256 oldAmount, uint256 newAmount) internal virtual {}
+
+    function _onDepositedValidatorCount(uint256 oldCount, uint256 newCount) internal virtual {}
 
     function _assetBalance() internal view returns (uint256) {
         uint256 seen = lastReport.validatorsCount;
@@ -441,8 +324,255 @@ contract River is IRiver {
     }
 
     function _setBalanceToDeposit(uint256 newAmount) internal {
-        emit SetBalanceToDeposit(balanceToDeposit, newAmount);
+        _onBalanceToDeposit(balanceToDeposit, newAmount);
         balanceToDeposit = newAmount;
+    }
+
+    /// @dev EL fees (at most `max`) join the deposit buffer; emits PulledELFees (also when 0).
+    function _pullELFees(uint256 max) internal returns (uint256 collected) {
+        uint256 before = address(this).balance;
+        IELFeeRecipient(config.elFeeRecipient).pullELFees(max);
+        collected = address(this).balance - before;
+        if (collected > 0) _setBalanceToDeposit(balanceToDeposit + collected);
+        emit PulledELFees(collected);
+    }
+
+    /// @dev Fee mint: sharesToMint = floor(r * S0 * f / (Unew * 10000 - r * f)), so the collector holds
+    ///      f / 10000 of the rewards' value at the post-report rate.
+    function _onEarnings(uint256 rewards) internal {
+        uint256 oldTotalSupply = totalShares;
+        if (oldTotalSupply == 0) return;
+        uint256 newTotalBalance = _assetBalance();
+        uint256 fee = config.globalFee;
+        uint256 denominator = newTotalBalance * BASIS_POINTS_MAX - rewards * fee;
+        uint256 sharesToMint = denominator == 0 ? 0 : (rewards * oldTotalSupply * fee) / denominator;
+        if (sharesToMint > 0) {
+            _mint(config.collector, sharesToMint);
+            emit RewardsEarned(
+                config.collector, newTotalBalance - rewards, oldTotalSupply, newTotalBalance, totalShares
+            );
+        }
+    }
+}
+
+/// @title River 0.4.0 shape (devnet): the pre-Shanghai River
+/// @notice The Oracle reports `setConsensusLayerData(validatorCount, validatorTotalBalance, roundId, maxIncrease)`;
+///         River pulls EL fees up to the margin `maxIncrease` leaves, mints the fee on
+///         rewards = new balance + EL fees - (previous balance + 32 ETH x newly seen validators) when positive,
+///         and emits ConsensusLayerDataUpdate. No withdrawals, no redemptions, no exits.
+contract RiverV0_4 is RiverBase {
+    error InvalidValidatorCountReport(uint256 reported, uint256 deposited, uint256 lastReported);
+    error InvalidEpoch(uint256 epoch);
+
+    /// @notice Applies one report (only the Oracle); roundId is the report's epoch as bytes32.
+    function setConsensusLayerData(
+        uint256 validatorCount,
+        uint256 validatorTotalBalance,
+        bytes32 roundId,
+        uint256 maxIncrease
+    ) external {
+        if (msg.sender != config.oracle) revert Unauthorized(msg.sender);
+        StoredConsensusLayerReport memory last = lastReport;
+        if (validatorCount > depositedValidatorCount || validatorCount < last.validatorsCount) {
+            revert InvalidValidatorCountReport(validatorCount, depositedValidatorCount, last.validatorsCount);
+        }
+        if (uint256(roundId) <= last.epoch) revert InvalidEpoch(uint256(roundId));
+        uint256 previousValidatorsBalance =
+            last.validatorsBalance + (validatorCount - last.validatorsCount) * DEPOSIT_SIZE;
+        lastReport.epoch = uint256(roundId);
+        lastReport.validatorsBalance = validatorTotalBalance;
+        lastReport.validatorsCount = uint32(validatorCount);
+
+        uint256 elFees;
+        // EL fees are pulled only within the margin the report leaves under maxIncrease
+        if (maxIncrease + previousValidatorsBalance > validatorTotalBalance) {
+            elFees = _pullELFees(maxIncrease + previousValidatorsBalance - validatorTotalBalance);
+        }
+        if (validatorTotalBalance + elFees > previousValidatorsBalance) {
+            _onEarnings(validatorTotalBalance + elFees - previousValidatorsBalance);
+        }
+        emit ConsensusLayerDataUpdate(validatorCount, validatorTotalBalance, roundId);
+    }
+}
+
+/// @title River 0.5.0 shape (devnet): 0.4.0 plus the coverage fund's declarations (no coverage fund on the devnet)
+contract RiverV0_5 is RiverV0_4 {
+    event PulledCoverageFunds(uint256 amount);
+
+    /// @notice Always the zero address: the devnet has no coverage fund.
+    function getCoverageFund() external pure returns (address) {
+        return address(0);
+    }
+}
+
+/// @title River 1.0.0 shape (devnet): withdrawals, redemptions and the struct report
+/// @notice The report is `setConsensusLayerData(ConsensusLayerReport)` from the Oracle, emitting
+///         ProcessedConsensusLayerReport (the steps are in devnet/README.md).
+contract RiverV1_0 is RiverBase {
+    event PulledCoverageFunds(uint256 amount);
+    event PulledRedeemManagerExceedingEth(uint256 amount);
+    event PulledCLFunds(uint256 pulledSkimmedEthAmount, uint256 pullExitedEthAmount);
+    event ReportedRedeemManager(
+        uint256 redeemManagerDemand, uint256 suppliedRedeemManagerDemand, uint256 suppliedRedeemManagerDemandInEth
+    );
+    event SetBalanceToDeposit(uint256 oldAmount, uint256 newAmount);
+    event SetBalanceToRedeem(uint256 oldAmount, uint256 newAmount);
+    event SetDepositedValidatorCount(uint256 oldDepositedValidatorCount, uint256 newDepositedValidatorCount);
+    event SetRedeemManager(address redeemManager);
+    event ProcessedConsensusLayerReport(ConsensusLayerReport report, ConsensusLayerDataReportingTrace trace);
+
+    error InvalidEpoch(uint256 epoch);
+    error InvalidValidatorCountReport(uint256 reported, uint256 deposited, uint256 lastReported);
+    error InvalidDecreasingValidatorsSkimmedBalance(uint256 last, uint256 reported);
+    error InvalidDecreasingValidatorsExitedBalance(uint256 last, uint256 reported);
+    error InvalidPulledClFundsAmount(uint256 requested, uint256 received);
+
+    /// @notice The 1.0 upgrade's initializer (version 1): wires the RedeemManager. Mainnet's signature; the
+    ///         devnet ignores every argument but the first (no report bounds, no daily committable limits).
+    function initRiverV1_1(
+        address redeemManager,
+        uint64,
+        uint64,
+        uint64,
+        uint64,
+        uint64,
+        uint256,
+        uint256,
+        uint128,
+        uint128
+    ) external init(1) {
+        if (redeemManager == address(0)) revert InvalidZeroAddress();
+        config.redeemManager = redeemManager;
+        emit SetRedeemManager(redeemManager);
+    }
+
+    // ------------------------------------------------------------------ redemptions
+
+    /// @notice Queues a redeem request (sender needs REDEEM, recipient not denied): transfers the shares
+    ///         sender -> River -> RedeemManager, which records the request at the current rate.
+    function requestRedeem(uint256 lsEthAmount, address recipient) external returns (uint32 redeemRequestId) {
+        IAllowlist allowlist = IAllowlist(config.allowlist);
+        if (allowlist.isDenied(msg.sender)) revert Denied(msg.sender);
+        if (!allowlist.isAllowed(msg.sender, Masks.REDEEM)) revert Unauthorized(msg.sender);
+        if (recipient == address(0)) revert InvalidZeroAddress();
+        if (allowlist.isDenied(recipient)) revert Denied(recipient);
+        _transfer(msg.sender, address(this), lsEthAmount);
+        _transfer(address(this), config.redeemManager, lsEthAmount);
+        return IRedeemManager(config.redeemManager).requestRedeem(lsEthAmount, recipient);
+    }
+
+    /// @notice Claims satisfied redeem requests through the RedeemManager (ETH goes to each request's recipient).
+    function claimRedeemRequests(uint32[] calldata redeemRequestIds, uint32[] calldata withdrawalEventIds)
+        external
+        returns (uint8[] memory claimStatuses)
+    {
+        return IRedeemManager(config.redeemManager).claimRedeemRequests(
+            redeemRequestIds, withdrawalEventIds, true, type(uint16).max
+        );
+    }
+
+    function resolveRedeemRequests(uint32[] calldata redeemRequestIds) external view returns (int64[] memory) {
+        return IRedeemManager(config.redeemManager).resolveRedeemRequests(redeemRequestIds);
+    }
+
+    // ------------------------------------------------------------------ ETH inputs (only from their source)
+
+    function sendCLFunds() external payable {
+        if (msg.sender != config.withdraw) revert Unauthorized(msg.sender);
+    }
+
+    function sendRedeemManagerExceedingFunds() external payable {
+        if (msg.sender != config.redeemManager) revert Unauthorized(msg.sender);
+    }
+
+    // ------------------------------------------------------------------ views
+
+    function getRedeemManager() external view returns (address) {
+        return config.redeemManager;
+    }
+
+    function getKeeper() external view returns (address) {
+        return config.keeper;
+    }
+
+    function getBalanceToRedeem() external view returns (uint256) {
+        return balanceToRedeem;
+    }
+
+    function getLastConsensusLayerReport() external view returns (StoredConsensusLayerReport memory) {
+        return lastReport;
+    }
+
+    // ------------------------------------------------------------------ oracle report
+
+    /// @notice Applies one oracle report (only the Oracle contract). Steps, as on mainnet: pull skimmed and
+    ///         exited ETH, pull EL fees, pull the RedeemManager's exceeding ETH, mint the fee on the rewards,
+    ///         request validator exits for the unmet redeem demand, report a withdrawal event to the
+    ///         RedeemManager from the redeem buffer, then emit ProcessedConsensusLayerReport.
+    function setConsensusLayerData(ConsensusLayerReport calldata report) external {
+        if (msg.sender != config.oracle) revert Unauthorized(msg.sender);
+        StoredConsensusLayerReport memory last = lastReport;
+        if (report.epoch <= last.epoch) revert InvalidEpoch(report.epoch);
+        if (report.validatorsCount > depositedValidatorCount || report.validatorsCount < last.validatorsCount) {
+            revert InvalidValidatorCountReport(report.validatorsCount, depositedValidatorCount, last.validatorsCount);
+        }
+        if (report.validatorsSkimmedBalance < last.validatorsSkimmedBalance) {
+            revert InvalidDecreasingValidatorsSkimmedBalance(
+                last.validatorsSkimmedBalance, report.validatorsSkimmedBalance
+            );
+        }
+        if (report.validatorsExitedBalance < last.validatorsExitedBalance) {
+            revert InvalidDecreasingValidatorsExitedBalance(last.validatorsExitedBalance, report.validatorsExitedBalance);
+        }
+
+        ConsensusLayerDataReportingTrace memory trace;
+        uint256 skimmedIncrease = report.validatorsSkimmedBalance - last.validatorsSkimmedBalance;
+        uint256 exitedIncrease = report.validatorsExitedBalance - last.validatorsExitedBalance;
+        // validators first seen by this report were funded with 32 ETH each
+        uint256 previousValidatorsBalance =
+            last.validatorsBalance + uint256(report.validatorsCount - last.validatorsCount) * DEPOSIT_SIZE;
+
+        lastReport = StoredConsensusLayerReport({
+            epoch: report.epoch,
+            validatorsBalance: report.validatorsBalance,
+            validatorsSkimmedBalance: report.validatorsSkimmedBalance,
+            validatorsExitedBalance: report.validatorsExitedBalance,
+            validatorsExitingBalance: report.validatorsExitingBalance,
+            validatorsCount: report.validatorsCount,
+            rebalanceDepositToRedeemMode: report.rebalanceDepositToRedeemMode,
+            slashingContainmentMode: report.slashingContainmentMode
+        });
+        IOperatorsRegistry(config.operatorsRegistry).reportStoppedValidatorCounts(
+            report.stoppedValidatorCountPerOperator, depositedValidatorCount
+        );
+
+        _pullCLFunds(skimmedIncrease, exitedIncrease);
+        trace.pulledELFees = _pullELFees(type(uint256).max);
+        trace.pulledRedeemManagerExceedingEthBuffer = _pullRedeemManagerExceedingEth();
+        // no coverage fund on the devnet: trace.pulledCoverageFunds stays 0
+
+        uint256 consensusLayerAndFees =
+            report.validatorsBalance + skimmedIncrease + exitedIncrease + trace.pulledELFees;
+        if (consensusLayerAndFees > previousValidatorsBalance) {
+            trace.rewards = consensusLayerAndFees - previousValidatorsBalance;
+            _onEarnings(trace.rewards);
+        }
+
+        _requestExitsBasedOnRedeemDemand(report);
+        _reportWithdrawToRedeemManager();
+        _skimExcessBalanceToRedeem();
+
+        emit ProcessedConsensusLayerReport(report, trace);
+    }
+
+    // ------------------------------------------------------------------ internals
+
+    function _onBalanceToDeposit(uint256 oldAmount, uint256 newAmount) internal override {
+        emit SetBalanceToDeposit(oldAmount, newAmount);
+    }
+
+    function _onDepositedValidatorCount(uint256 oldCount, uint256 newCount) internal override {
+        emit SetDepositedValidatorCount(oldCount, newCount);
     }
 
     function _setBalanceToRedeem(uint256 newAmount) internal {
@@ -463,15 +593,6 @@ contract River is IRiver {
         emit PulledCLFunds(skimmedAmount, exitedAmount);
     }
 
-    /// @dev EL fees join the deposit buffer.
-    function _pullELFees() internal returns (uint256 collected) {
-        uint256 before = address(this).balance;
-        IELFeeRecipient(config.elFeeRecipient).pullELFees(type(uint256).max);
-        collected = address(this).balance - before;
-        if (collected > 0) _setBalanceToDeposit(balanceToDeposit + collected);
-        emit PulledELFees(collected);
-    }
-
     /// @dev The RedeemManager's exceeding ETH joins the redeem buffer (raises U, not a reward).
     function _pullRedeemManagerExceedingEth() internal returns (uint256 collected) {
         uint256 before = address(this).balance;
@@ -480,23 +601,6 @@ contract River is IRiver {
         if (collected > 0) {
             _setBalanceToRedeem(balanceToRedeem + collected);
             emit PulledRedeemManagerExceedingEth(collected);
-        }
-    }
-
-    /// @dev Fee mint: sharesToMint = floor(r * S0 * f / (Unew * 10000 - r * f)), so the collector holds
-    ///      f / 10000 of the rewards' value at the post-report rate.
-    function _onEarnings(uint256 rewards) internal {
-        uint256 oldTotalSupply = totalShares;
-        if (oldTotalSupply == 0) return;
-        uint256 newTotalBalance = _assetBalance();
-        uint256 fee = config.globalFee;
-        uint256 denominator = newTotalBalance * BASIS_POINTS_MAX - rewards * fee;
-        uint256 sharesToMint = denominator == 0 ? 0 : (rewards * oldTotalSupply * fee) / denominator;
-        if (sharesToMint > 0) {
-            _mint(config.collector, sharesToMint);
-            emit RewardsEarned(
-                config.collector, newTotalBalance - rewards, oldTotalSupply, newTotalBalance, totalShares
-            );
         }
     }
 
@@ -550,5 +654,15 @@ contract River is IRiver {
         uint256 amount = balanceToRedeem;
         _setBalanceToRedeem(0);
         _setBalanceToDeposit(balanceToDeposit + amount);
+    }
+}
+
+/// @title River 1.2.1 shape (devnet): 1.0.0's behaviour with 1.2's initializer and version()
+contract RiverV1_2 is RiverV1_0 {
+    /// @notice The 1.2 upgrade's initializer (version 2); nothing to migrate on the devnet.
+    function initRiverV1_2() external init(2) {}
+
+    function version() external pure returns (string memory) {
+        return "1.2.1";
     }
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
 
-// Types, masks and interfaces shared by the devnet contracts. The two report structs have exactly
-// the mainnet field order, so ProcessedConsensusLayerReport hashes to the published topic0.
+// Types, masks, interfaces and the initializer base shared by the devnet contracts. The two report structs
+// have exactly the mainnet field order, so ProcessedConsensusLayerReport hashes to the published topic0.
 
 /// @notice One oracle report (mainnet IOracleManagerV1.ConsensusLayerReport).
 struct ConsensusLayerReport {
@@ -38,6 +38,37 @@ interface IAllowlist {
     function isDenied(address account) external view returns (bool);
 }
 
+/// @notice The initializer versions of a contract behind a proxy (a proxy runs no constructor): each
+///         `init(n)` function runs once, when the stored version is n, and leaves n + 1 (mainnet Initializable).
+///         Every devnet contract behind a proxy inherits this first, so its storage starts at the same slot
+///         in every implementation version.
+abstract contract Initializable {
+    event Initialize(uint256 version, bytes cdata);
+
+    error InvalidInitialization(uint256 version, uint256 expectedVersion);
+
+    uint256 internal initializedVersion;
+
+    modifier init(uint256 version) {
+        if (version != initializedVersion) revert InvalidInitialization(version, initializedVersion);
+        initializedVersion = version + 1;
+        emit Initialize(version, msg.data);
+        _;
+    }
+}
+
+/// @notice River as the 0.4 / 0.5 Oracle sees it (mainnet IRiverV1 before 1.0.0).
+interface IRiverV0 {
+    function setConsensusLayerData(
+        uint256 validatorCount,
+        uint256 validatorTotalBalance,
+        bytes32 roundId,
+        uint256 maxIncrease
+    ) external;
+    function totalUnderlyingSupply() external view returns (uint256);
+    function totalSupply() external view returns (uint256);
+}
+
 interface IRiver {
     function underlyingBalanceFromShares(uint256 shares) external view returns (uint256);
     function getAllowlist() external view returns (address);
@@ -48,7 +79,7 @@ interface IRiver {
 }
 
 interface IRedeemManager {
-    function requestRedeem(uint256 lsEthAmount, address recipient, address initiator) external returns (uint32);
+    function requestRedeem(uint256 lsEthAmount, address recipient) external returns (uint32);
     function reportWithdraw(uint256 lsEthWithdrawable) external payable;
     function pullExceedingEth(uint256 max) external;
     function getRedeemDemand() external view returns (uint256);

@@ -8,6 +8,8 @@ import { allowlistAbi, PERMISSION } from '../../chain/abi.ts'
 import { devnetOperatorsRegistryAbi, devnetRiverAbi } from '../abi.ts'
 import type { TxRequest } from '../blocks.ts'
 import { ETH } from '../consensus.ts'
+import { upgradeTx } from '../deploy.ts'
+import { atLeast } from '../versions.ts'
 import { mine } from './ledger.ts'
 import { mineReport } from './report.ts'
 import type { DaySummary, SimulationContext, WalletState } from './state.ts'
@@ -72,8 +74,13 @@ export async function runDay(ctx: SimulationContext): Promise<DaySummary> {
   const rng = ctx.userRng.fork(`day-${day}`)
   const transactionsBefore = counts.transactions
 
-  // first block: keeper, claims, onboarding, admin, then users; later blocks: users
+  // first block: the day's upgrades, keeper, claims, onboarding, admin, then users; later blocks: users
   const txsA: TxRequest[] = []
+  // the proxy admin's upgrades come first: the rest of the day acts through the new versions
+  for (const step of ctx.deployment.plan.upgrades.filter((s) => s.day === day)) {
+    txsA.push(upgradeTx(ctx.deployment, step))
+    ctx.versions[step.contract] = step.version
+  }
   const [clDeposit, exitDemand, claims] = await Promise.all([
     clDepositTx(ctx),
     publicClient.readContract({
@@ -129,22 +136,11 @@ export async function runDay(ctx: SimulationContext): Promise<DaySummary> {
     const candidates = wallets.filter((w) => w.kind === 'minter' && !w.denied && w.shares > 0n)
     const target = candidates.length > 0 ? rng.pick(candidates) : undefined
     deniedToday = target
-    if (target) {
-      txsA.push(
-        call(
-          roles.denier,
-          contracts.allowlist,
-          encodeFunctionData({
-            abi: allowlistAbi,
-            functionName: 'setDenyPermissions',
-            args: [[target.address], [PERMISSION.DENY]],
-          }),
-          GAS.admin,
-          `deny wallet ${target.index}`,
-        ),
-      )
-    }
+    ctx.deniedWallet = target
+    if (target) txsA.push(...denyTxs(ctx, target, true))
   }
+  const undenied = day === ctx.undenyDay ? ctx.deniedWallet : undefined
+  if (undenied?.denied) txsA.push(...denyTxs(ctx, undenied, false))
   if (feeChange && day === feeChange.day) {
     txsA.push(
       call(
@@ -163,6 +159,7 @@ export async function runDay(ctx: SimulationContext): Promise<DaySummary> {
   // wallets losing their permissions in this block act from the next day on
   const changing = new Set<WalletState>(offboarded)
   if (deniedToday) changing.add(deniedToday)
+  if (undenied) changing.add(undenied)
   txsA.push(...userTxs(ctx, rng, day, times.length, changing))
   await mine(ctx, txsA, times[0] as bigint)
   startOwedExits(ctx, day)
@@ -178,4 +175,33 @@ export async function runDay(ctx: SimulationContext): Promise<DaySummary> {
     reportBlock: report.blockNumber,
     transactions: counts.transactions - transactionsBefore,
   }
+}
+
+/**
+ * Denies a wallet, or lifts its denial and allowlists it again as a minter. From Allowlist 1.2.1 on the denier
+ * (dev account #3) calls setDenyPermissions (DENY, or 0 to lift), then the simulator's allowlisting restores the
+ * permissions; before, the allower's `allow` (through the firewall) stores DENY or the new permissions itself.
+ */
+function denyTxs(ctx: SimulationContext, wallet: WalletState, deny: boolean): TxRequest[] {
+  const { contracts, roles } = ctx.deployment
+  const value = deny ? PERMISSION.DENY : MINTER_PERMISSIONS
+  if (!atLeast(ctx.versions.allowlist, '1.2.1')) {
+    return allowTxs(ctx, [wallet.address], [value], `${deny ? 'deny' : 'undeny'} wallet ${wallet.index}`)
+  }
+  const txs = [
+    call(
+      roles.denier,
+      contracts.allowlist,
+      encodeFunctionData({
+        abi: allowlistAbi,
+        functionName: 'setDenyPermissions',
+        args: [[wallet.address], [deny ? PERMISSION.DENY : 0n]],
+      }),
+      GAS.admin,
+      `${deny ? 'deny' : 'undeny'} wallet ${wallet.index}`,
+    ),
+  ]
+  if (!deny)
+    txs.push(...allowTxs(ctx, [wallet.address], [MINTER_PERMISSIONS], `allow wallet ${wallet.index} again`))
+  return txs
 }

@@ -2,24 +2,115 @@
  * Mining with log replay: every mined block's logs update the simulator's records (wallet shares and
  * permissions, open redeem requests, validator deposits and requested exits), as an indexer would.
  */
-import { type Hash, type Log, parseEventLogs } from 'viem'
-import { allowlistAbi, PERMISSION, redeemManagerAbi, riverAbi } from '../../chain/abi.ts'
+import {
+  type Address,
+  concat,
+  decodeAbiParameters,
+  decodeFunctionData,
+  type Hash,
+  keccak256,
+  type Log,
+  pad,
+  parseEventLogs,
+  toEventSelector,
+} from 'viem'
+import {
+  allowlistAbi,
+  allowlistLegacyAbi,
+  PERMISSION,
+  proxyAbi,
+  redeemManagerAbi,
+  riverAbi,
+} from '../../chain/abi.ts'
 import { devnetOperatorsRegistryAbi } from '../abi.ts'
-import type { MinedBlock, TxRequest } from '../blocks.ts'
+import type { MinedBlock, RpcLog, TxRequest } from '../blocks.ts'
+import { atLeast, PROXIED_CONTRACTS } from '../versions.ts'
 import type { SimulationContext } from './state.ts'
 
-const eventsAbi = [...riverAbi, ...redeemManagerAbi, ...allowlistAbi, ...devnetOperatorsRegistryAbi]
+/** topic0 of SetAllowlistPermissions (the same with `accounts` indexed or not). */
+const PERMISSIONS_TOPIC = toEventSelector('SetAllowlistPermissions(address[],uint256[])')
+
+const eventsAbi = [
+  ...riverAbi,
+  ...redeemManagerAbi,
+  ...allowlistAbi,
+  ...devnetOperatorsRegistryAbi,
+  ...proxyAbi,
+]
+
+/**
+ * A permission change replayed on a wallet. Before 1.2.1 (`allow`) the value is stored as given, the DENY bit
+ * included; from 1.2.1 on a DENY value is stored as exactly DENY, and a value without it on a denied account
+ * can only come from setDenyPermissions, which stores 0.
+ */
+function applyPermission(ctx: SimulationContext, account: Address, value: bigint): void {
+  const wallet = ctx.walletByAddress.get(account.toLowerCase())
+  if (!wallet) return
+  const legacy = !atLeast(ctx.versions.allowlist, '1.2.1')
+  if ((value & PERMISSION.DENY) === PERMISSION.DENY) {
+    wallet.denied = true
+    wallet.permissions = legacy ? value : PERMISSION.DENY
+  } else if (wallet.denied && !legacy) {
+    wallet.denied = false
+    wallet.permissions = 0n
+  } else {
+    wallet.denied = false
+    wallet.permissions = value
+  }
+}
+
+/**
+ * The 0.4.0 Allowlist's SetAllowlistPermissions has `accounts` indexed: the log holds only the hash of the
+ * array, so the accounts come from the transaction's calldata (`allow`, sent directly or forwarded unchanged by
+ * the firewall), checked against that hash.
+ */
+async function replayIndexedPermissions(ctx: SimulationContext, log: RpcLog): Promise<void> {
+  const [permissions] = decodeAbiParameters([{ type: 'uint256[]' }], log.data)
+  const tx = await ctx.publicClient.getTransaction({ hash: log.transactionHash })
+  const { args } = decodeFunctionData({ abi: allowlistLegacyAbi, data: tx.input })
+  const [accounts] = args
+  const topic = keccak256(accounts.length === 0 ? '0x' : concat(accounts.map((a) => pad(a))))
+  if (topic !== log.topics[1]) {
+    throw new Error(
+      `block ${BigInt(log.blockNumber)} tx ${log.transactionHash} log ${BigInt(log.logIndex)}: allow calldata does not match the indexed accounts`,
+    )
+  }
+  accounts.forEach((account, i) => {
+    applyPermission(ctx, account, permissions[i] ?? 0n)
+  })
+}
 
 /** Applies the logs of one mined block to the simulator's records. */
-export function applyBlock(ctx: SimulationContext, block: MinedBlock, timestamp: bigint): void {
+export async function applyBlock(
+  ctx: SimulationContext,
+  block: MinedBlock,
+  timestamp: bigint,
+): Promise<void> {
   const { contracts } = ctx.deployment
   const { counts, walletByAddress, openRequests, consensusModel, requestedExits } = ctx
   counts.blocks += 1
   counts.transactions += block.receipts.length
   const known = new Set<string>(Object.values(contracts).map((a) => a.toLowerCase()))
   const logs = block.logs.filter((log) => known.has(log.address.toLowerCase()))
+  const allowlist = contracts.allowlist.toLowerCase()
   const parsed = parseEventLogs({ abi: eventsAbi, logs: logs as unknown as Log[] })
-  for (const log of parsed) {
+  // the 0.4.0 allowlist logs (2 topics) do not decode with allowlistAbi: they are replayed in their place
+  const legacy = logs.filter(
+    (l) =>
+      l.address.toLowerCase() === allowlist && l.topics.length === 2 && l.topics[0] === PERMISSIONS_TOPIC,
+  )
+  const ordered = [
+    ...parsed.map((log) => ({ index: Number(log.logIndex), log, legacy: undefined })),
+    ...legacy.map((log) => ({ index: Number(BigInt(log.logIndex)), log: undefined, legacy: log })),
+  ].sort((a, b) => a.index - b.index)
+  let upgraded = false
+  for (const item of ordered) {
+    if (item.legacy) {
+      await replayIndexedPermissions(ctx, item.legacy)
+      continue
+    }
+    const log = item.log
+    if (!log) continue
     const address = log.address.toLowerCase()
     switch (log.eventName) {
       case 'Transfer': {
@@ -43,23 +134,26 @@ export function applyBlock(ctx: SimulationContext, block: MinedBlock, timestamp:
         break
       }
       case 'SetAllowlistPermissions': {
-        if (address !== contracts.allowlist.toLowerCase()) break
+        if (address !== allowlist) break
         log.args.accounts.forEach((account, i) => {
-          const wallet = walletByAddress.get(account.toLowerCase())
-          const value = log.args.permissions[i] ?? 0n
-          if (!wallet) return
-          if ((value & PERMISSION.DENY) === PERMISSION.DENY) {
-            // setDenyPermissions stores exactly DENY
-            wallet.denied = true
-            wallet.permissions = PERMISSION.DENY
-          } else if (wallet.denied) {
-            // setAllowPermissions cannot touch a denied account: this is an undeny, which stores 0
-            wallet.denied = false
-            wallet.permissions = 0n
-          } else {
-            wallet.permissions = value
-          }
+          applyPermission(ctx, account, log.args.permissions[i] ?? 0n)
         })
+        break
+      }
+      case 'Upgraded': {
+        const contract = PROXIED_CONTRACTS.find((c) => contracts[c].toLowerCase() === address)
+        if (!contract) break
+        const record = ctx.deployment.implementations[contract].find(
+          (r) => r.address.toLowerCase() === log.args.implementation.toLowerCase(),
+        )
+        if (!record) {
+          throw new Error(
+            `block ${block.number}: ${contract} upgraded to ${log.args.implementation}, not a devnet implementation`,
+          )
+        }
+        ctx.versions[contract] = record.version
+        record.block ??= block.number
+        upgraded = true
         break
       }
       case 'FundedValidators':
@@ -76,6 +170,7 @@ export function applyBlock(ctx: SimulationContext, block: MinedBlock, timestamp:
         break
     }
   }
+  if (upgraded) ctx.onUpgrade?.()
 }
 
 /**
@@ -90,6 +185,6 @@ export async function mine(
   timestamp: bigint,
 ): Promise<MinedBlock[]> {
   const blocks = await ctx.builder.mine(txs, timestamp)
-  for (const block of blocks) applyBlock(ctx, block, block.timestamp)
+  for (const block of blocks) await applyBlock(ctx, block, block.timestamp)
   return blocks
 }

@@ -4,10 +4,11 @@
  * outcome and rewrites the consensus facts file.
  */
 import { renameSync, writeFileSync } from 'node:fs'
-import { type Address, encodeFunctionData, type Log, parseEventLogs } from 'viem'
-import { redeemManagerAbi, riverAbi } from '../../chain/abi.ts'
-import { devnetOracleAbi } from '../abi.ts'
-import type { ConsensusFacts } from '../consensus.ts'
+import { type Address, encodeFunctionData, type Hex, type Log, parseEventLogs } from 'viem'
+import { oracleLegacyAbi, redeemManagerAbi, riverAbi, riverLegacyAbi } from '../../chain/abi.ts'
+import { devnetOracleAbi, devnetOracleLegacyAbi } from '../abi.ts'
+import { type ConsensusDay, type ConsensusFacts, DEPOSIT_SIZE } from '../consensus.ts'
+import { atLeast } from '../versions.ts'
 import { mine } from './ledger.ts'
 import type { ReportRecord, SimulationContext } from './state.ts'
 import { call, GAS } from './transactions.ts'
@@ -23,7 +24,12 @@ export async function mineReport(ctx: SimulationContext, day: number, date: stri
   const timestamp = timeline.reportTime(day)
   const epoch = timeline.epochAt(timestamp)
   const slashing = day === ctx.lossDay
-  const outcome = consensusModel.advance({ day, date, timestamp, epoch, slashing })
+  const riverVersion = ctx.versions.river
+  if (!riverVersion) throw new Error('River has no version')
+  const legacy = !atLeast(ctx.versions.oracle, '1.0.0')
+  // before River 1.0.0 (Shanghai) nothing leaves the consensus layer: no sweeps, no withdrawals
+  const withdrawals = atLeast(riverVersion, '1.0.0')
+  const outcome = consensusModel.advance({ day, date, timestamp, epoch, slashing, withdrawals })
   ctx.factsHistory.push(outcome.facts)
   const rebalance = ctx.reportRng.chance(ctx.behavior.rebalanceDepositToRedeem)
   // consensus-layer withdrawals and block rewards are credited without transactions, as on mainnet
@@ -53,40 +59,35 @@ export async function mineReport(ctx: SimulationContext, day: number, date: stri
     rebalanceDepositToRedeemMode: rebalance,
     slashingContainmentMode: slashing,
   }
+  const data: Hex = legacy
+    ? encodeFunctionData({
+        abi: devnetOracleLegacyAbi,
+        functionName: 'reportConsensusLayerData',
+        // the 0.4 Oracle takes the balance in gwei (River receives it x 1e9)
+        args: [epoch, outcome.validatorsBalance / GWEI, outcome.validatorsCount],
+      })
+    : encodeFunctionData({
+        abi: devnetOracleAbi,
+        functionName: 'reportConsensusLayerData',
+        args: [reportArgs],
+      })
   const [block] = await mine(
     ctx,
-    [
-      call(
-        roles.oracleMember,
-        contracts.oracle,
-        encodeFunctionData({
-          abi: devnetOracleAbi,
-          functionName: 'reportConsensusLayerData',
-          args: [reportArgs],
-        }),
-        GAS.report,
-        `oracle report of ${date}`,
-      ),
-    ],
+    [call(roles.oracleMember, contracts.oracle, data, GAS.report, `oracle report of ${date}`)],
     timestamp,
   )
   if (!block) throw new Error(`report of ${date} mined no block`)
   const receipt = block.receipts[0]
-  const parsed = parseEventLogs({
-    abi: [...riverAbi, ...redeemManagerAbi],
-    logs: (receipt?.logs ?? []) as unknown as Log[],
-  })
-  let trace:
-    | { rewards: bigint; pulledELFees: bigint; pulledRedeemManagerExceedingEthBuffer: bigint }
-    | undefined
+  const logs = (receipt?.logs ?? []) as unknown as Log[]
+  const trace = legacy
+    ? await legacyTrace(ctx, logs, outcome, block.number, date)
+    : processedTrace(logs, date)
   let feeShares = 0n
   let withdrawalEventId: number | undefined
-  for (const log of parsed) {
-    if (log.eventName === 'ProcessedConsensusLayerReport') trace = log.args.trace
+  for (const log of parseEventLogs({ abi: [...riverAbi, ...redeemManagerAbi], logs })) {
     if (log.eventName === 'RewardsEarned') feeShares = log.args.newTotalSupply - log.args.oldTotalSupply
     if (log.eventName === 'ReportedWithdrawal') withdrawalEventId = log.args.id
   }
-  if (!trace) throw new Error(`report of ${date} emitted no ProcessedConsensusLayerReport`)
   const atBlock = (functionName: 'totalUnderlyingSupply' | 'totalSupply' | 'getGlobalFee') =>
     publicClient.readContract({
       address: contracts.river,
@@ -118,7 +119,8 @@ export async function mineReport(ctx: SimulationContext, day: number, date: stri
     stoppedValidatorCount: outcome.stoppedValidatorCountPerOperator[0] ?? 0,
     withdrawalEventId,
     slashing,
-    rebalanceDepositToRedeemMode: rebalance,
+    rebalanceDepositToRedeemMode: legacy ? false : rebalance,
+    riverVersion,
   }
   ctx.reports.push(record)
   ctx.nextDay = day + 1
@@ -135,6 +137,68 @@ export async function mineReport(ctx: SimulationContext, day: number, date: stri
     'devnet report mined',
   )
   return record
+}
+
+const GWEI = 10n ** 9n
+
+interface Trace {
+  rewards: bigint
+  pulledELFees: bigint
+  pulledRedeemManagerExceedingEthBuffer: bigint
+}
+
+/** The trace of a 1.x report, from its ProcessedConsensusLayerReport. */
+function processedTrace(logs: Log[], date: string): Trace {
+  for (const log of parseEventLogs({ abi: riverAbi, logs })) {
+    if (log.eventName === 'ProcessedConsensusLayerReport') return log.args.trace
+  }
+  throw new Error(`report of ${date} emitted no ProcessedConsensusLayerReport`)
+}
+
+/**
+ * The trace of a 0.4 / 0.5 report, which has none: the EL fees from PulledELFees; the rewards as River computes
+ * them (new balance + EL fees - previous balance - 32 ETH x newly seen validators, 0 on a loss), from the stored
+ * report before the block; checks the Oracle's CLReported and PostTotalShares and River's ConsensusLayerDataUpdate.
+ */
+async function legacyTrace(
+  ctx: SimulationContext,
+  logs: Log[],
+  outcome: ConsensusDay,
+  blockNumber: bigint,
+  date: string,
+): Promise<Trace> {
+  const { contracts } = ctx.deployment
+  const read = (functionName: 'getCLValidatorTotalBalance' | 'getCLValidatorCount') =>
+    ctx.publicClient.readContract({
+      address: contracts.river,
+      abi: riverLegacyAbi,
+      functionName,
+      blockNumber: blockNumber - 1n,
+    })
+  const [previousBalance, previousCount] = await Promise.all([
+    read('getCLValidatorTotalBalance'),
+    read('getCLValidatorCount'),
+  ])
+  const balance = (outcome.validatorsBalance / GWEI) * GWEI
+  let pulledELFees: bigint | undefined
+  let update: { validatorCount: bigint; validatorTotalBalance: bigint } | undefined
+  let posted = false
+  for (const log of parseEventLogs({ abi: [...riverAbi, ...riverLegacyAbi, ...oracleLegacyAbi], logs })) {
+    if (log.eventName === 'PulledELFees') pulledELFees = log.args.amount
+    if (log.eventName === 'ConsensusLayerDataUpdate') update = log.args
+    if (log.eventName === 'PostTotalShares') posted = true
+  }
+  if (!update || !posted || pulledELFees === undefined) {
+    throw new Error(`report of ${date} emitted no ConsensusLayerDataUpdate, PulledELFees or PostTotalShares`)
+  }
+  if (update.validatorTotalBalance !== balance || update.validatorCount !== BigInt(outcome.validatorsCount)) {
+    throw new Error(
+      `report of ${date}: ConsensusLayerDataUpdate does not carry the reported balance and count`,
+    )
+  }
+  const previous = previousBalance + (BigInt(outcome.validatorsCount) - previousCount) * DEPOSIT_SIZE
+  const rewards = balance + pulledELFees > previous ? balance + pulledELFees - previous : 0n
+  return { rewards, pulledELFees, pulledRedeemManagerExceedingEthBuffer: 0n }
 }
 
 /**

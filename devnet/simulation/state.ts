@@ -10,6 +10,7 @@ import type { ConsensusFacts, ConsensusModel } from '../consensus.ts'
 import type { DevnetDeployment } from '../deploy.ts'
 import type { Rng } from '../rng.ts'
 import type { Timeline } from '../timeline.ts'
+import type { ProtocolVersion, ProxiedContract } from '../versions.ts'
 
 /** Per-wallet daily behaviour of the simulated users (probabilities are per wallet per day). */
 export const DEFAULT_BEHAVIOR = {
@@ -76,6 +77,8 @@ export interface ReportRecord {
   withdrawalEventId: number | undefined
   slashing: boolean
   rebalanceDepositToRedeemMode: boolean
+  /** River's version at the report (0.4.0 / 0.5.0: ConsensusLayerDataUpdate; 1.x: ProcessedConsensusLayerReport) */
+  riverVersion: ProtocolVersion
 }
 
 /** One simulated day: its date, its report block and how many transactions it mined. */
@@ -130,6 +133,14 @@ export interface SimulationContext {
   lossDay: number | null
   feeChange: { day: number; fee: number } | null
   denyDay: number | null
+  /** day index at which the wallet denied on `denyDay` is undenied and allowlisted again, or null */
+  undenyDay: number | null
+  /** the wallet denied on `denyDay` */
+  deniedWallet: WalletState | undefined
+  /** each proxy's current version, replayed from the proxies' Upgraded logs (null: no proxy yet) */
+  versions: Record<ProxiedContract, ProtocolVersion | null>
+  /** called after a block whose logs upgraded a proxy (devnet.json is rewritten with the blocks) */
+  onUpgrade: (() => void) | undefined
   consensusFile: string | undefined
   logger: Logger | undefined
   builder: BlockBuilder

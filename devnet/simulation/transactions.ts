@@ -3,10 +3,11 @@
  * deposits, the keeper's consensus-layer deposits, and the gas each is given.
  */
 import { type Address, encodeFunctionData, type Hex } from 'viem'
-import { allowlistAbi, PERMISSION } from '../../chain/abi.ts'
+import { allowlistAbi, allowlistLegacyAbi, PERMISSION } from '../../chain/abi.ts'
 import { devnetRiverAbi } from '../abi.ts'
 import type { TxRequest } from '../blocks.ts'
 import { DEPOSIT_SIZE } from '../consensus.ts'
+import { atLeast } from '../versions.ts'
 import type { SimulationContext, WalletState } from './state.ts'
 
 /** Gas limits of the simulator's transactions. */
@@ -46,7 +47,12 @@ export const call = (
   value?: bigint,
 ): TxRequest => (value === undefined ? { from, to, data, gas, label } : { from, to, data, gas, label, value })
 
-/** setAllowPermissions by the simulator's allower, 200 accounts per transaction; counts the changes. */
+/**
+ * The simulator's allowlisting, 200 accounts per transaction, sent to the AllowlistFirewall by its admin (the
+ * simulator's allower, dev account #2), which forwards it to the Allowlist: `allow` before 1.2.1,
+ * `setAllowPermissions` from 1.2.1 on (the version in force, as replayed from the proxy's Upgraded logs);
+ * counts the changes.
+ */
 export function allowTxs(
   ctx: SimulationContext,
   accounts: Address[],
@@ -57,15 +63,14 @@ export function allowTxs(
   const txs: TxRequest[] = []
   for (let i = 0; i < accounts.length; i += ALLOWLIST_CHUNK) {
     const chunk = accounts.slice(i, i + ALLOWLIST_CHUNK)
+    const args = [chunk, permissions.slice(i, i + ALLOWLIST_CHUNK)] as const
     txs.push(
       call(
         roles.simulatorAllower,
-        contracts.allowlist,
-        encodeFunctionData({
-          abi: allowlistAbi,
-          functionName: 'setAllowPermissions',
-          args: [chunk, permissions.slice(i, i + ALLOWLIST_CHUNK)],
-        }),
+        contracts.firewall,
+        atLeast(ctx.versions.allowlist, '1.2.1')
+          ? encodeFunctionData({ abi: allowlistAbi, functionName: 'setAllowPermissions', args })
+          : encodeFunctionData({ abi: allowlistLegacyAbi, functionName: 'allow', args }),
         GAS.allowlistBase + GAS.allowlistPerAccount * BigInt(chunk.length),
         label,
       ),

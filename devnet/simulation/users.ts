@@ -7,6 +7,7 @@ import { PERMISSION, redeemManagerAbi } from '../../chain/abi.ts'
 import { devnetRiverAbi } from '../abi.ts'
 import type { TxRequest } from '../blocks.ts'
 import type { Rng } from '../rng.ts'
+import { atLeast } from '../versions.ts'
 import type { SimulationContext, WalletState } from './state.ts'
 import { call, depositTx, GAS } from './transactions.ts'
 
@@ -60,7 +61,8 @@ export function userTxs(
   const txs: TxRequest[] = []
   const pDeposit = behavior.deposit / blocksPerDay
   const pTransfer = behavior.transfer / blocksPerDay
-  const pRedeem = behavior.redeem / blocksPerDay
+  // redemptions exist from River 1.0.0 on
+  const pRedeem = atLeast(ctx.versions.river, '1.0.0') ? behavior.redeem / blocksPerDay : 0
   for (const wallet of ctx.wallets) {
     if (wallet.denied || skip.has(wallet)) continue
     // a wallet allowlisted today makes its first deposit once the permission is mined

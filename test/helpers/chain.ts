@@ -75,13 +75,31 @@ export async function sendToAllowlist(
   role: DevRole,
   data: Hex,
 ): Promise<'success' | 'reverted'> {
+  return sendFrom(devnet, role, devnet.contracts.allowlist as Address, data)
+}
+
+/** Sends `data` to the devnet's AllowlistFirewall from a dev role; returns the mined transaction's receipt status. */
+export async function sendToFirewall(
+  devnet: DevnetHandle,
+  role: DevRole,
+  data: Hex,
+): Promise<'success' | 'reverted'> {
+  return sendFrom(devnet, role, devnet.firewall as Address, data)
+}
+
+async function sendFrom(
+  devnet: DevnetHandle,
+  role: DevRole,
+  to: Address,
+  data: Hex,
+): Promise<'success' | 'reverted'> {
   const wallet = createWalletClient({
     account: privateKeyToAccount(devAccount(role).privateKey),
     transport: viemHttp(devnet.rpcUrl),
   })
   const hash = await wallet.sendTransaction({
     chain: null,
-    to: devnet.contracts.allowlist as Address,
+    to,
     data,
     gas: 200_000n,
   })
