@@ -58,8 +58,8 @@ export interface StartDevnetOptions {
   chainId?: number
   logger?: Logger
   /**
-   * `current` (default): every proxy on the 1.2.1 shapes from the start, no upgrades. `versioned`: the
-   * protocol's version history, starting on 0.4.0 and upgraded to 0.5.0, 1.0.0 and 1.2.1 (README).
+   * `versioned` (default): the protocol's version history, starting on 0.4.0 and upgraded to 0.5.0, 1.0.0 and
+   * 1.2.1 (README). `current`: every proxy on the 1.2.1 shapes from the start, no upgrades.
    */
   history?: HistoryKind
   /** upgrade days of a versioned history (default { v05Day: 7, v1Day: 20, v12Day: 35 }) */
@@ -208,7 +208,7 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
   let simulator: Simulator | undefined
   try {
     const { publicClient, testClient } = createDevnetClients(anvil.rpcUrl)
-    const history = options.history ?? 'current'
+    const history = options.history ?? 'versioned'
     const deployment = await deployDevnet({
       publicClient,
       testClient,

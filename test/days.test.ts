@@ -128,6 +128,21 @@ describe.runIf(servicesOk)('daily records end to end (Postgres, Redis, anvil)', 
     expect(checked.days).toBe(TOTAL_DAYS)
     expect(checked.walletDays).toBeGreaterThan(TOTAL_DAYS * 8)
 
+    // the history crossed the protocol's versions: reports before River 1.0.0 (ConsensusLayerDataUpdate) and
+    // after it, every one a day that equals the chain (above); a deny set and lifted under 1.2.1 is stored as
+    // the Allowlist stored it (DENY, then 0), not as the events carried it
+    const shapes = await db('oracle_reports').distinct('report_shape').pluck('report_shape')
+    expect(shapes.sort()).toEqual(['legacy', 'v1'])
+    const denied = await db('allowlist_permissions')
+      .where('permissions', (1n << 255n).toString())
+      .select('address', 'block_number')
+      .first()
+    expect(denied).toBeDefined()
+    const lifted = await db('allowlist_permissions')
+      .where({ address: denied.address, permissions: '0' })
+      .where('block_number', '>', denied.block_number)
+    expect(lifted.length).toBeGreaterThan(0)
+
     // the history has what the issue asks for: the cutover, a loss day, a fee change
     const protocol = await db('protocol_records').select('*').orderBy('block_number')
     expect(protocol).toHaveLength(TOTAL_DAYS)

@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module'
 import type { Hex } from 'viem'
+import { compileContract } from './solidity.ts'
 
 /**
  * The first mainnet Allowlist's (0.4.0) write and event shapes: `allow(address[],uint256[])` (selector 0xe580d994)
@@ -22,15 +22,5 @@ contract LegacyAllowlist {
 
 /** Creation bytecode of the legacy Allowlist test contract (solc from npm, in process). */
 export function compileLegacyAllowlist(): Hex {
-  const solc = createRequire(import.meta.url)('solc') as { compile(input: string): string }
-  const output = JSON.parse(
-    solc.compile(
-      JSON.stringify({
-        language: 'Solidity',
-        sources: { 'Legacy.sol': { content: LEGACY_SOURCE } },
-        settings: { outputSelection: { '*': { '*': ['evm.bytecode.object'] } } },
-      }),
-    ),
-  )
-  return `0x${output.contracts['Legacy.sol'].LegacyAllowlist.evm.bytecode.object}`
+  return compileContract('LegacyAllowlist', LEGACY_SOURCE)
 }

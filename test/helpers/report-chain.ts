@@ -1,5 +1,5 @@
 import type { Address, PublicClient } from 'viem'
-import { riverAbi } from '../../chain/abi.ts'
+import { riverAbi, riverLegacyAbi } from '../../chain/abi.ts'
 import { ZERO_ADDRESS as ZERO } from '../../common/address.ts'
 
 /** A report as the chain says at its transaction: the pool after it and holders' balances before it. */
@@ -24,7 +24,12 @@ export async function readReportPosition(
   block: bigint,
 ): Promise<ChainReportPosition> {
   const [logs, U, S] = await Promise.all([
-    client.getContractEvents({ address: river, abi: riverAbi, fromBlock: block, toBlock: block }),
+    client.getContractEvents({
+      address: river,
+      abi: [...riverAbi, ...riverLegacyAbi],
+      fromBlock: block,
+      toBlock: block,
+    }),
     client.readContract({
       address: river,
       abi: riverAbi,
@@ -33,7 +38,10 @@ export async function readReportPosition(
     }),
     client.readContract({ address: river, abi: riverAbi, functionName: 'totalSupply', blockNumber: block }),
   ])
-  const report = logs.find((l) => l.eventName === 'ProcessedConsensusLayerReport')
+  // the report of any River version: ConsensusLayerDataUpdate before 1.0.0
+  const report = logs.find(
+    (l) => l.eventName === 'ProcessedConsensusLayerReport' || l.eventName === 'ConsensusLayerDataUpdate',
+  )
   if (!report) throw new Error(`no oracle report in block ${block}`)
   const at = report.transactionIndex as number
   let u = U as bigint
@@ -80,7 +88,7 @@ export async function readReportPosition(
 /** A report's position (`readReportPosition`) with the pool of the report before it. */
 export interface ChainReportStep extends ChainReportPosition {
   block: bigint
-  /** U and S right after the previous report's transaction; for the first, the block before it (1:1). */
+  /** U and S right after the previous report's transaction; for the first, at the end of the block before it. */
   Up: bigint
   Sp: bigint
 }
