@@ -108,6 +108,8 @@ const REPORT_COLUMNS = [
   'total_supply',
   'fee_shares',
   'global_fee_bps',
+  'pool_before_underlying',
+  'pool_before_supply',
 ]
 
 /**
@@ -227,6 +229,8 @@ export async function writeHistory(
       underlying += deposits
     }
     const supplyPreFee = supply
+    // the pool right before the report transaction (the follower reads it at the previous block)
+    const underlyingBefore = underlying
     const rewards = (previousUnderlying * GROSS_APR_PER_MILLE) / 365_000n
     underlying += rewards
     const feeShares = feeSharesToMint({
@@ -270,6 +274,8 @@ export async function writeHistory(
       supply,
       feeShares,
       FEE_BPS,
+      underlyingBefore,
+      supplyPreFee,
     ])
     for (let op = 0; op < 3; op++) {
       operatorRows.push([BENCH_CHAIN_ID, block, 1, op, Math.floor(validators / 3)])

@@ -14,7 +14,14 @@ describe('startDevnet', () => {
   let dataDir: string
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'lsreport-devnet-'))
-    devnet = await startDevnet({ dataDir, days: 4, walletCount: 30, dayIntervalMs: 250, blockIntervalMs: 50 })
+    devnet = await startDevnet({
+      dataDir,
+      days: 4,
+      walletCount: 30,
+      dayIntervalMs: 250,
+      blockIntervalMs: 50,
+      history: 'current', // the versioned default is tested in versions.test.ts
+    })
   }, 30_000)
   afterAll(async () => {
     await devnet?.stop()

@@ -31,6 +31,7 @@ describe.runIf(pgOk)('allowlist writer through a faulty RPC', () => {
       walletCount: 10,
       dayIntervalMs: 0,
       blockIntervalMs: 100,
+      history: 'current', // the writer's 1.2.1 setAllowPermissions under faults
     })
     cleanups.push(() => devnet.stop())
     const dbh = await migratedTestDatabase()

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type DbHandle, openDb } from '../db/index.ts'
 import { type DevnetHandle, startDevnet } from '../devnet/index.ts'
 import { cli, cliFails, spawnCli } from './helpers/cli.ts'
+import { SHORT_VERSIONED_HISTORY } from './helpers/devnet.ts'
 import { createTestDatabase, postgresAvailable, REDIS_URL, redisAvailable } from './helpers/services.ts'
 
 const DAYS = 8
@@ -34,7 +35,15 @@ const cleanups: (() => Promise<void>)[] = []
 
 beforeAll(async () => {
   dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-backfill-'))
-  devnet = await startDevnet({ dataDir, days: DAYS, walletCount: 30, startDate: FIRST, dayIntervalMs: 0 })
+  // the protocol's versions from 0.4.0 reports on: a backfill from the first report crosses them
+  devnet = await startDevnet({
+    dataDir,
+    days: DAYS,
+    walletCount: 30,
+    startDate: FIRST,
+    dayIntervalMs: 0,
+    ...SHORT_VERSIONED_HISTORY,
+  })
 }, 60_000)
 
 afterAll(async () => {

@@ -6,7 +6,7 @@ import { createRng } from '../devnet/rng.ts'
 import { createJobs } from '../jobs/index.ts'
 import { createInlineRunner } from '../jobs/runner.ts'
 import { spawnCli } from './helpers/cli.ts'
-import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
+import { SHORT_VERSIONED_HISTORY, startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { computeInline, dayStatuses, recordsHash } from './helpers/records.ts'
 import { type PrivateRedis, startPrivateRedis } from './helpers/redis-server.ts'
 import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
@@ -25,6 +25,8 @@ describe.runIf(pgOk)(
 
     beforeAll(async () => {
       devnet = await startTestDevnet('days-faults', {
+        // the protocol's versions, from 0.4.0 reports on (redemptions from 1.0.0, day 2)
+        ...SHORT_VERSIONED_HISTORY,
         days: DAYS,
         walletCount: 40,
         startDate: '2026-04-20',

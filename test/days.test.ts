@@ -47,7 +47,9 @@ describe.runIf(servicesOk)('daily records end to end (Postgres, Redis, anvil)', 
       dataDir,
       days: FIRST_DAYS,
       walletCount: 40,
-      startDate: '2026-04-10', // loss day 2026-04-22, fee change 2026-04-30, V3 from 2026-05-01
+      // the versioned history (the default): River 0.4.0 from 2026-04-10, 0.5.0 04-17, loss day 04-22, 1.0.0
+      // 04-30, V3 fees from 05-01, fee change 05-05, 1.2.1 05-15, a deny 05-25 lifted 06-04
+      startDate: '2026-04-10',
       dayIntervalMs: 0,
       blockIntervalMs: 100,
     })

@@ -9,7 +9,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
+import { SHORT_VERSIONED_HISTORY, startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 
 const BIN = path.resolve(import.meta.dirname, '../bin/lsreport.mjs')
 
@@ -108,7 +108,8 @@ describe('lsreport doctor', () => {
 
   beforeAll(async () => {
     devnet = await startTestDevnet('doctor', {
-      days: 3,
+      ...SHORT_VERSIONED_HISTORY, // proxies upgraded from 0.4.0 to 1.2.1: each mapped to its version
+      days: 5,
       walletCount: 12,
       dayIntervalMs: 0,
       blockIntervalMs: 100,

@@ -46,6 +46,7 @@ describe.runIf(pgOk && redisOk)('metrics over HTTP (Postgres, BullMQ on Redis, d
       startDate: '2026-05-01',
       dayIntervalMs: 0,
       blockIntervalMs: 100,
+      history: 'current',
     })
     dbh = await migratedTestDatabase()
     api = await startTestApi(

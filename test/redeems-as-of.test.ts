@@ -6,7 +6,7 @@ import { referenceMath } from '../devnet/testing.ts'
 import { parseUnits18 } from '../engine/index.ts'
 import { http, startTestApi, type TestApi } from './helpers/api.ts'
 import { devnetFollower } from './helpers/chain.ts'
-import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
+import { SHORT_VERSIONED_HISTORY, startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
@@ -27,6 +27,8 @@ describe.runIf(pgOk)('redemption reads as of a block or a date', () => {
 
   beforeAll(async () => {
     devnet = await startTestDevnet('redeems-as-of', {
+      // the protocol's versions, from 0.4.0 reports on (redemptions from 1.0.0, day 2)
+      ...SHORT_VERSIONED_HISTORY,
       days: 60,
       walletCount: 120,
       startDate: '2026-04-10',

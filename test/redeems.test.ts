@@ -7,7 +7,7 @@ import { devnetRiverAbi } from '../devnet/abi.ts'
 import { parseUnits18 } from '../engine/index.ts'
 import { http, startTestApi, type TestApi } from './helpers/api.ts'
 import { devnetFollower } from './helpers/chain.ts'
-import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
+import { SHORT_VERSIONED_HISTORY, startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
@@ -19,6 +19,8 @@ describe.runIf(pgOk)('redemption reads against the devnet', () => {
 
   beforeAll(async () => {
     devnet = await startTestDevnet('redeems', {
+      // the protocol's versions, from 0.4.0 reports on (redemptions from 1.0.0, day 2)
+      ...SHORT_VERSIONED_HISTORY,
       days: 35,
       walletCount: 60,
       startDate: '2026-04-10',

@@ -1,8 +1,14 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { type Address, createPublicClient, formatUnits as viemFormatUnits, http as viemHttp } from 'viem'
+import {
+  type Address,
+  createPublicClient,
+  type Hex,
+  formatUnits as viemFormatUnits,
+  http as viemHttp,
+} from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { redeemManagerAbi, riverAbi } from '../chain/abi.ts'
+import { redeemManagerAbi, riverAbi, riverLegacyAbi } from '../chain/abi.ts'
 import { createClient } from '../cli/admin.ts'
 import type { Db } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
@@ -94,12 +100,12 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
     // the reports and the pool's U / S, read from the chain
     const client = createPublicClient({ transport: viemHttp(devnet.rpcUrl) })
     const river = devnet.contracts.river as Address
-    const logs = await client.getContractEvents({
-      address: river,
-      abi: riverAbi,
-      eventName: 'ProcessedConsensusLayerReport',
-      fromBlock: 0n,
-    })
+    // the reports of every River version: ConsensusLayerDataUpdate (epoch in its roundId) before 1.0.0
+    const logs = (
+      await client.getContractEvents({ address: river, abi: [...riverAbi, ...riverLegacyAbi], fromBlock: 0n })
+    ).filter(
+      (l) => l.eventName === 'ProcessedConsensusLayerReport' || l.eventName === 'ConsensusLayerDataUpdate',
+    )
     const steps = await readReportSteps(
       client,
       river,
@@ -110,7 +116,10 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
       const time = (await client.getBlock({ blockNumber: step.block })).timestamp
       reports.push({
         ...step,
-        epoch: String((log.args as { report: { epoch: bigint } }).report.epoch),
+        epoch:
+          log.eventName === 'ConsensusLayerDataUpdate'
+            ? BigInt((log.args as { roundId: Hex }).roundId).toString()
+            : String((log.args as { report: { epoch: bigint } }).report.epoch),
         date: new Date(Number(time) * 1000).toISOString().slice(0, 10),
       })
     }
@@ -517,7 +526,10 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
       // defaults: to = latest computed date, from = 29 days before it
       const latest = await call('GET', `/eth/v1/rewards/wallets/${seg.wallet}/summary`, { token })
       expect(latest.body.to).toBe(reports.at(-1)!.date)
-      expect(latest.body.days.length).toBe(reports.length)
+      // one day per report from the first one the wallet held LsETH at (the chain says which)
+      const held = await Promise.all(reports.map(async (r) => (await r.balancesBefore([seg.wallet]))[0]!))
+      const firstHeld = held.findIndex((balance) => balance > 0n)
+      expect(latest.body.days.length).toBe(reports.length - firstHeld)
     })
 
     test('behavior: v0 accounts carry the discount fields; unit eth values LsETH at the report rate', async () => {

@@ -62,7 +62,14 @@ describe.runIf(pgOk)('webhook deliveries survive a receiver outage and SIGKILLed
 
   beforeAll(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-webhooks-faults-'))
-    devnet = await startDevnet({ dataDir, days: 2, walletCount: 10, dayIntervalMs: 0, blockIntervalMs: 100 })
+    devnet = await startDevnet({
+      dataDir,
+      days: 2,
+      walletCount: 10,
+      dayIntervalMs: 0,
+      blockIntervalMs: 100,
+      history: 'current',
+    })
     receiver = await startWebhookReceiver()
     redis = await startPrivateRedis()
   }, 300_000)

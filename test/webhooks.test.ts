@@ -37,6 +37,7 @@ describe.runIf(pgOk)('signed webhooks on the devnet (API -> outbox -> delivery j
       walletCount: 10,
       dayIntervalMs: 0,
       blockIntervalMs: 100,
+      history: 'current', // redemptions from day 0 (the RedeemManager exists from River 1.0.0)
       simulator: { behavior: { redeem: 3, claim: 1 } },
     })
     receiver = await startWebhookReceiver()

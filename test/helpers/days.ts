@@ -9,6 +9,7 @@ import { type DevnetHandle, type StartDevnetOptions, startDevnet } from '../../d
 import { createJobs } from '../../jobs/index.ts'
 import { createInlineRunner } from '../../jobs/runner.ts'
 import type { Backend } from './api.ts'
+import { SHORT_HISTORY_UPGRADES } from './devnet.ts'
 import { migratedTestDatabase } from './services.ts'
 
 const silent = createLogger({ level: 'silent' })
@@ -75,6 +76,11 @@ export async function computedHistory(options: {
   walletCount?: number
   startDate?: string
   simulator?: StartDevnetOptions['simulator']
+  /**
+   * Upgrade days of the versioned history (default 0.5.0 on day 1, 1.0.0 on day 2, 1.2.1 on day 3: a short
+   * history still starts on 0.4.0 reports and crosses every version the chain ran)
+   */
+  upgrades?: StartDevnetOptions['upgrades']
   onboard?: (db: Db, backend: Backend, devnet: DevnetHandle) => Promise<void>
 }): Promise<ComputedHistory> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-history-'))
@@ -85,6 +91,8 @@ export async function computedHistory(options: {
     startDate: options.startDate ?? '2026-04-25',
     dayIntervalMs: 0,
     blockIntervalMs: 100,
+    history: 'versioned',
+    upgrades: options.upgrades ?? SHORT_HISTORY_UPGRADES,
     ...(options.simulator ? { simulator: options.simulator } : {}),
   })
   const databases = new Map<Backend, DbHandle>()
