@@ -10,7 +10,7 @@ import {
 } from 'viem'
 import { describe, expect, test } from 'vitest'
 import { ChainRpcError, LogDecodeError } from './errors.ts'
-import { backoffDelay, isTimeoutError, isTransientRpcError, withRetry } from './retry.ts'
+import { backoffDelay, isTransientRpcError, withRetry } from './retry.ts'
 
 const url = 'http://127.0.0.1:8545'
 const rpcError = (code: number, message: string) =>
