@@ -258,6 +258,23 @@ describe('checkCode', () => {
     expect(r.status).toBe('fail')
     expect(r.message).toBe(`no contract code at oracle ${MAINNET.oracle}: wrong CHAIN or contract addresses`)
   })
+
+  test('behavior: a proxy a devnet deploys at a planned upgrade (no implementation mined yet) is a warning, not a failure', async () => {
+    const contracts = mainnetContracts()
+    delete contracts[MAINNET.redeemManager]
+    const planned = [
+      { contract: 'RedeemManager', version: '1.0.0', address: OTHER, block: null },
+      { contract: 'River', version: '0.4.0', address: OURS, block: 1n },
+    ]
+    const r = await checkCode(fakeNode({ contracts }), MAINNET, planned)
+    expect(r.status).toBe('warn')
+    expect(r.message).toMatch(
+      /; redeemManager 0x[0-9a-f]{40} not deployed yet \(the chain's history deploys it/,
+    )
+    // mined already, yet no code: a wrong address
+    const mined = [{ contract: 'RedeemManager', version: '1.0.0', address: OTHER, block: 5n }]
+    expect((await checkCode(fakeNode({ contracts }), MAINNET, mined)).status).toBe('fail')
+  })
 })
 
 describe('checkImplementations', () => {

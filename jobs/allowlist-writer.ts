@@ -61,7 +61,10 @@ export function createAllowlistWriter(deps: AllowlistWriterDeps) {
   const repos = createRepos(db)
   let resolved: AllowlistWriteRoute | undefined
 
-  /** Where writes go and which function they call: detected once, then kept (a refusal is checked again). */
+  /**
+   * Where writes go and which function they call: detected at the first batch of each pass (an upgrade of the
+   * Allowlist or a change of the firewall's roles between passes is seen at the next one).
+   */
   async function route(): Promise<AllowlistWriteRoute> {
     if (resolved) return resolved
     resolved = await resolveAllowlistWriteRoute(client, allowlist, wallet.account.address)
@@ -201,6 +204,7 @@ export function createAllowlistWriter(deps: AllowlistWriterDeps) {
 
   async function runExclusive(): Promise<WriterResult> {
     const result: WriterResult = { sent: [], failed: [], busy: false }
+    resolved = undefined
     await reconcileSubmitted()
     await repos.allowlistChanges.supersedeStale()
     for (;;) {

@@ -31,6 +31,7 @@ import {
   eventRows,
   isReportLog,
   logKey,
+  needsPoolBefore,
   type ReportReads,
   reportShapeOf,
 } from './follower/event-rows.ts'
@@ -153,6 +154,7 @@ export function createFollower(deps: FollowerDeps) {
     blockNumber: bigint,
     feeBeforeBlock: boolean,
     shape: 'v1' | 'legacy',
+    poolBefore: boolean,
   ): Promise<ReportReads> {
     const registry = contracts.operatorsRegistry
     const river = { address: contracts.river, abi: riverAbi } as const
@@ -168,23 +170,25 @@ export function createFollower(deps: FollowerDeps) {
       ],
       blockNumber,
     )
-    const [uBefore, sBefore] = await readAllAtBlock(
-      client,
-      [
-        { ...river, functionName: 'totalUnderlyingSupply' },
-        { ...river, functionName: 'totalSupply' },
-      ],
-      blockNumber - 1n,
-    )
     // River's reads must answer (a revert fails the chunk); the registry may not
     const reads: Omit<ReportReads, 'operators'> = {
       totalUnderlyingSupply: resultOf(u) as bigint,
       totalSupply: resultOf(s) as bigint,
       globalFee: resultOf(fee) as bigint,
-      endOfPreviousBlock: {
+    }
+    if (poolBefore) {
+      const [uBefore, sBefore] = await readAllAtBlock(
+        client,
+        [
+          { ...river, functionName: 'totalUnderlyingSupply' },
+          { ...river, functionName: 'totalSupply' },
+        ],
+        blockNumber - 1n,
+      )
+      reads.endOfPreviousBlock = {
         totalUnderlyingSupply: resultOf(uBefore) as bigint,
         totalSupply: resultOf(sBefore) as bigint,
-      },
+      }
     }
     if (feeBeforeBlock) {
       reads.globalFeeBeforeBlock = await withRetry(() =>
@@ -274,11 +278,19 @@ export function createFollower(deps: FollowerDeps) {
     const stored = new Map<string, readonly bigint[]>()
     const pending = logs.filter((log) => isReportLog(log) || log.eventName === 'SetAllowlistPermissions')
     const byBlock = logsByBlock(logs)
+    // the chain's first report (none stored, the first of this chunk) needs the pool before it
+    const firstReport =
+      (await repos.chain.count('oracle_reports', chainId)) === 0 ? logs.find(isReportLog) : undefined
     // several logs' reads in flight at once (a backfill has one report per day), as the headers above
     await forEachConcurrently(pending, CHAIN_READS_IN_FLIGHT, async (log) => {
       if (isReportLog(log)) {
         const feeBeforeBlock = feeChangesAfterReport(log, byBlock.get(log.blockNumber) ?? [])
-        reportReads.set(logKey(log), await reportReadsAt(log.blockNumber, feeBeforeBlock, reportShapeOf(log)))
+        const blockLogs = byBlock.get(log.blockNumber) ?? []
+        const poolBefore = needsPoolBefore(log, blockLogs, { firstOfChain: log === firstReport })
+        reportReads.set(
+          logKey(log),
+          await reportReadsAt(log.blockNumber, feeBeforeBlock, reportShapeOf(log), poolBefore),
+        )
       } else if (log.eventName === 'SetAllowlistPermissions' && log.legacyIndexed) {
         const tx = await withRetry(() => client.getTransaction({ hash: log.transactionHash }))
         legacyAccounts.set(logKey(log), recoverLegacyAllowlistAccounts(tx.input, log.args) ?? undefined)

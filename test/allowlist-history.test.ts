@@ -24,9 +24,13 @@ import { AllowlistWriteRefusedError } from '../chain/errors.ts'
 import { createLogFetcher } from '../chain/log-fetcher.ts'
 import { createLogger } from '../common/logger.ts'
 import { type DbHandle, migrate, openDb } from '../db/index.ts'
+import { createRepos } from '../db/repos/index.ts'
 import { devnetAllowlistAbi, devnetFirewallAbi } from '../devnet/abi.ts'
 import { startTestChain, type TestChain } from '../devnet/testing.ts'
 import { createFollower } from '../jobs/follower.ts'
+import { createJobs, JOBS } from '../jobs/index.ts'
+import { UnrecoverableError } from '../jobs/runner.ts'
+import { createPlatformService } from '../platform/service.ts'
 import { compileContract } from './helpers/solidity.ts'
 
 const DENY = PERMISSION.DENY
@@ -106,6 +110,40 @@ describe('the Allowlist behind its firewall, with 1.2.1 deny semantics', () => {
       /a firewall whose executor \(this key\) may not call setAllowPermissions \(0x55b3cd94\): its admin must allow it$/,
     )
     await chain.revert(snapshot)
+  })
+
+  test('behavior: the allowlist job with a key that can write neither way fails for good with the message; the change stays pending', async () => {
+    const { contracts } = chain.deployment
+    const repos = createRepos(dbh.db)
+    const org = await repos.orgs.create({ name: 'refused', canAllowlist: true })
+    const platform = createPlatformService(dbh.db)
+    await platform.createAccount(org.id, 'customer', 'test')
+    const wallet = privateKeyToAccount(generatePrivateKey()).address
+    await platform.createWallet(org, 'customer', { address: wallet, type: 'ETH', allowlisted: true }, 'test')
+    const strangerKey = generatePrivateKey()
+    const stranger = privateKeyToAccount(strangerKey).address
+    const jobs = createJobs({
+      db: dbh.db,
+      logger: createLogger({ level: 'silent' }),
+      chain: {
+        chainId: chain.anvil.chainId,
+        rpcUrl: chain.anvil.rpcUrl,
+        contracts: toContracts({ ...contracts, startBlock: 1n }),
+        allowerPrivateKey: strangerKey,
+      },
+      confirmations: 0,
+    })
+    const job = { id: 'allowlist-test', name: JOBS.allowlist.name, data: {}, attemptsMade: 0, attempts: 5 }
+    const outcome = await jobs.processors[JOBS.allowlist.name]!(job).catch((e) => e)
+    expect(outcome).toBeInstanceOf(UnrecoverableError) // not retried: a key cannot gain a role by waiting
+    expect((outcome as Error).message).toBe(
+      `the allowlist writer's key ${stranger} cannot write the Allowlist ${getAddress(contracts.allowlist)}: ` +
+        `its allower is ${getAddress(contracts.firewall)}, a firewall whose admin is ` +
+        `${getAddress(chain.deployment.roles.simulatorAllower)} and executor ` +
+        `${getAddress(chain.deployment.roles.allower)}: the key is neither`,
+    )
+    const pending = await repos.allowlistChanges.pending(10)
+    expect(pending.map((c) => c.address)).toEqual([wallet.toLowerCase()])
   })
 
   test('behavior: a deny, its lift by a value without the DENY bit, and a lift behind a wrapper are stored as the chain stored them', async () => {

@@ -1,11 +1,11 @@
 import type { Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { redeemManagerAbi, riverAbi } from '../chain/abi.ts'
+import { allowlistAbi, PERMISSION, redeemManagerAbi, riverAbi } from '../chain/abi.ts'
 import { createChainClient } from '../chain/client.ts'
 import type { DbHandle } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { devnetFollower, dumpEvents } from './helpers/chain.ts'
-import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
+import { SHORT_VERSIONED_HISTORY, startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { startRpcProxy } from './helpers/rpc-proxy.ts'
 import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
 
@@ -23,6 +23,10 @@ describe.runIf(pgOk)('chain follower on the devnet (Postgres)', () => {
 
   beforeAll(async () => {
     devnet = await startTestDevnet('follower', {
+      // the protocol's versions (0.4.0 reports and allow with indexed accounts, 0.5.0, 1.0.0, 1.2.1 from day 3),
+      // and under 1.2.1 a deny (day 10) lifted on day 20
+      ...SHORT_VERSIONED_HISTORY,
+      simulator: { denyDay: 10, undenyDay: 20 },
       days: DAYS,
       walletCount: 60,
       startDate: '2026-04-10',
@@ -99,6 +103,40 @@ describe.runIf(pgOk)('chain follower on the devnet (Postgres)', () => {
     expect(await repos.chain.count('redeem_requests', devnet.chainId)).toBe(Number(requestCount))
     expect(await repos.chain.count('withdrawal_events', devnet.chainId)).toBeGreaterThan(0)
     expect(await repos.chain.count('redeem_claims', devnet.chainId)).toBeGreaterThan(0)
+
+    // reports of both shapes; the Allowlist as the chain stores it: every address's latest stored permissions
+    // equal getPermissions, through 0.4.0's indexed logs (accounts from allow's calldata), 0.5.0 and 1.2.1's
+    // deny and its lift
+    expect((await db('oracle_reports').distinct('report_shape').pluck('report_shape')).sort()).toEqual([
+      'legacy',
+      'v1',
+    ])
+    const v05 = devnet.implementations.allowlist.find((i) => i.version === '0.5.0')?.block
+    expect(typeof v05).toBe('bigint') // mined
+    const early = await db('allowlist_permissions').where('block_number', '<', String(v05)).count('* as n')
+    expect(Number(early[0]?.n)).toBeGreaterThan(0) // recovered from the 0.4.0 calldata
+    const latest = await db.raw(
+      `select distinct on (address) address, permissions::text as permissions from allowlist_permissions
+       where chain_id = ? order by address, block_number desc, log_index desc, position desc`,
+      [devnet.chainId],
+    )
+    expect(latest.rows.length).toBeGreaterThan(10)
+    for (const row of latest.rows as { address: Address; permissions: string }[]) {
+      const stored = await client.readContract({
+        address: devnet.contracts.allowlist as Address,
+        abi: allowlistAbi,
+        functionName: 'getPermissions',
+        args: [row.address],
+        blockNumber: first.target,
+      })
+      expect(row.permissions, row.address).toBe(stored.toString())
+    }
+    const denied = await db('allowlist_permissions').where('permissions', PERMISSION.DENY.toString()).first()
+    expect(denied).toBeDefined()
+    const lifted = await db('allowlist_permissions')
+      .where({ address: denied.address, permissions: '0' })
+      .where('block_number', '>', denied.block_number)
+    expect(lifted.length).toBeGreaterThan(0)
 
     // a second pass adds nothing
     const before = await dumpEvents(db)

@@ -8,9 +8,9 @@ import type { Knex } from 'knex'
  * containment modes) become nullable: null means "this protocol version did not report it", never 0.
  *
  * `pool_before_underlying` / `pool_before_supply` are River's U and S right before the report's transaction, read
- * from the chain: the rate a day's growth starts from when no earlier report is stored (the chain's first report,
- * or the first one after a configured start block), so no day assumes a 1:1 pool. Rows ingested before this
- * migration have them null.
+ * from the chain where they are needed: for the chain's first stored report (its day's growth starts from them,
+ * so no day assumes a 1:1 pool) and for a legacy report without a fee mint (its rewards are the pool's change).
+ * Null otherwise (a report starts from its predecessor's pool), and on rows ingested before this migration.
  */
 export async function up(db: Knex): Promise<void> {
   await db.schema.alterTable('oracle_reports', (t) => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import type { DecodedLog } from '../../chain/log-decoding.ts'
 import { toAddress } from '../../common/address.ts'
-import { type ChunkContext, eventRows, legacyRewards, logKey } from './event-rows.ts'
+import { type ChunkContext, eventRows, legacyRewards, logKey, needsPoolBefore } from './event-rows.ts'
 
 const CHAIN = 31337
 const TIME = new Date('2026-05-03T12:00:00Z')
@@ -258,9 +258,12 @@ describe('eventRows', () => {
   })
 
   test('behavior: a legacy report without a fee mint takes its rewards from the pool it moved, less coverage funds; a loss earns 0', () => {
-    expect(legacyRewards(12n, 2n)).toBe(10n)
-    expect(legacyRewards(-4n, 0n)).toBe(0n)
-    expect(legacyRewards(2n, 2n)).toBe(0n)
+    const pool = (totalUnderlyingSupply: bigint) => ({ totalUnderlyingSupply })
+    const at = { transactionHash: `0x${'1'.repeat(64)}` as const, logIndex: 0 }
+    expect(legacyRewards(pool(112n), pool(100n), 2n, at)).toBe(10n)
+    expect(legacyRewards(pool(96n), pool(100n), 0n, at)).toBe(0n)
+    expect(legacyRewards(pool(102n), pool(100n), 2n, at)).toBe(0n)
+    expect(() => legacyRewards(pool(102n), undefined, 0n, at)).toThrow(/no pool before the legacy report/)
     logIndex = 0
     const report = log('1', 'ConsensusLayerDataUpdate', {
       validatorCount: 3n,
@@ -290,6 +293,39 @@ describe('eventRows', () => {
       trace_rewards: 10n,
       trace_pulled_coverage_funds: 2n,
       fee_shares: 0n,
+    })
+  })
+
+  test("behavior: the pool before a report is read for the chain's first report and for a legacy report without a fee mint only; without it the row has null", () => {
+    logIndex = 0
+    const legacy = log('1', 'ConsensusLayerDataUpdate', {
+      validatorCount: 1n,
+      validatorTotalBalance: 1n,
+      roundId: `0x${'0'.repeat(63)}1`,
+    })
+    const minted = log('1', 'RewardsEarned', {
+      collector: B,
+      oldTotalUnderlyingBalance: 1n,
+      oldTotalSupply: 1n,
+      newTotalUnderlyingBalance: 2n,
+      newTotalSupply: 2n,
+    })
+    const v1 = log('2', 'ProcessedConsensusLayerReport', reportArgs)
+    expect(needsPoolBefore(legacy, [legacy], { firstOfChain: false })).toBe(true)
+    expect(needsPoolBefore(legacy, [minted, legacy], { firstOfChain: false })).toBe(false)
+    expect(needsPoolBefore(v1, [v1], { firstOfChain: false })).toBe(false)
+    expect(needsPoolBefore(v1, [v1], { firstOfChain: true })).toBe(true)
+    const out = eventRows(CHAIN, [v1], {
+      blocks: new Map([[10n, { hash: HASH_BLOCK, time: TIME }]]),
+      reportReads: new Map([
+        [logKey(v1), { totalUnderlyingSupply: 1n, totalSupply: 1n, globalFee: 0n, operators: [] }],
+      ]),
+      legacyAccounts: new Map(),
+      storedPermissions: new Map(),
+    })
+    expect(out.tables.get('oracle_reports')?.[0]).toMatchObject({
+      pool_before_underlying: null,
+      pool_before_supply: null,
     })
   })
 

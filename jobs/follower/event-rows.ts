@@ -19,11 +19,33 @@ export interface BlockFacts {
 /**
  * What the chain said around an oracle report (`ProcessedConsensusLayerReport`, or `ConsensusLayerDataUpdate`
  * before River 1.0.0): at the end of its block River's U, S, fee (and the previous block's fee when the fee
- * changes after the report in its block) and the operators; at the end of the previous block River's U and S.
+ * changes after the report in its block) and the operators; at the end of the previous block River's U and S,
+ * read only where they are needed (`needsPoolBefore`).
  */
 export interface ReportReads extends BlockEndReads {
   operators: { operator_index: number; funded: number }[]
-  endOfPreviousBlock: PoolReads
+  endOfPreviousBlock?: PoolReads
+}
+
+/**
+ * Whether a report's row needs River's pool right before it, read at the previous block: the chain's first
+ * stored report (its day's growth starts from it) and a legacy report without a fee mint (its rewards are the
+ * pool's change; with a fee mint, `RewardsEarned` says them). Every other report starts from its predecessor's
+ * pool, already stored.
+ *
+ * @example
+ * needsPoolBefore(reportLog, chunkLogs, { firstOfChain: false }) // true for a legacy loss day
+ */
+export function needsPoolBefore(
+  report: DecodedLog,
+  logs: readonly DecodedLog[],
+  options: { firstOfChain: boolean },
+): boolean {
+  if (options.firstOfChain) return true
+  return (
+    reportShapeOf(report) === 'legacy' &&
+    !logs.some((l) => l.eventName === 'RewardsEarned' && l.transactionHash === report.transactionHash)
+  )
 }
 
 /** The oracle report events of every River version (the row's `report_shape`: 'v1' or 'legacy'). */
@@ -81,13 +103,20 @@ export function logKey(log: Pick<DecodedLog, 'transactionHash' | 'logIndex'>): s
 /**
  * A legacy report's rewards when its transaction minted no fee (no `RewardsEarned`: a loss, or a fee that rounds
  * to 0 shares): the report moved U by its rewards (the balance change less 32 ETH per newly seen validator, plus
- * the EL fees pulled) and the coverage funds pulled; a negative change is a loss, which earns nothing.
+ * the EL fees pulled) and the coverage funds pulled; a negative change is a loss, which earns nothing. `before`
+ * is the pool right before the report's transaction (`needsPoolBefore` has it read).
  *
  * @example
- * legacyRewards(-5n, 0n) // 0n
+ * legacyRewards({ totalUnderlyingSupply: 95n }, { totalUnderlyingSupply: 100n }, 0n, log) // 0n (a loss)
  */
-export function legacyRewards(underlyingChange: bigint, coveragePulled: bigint): bigint {
-  const rewards = underlyingChange - coveragePulled
+export function legacyRewards(
+  after: Pick<PoolReads, 'totalUnderlyingSupply'>,
+  before: Pick<PoolReads, 'totalUnderlyingSupply'> | undefined,
+  coveragePulled: bigint,
+  log: Pick<DecodedLog, 'transactionHash' | 'logIndex'>,
+): bigint {
+  if (!before) throw new Error(`eventRows: no pool before the legacy report ${logKey(log)}`)
+  const rewards = after.totalUnderlyingSupply - before.totalUnderlyingSupply - coveragePulled
   return rewards > 0n ? rewards : 0n
 }
 
@@ -145,7 +174,9 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
     const blockLogs = byBlock.get(log.blockNumber) ?? []
     // the block-end reads, less what later transactions of the block did
     const after: ReportTxState = reportTxState(log, blockLogs, reads)
-    const before = poolBeforeReport(log, blockLogs, reads.endOfPreviousBlock)
+    const before = reads.endOfPreviousBlock
+      ? poolBeforeReport(log, blockLogs, reads.endOfPreviousBlock)
+      : undefined
     for (const operator of reads.operators) {
       push('report_operators', {
         chain_id: chainId,
@@ -229,8 +260,8 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
           fee_shares: feeSharesByTx.get(log.transactionHash) ?? 0n,
           global_fee_bps: Number(state.globalFee),
           report_shape: 'v1',
-          pool_before_underlying: before.totalUnderlyingSupply,
-          pool_before_supply: before.totalSupply,
+          pool_before_underlying: before?.totalUnderlyingSupply ?? null,
+          pool_before_supply: before?.totalSupply ?? null,
         })
         break
       }
@@ -252,9 +283,7 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
           stopped_validator_count_per_operator: null,
           rebalance_deposit_to_redeem_mode: null,
           slashing_containment_mode: null,
-          trace_rewards:
-            rewardsByTx.get(log.transactionHash) ??
-            legacyRewards(state.totalUnderlyingSupply - before.totalUnderlyingSupply, coverage),
+          trace_rewards: rewardsByTx.get(log.transactionHash) ?? legacyRewards(state, before, coverage, log),
           trace_pulled_el_fees: pulledELFeesByTx.get(log.transactionHash) ?? 0n,
           // no RedeemManager before River 1.0.0: nothing to pull from it
           trace_pulled_redeem_manager_exceeding_eth: 0n,
@@ -264,8 +293,8 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
           fee_shares: feeSharesByTx.get(log.transactionHash) ?? 0n,
           global_fee_bps: Number(state.globalFee),
           report_shape: 'legacy',
-          pool_before_underlying: before.totalUnderlyingSupply,
-          pool_before_supply: before.totalSupply,
+          pool_before_underlying: before?.totalUnderlyingSupply ?? null,
+          pool_before_supply: before?.totalSupply ?? null,
         })
         break
       }
