@@ -21,7 +21,11 @@ export function setupFromDevnet(devnet: DevnetHandle): ChainSetup {
   return {
     chainId: devnet.chainId,
     rpcUrl: devnet.rpcUrl,
-    contracts: toContracts({ ...devnet.contracts, startBlock: devnet.deployBlock }),
+    contracts: toContracts({
+      ...devnet.contracts,
+      firewall: devnet.firewall,
+      startBlock: devnet.deployBlock,
+    }),
     allowerPrivateKey: devnet.allowerPrivateKey,
   }
 }
@@ -47,7 +51,11 @@ export async function setupFromConfig(config: Config): Promise<ChainSetup> {
     return {
       chainId: devnet.chain_id,
       rpcUrl: config.rpcUrl,
-      contracts: toContracts({ ...devnet.contracts, startBlock: BigInt(devnet.deploy_block) }),
+      contracts: toContracts({
+        ...devnet.contracts,
+        firewall: devnet.firewall,
+        startBlock: BigInt(devnet.deploy_block),
+      }),
       allowerPrivateKey: config.allowerPrivateKey ?? devnet.allower.private_key,
     }
   }
