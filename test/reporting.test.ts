@@ -264,6 +264,17 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
       }
       expect(await bad([{ balance: '1', from: to.date, to: from.date }])).toEqual([400, 'IR4001'])
       expect(await bad([{ balance: '1', from: '2026-01-01' }])).toEqual([400, 'IR4001'])
+      // from the protocol's first report (a River 0.4.0 report) on, exactly; the day before it is refused
+      const first = reports[0] as ChainReport
+      const fromFirst = await call('POST', '/eth/v1/rewards', {
+        token,
+        body: [{ balance: '2', from: first.date, to: to.date }],
+      })
+      expect(fromFirst.status, fromFirst.text).toBe(200)
+      expect(fromFirst.body.lots[0].start_conversion_rate).toBe(rateOf(first.U, first.S))
+      expect(wei(fromFirst.body.lots[0].accrued_rewards)).toBe(2n * (rate(to) - rate(first)))
+      const dayBefore = new Date(Date.parse(first.date) - 86_400_000).toISOString().slice(0, 10)
+      expect(await bad([{ balance: '1', from: dayBefore }])).toEqual([400, 'IR4001'])
       expect(await bad([{ balance: '1', from: from.date, to: '2027-01-01' }])).toEqual([400, 'IR4001'])
       expect(await bad([{ balance: '1', from: '2026-13-01' }])).toEqual([400, 'IR1000'])
       expect(await bad([{ balance: 'abc', from: from.date }])).toEqual([400, 'IR1000'])
