@@ -1,13 +1,4 @@
-import {
-  type Abi,
-  type Address,
-  BaseError,
-  ContractFunctionRevertedError,
-  encodeFunctionData,
-  type Log,
-  parseEther,
-  parseEventLogs,
-} from 'viem'
+import { type Abi, type Address, encodeFunctionData, type Log, parseEther, parseEventLogs } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
   allowlistAbi,
@@ -25,27 +16,19 @@ import {
 } from './abi.ts'
 import { derivedAddress } from './accounts.ts'
 import type { MinedBlock } from './blocks.ts'
-import { type ReportInput, referenceMath, riverCall, startTestChain, type TestChain } from './testing.ts'
+import {
+  type ReportInput,
+  referenceMath,
+  revertName,
+  riverCall,
+  startTestChain,
+  type TestChain,
+} from './testing.ts'
 
 const { depositShares, feeShares, claimWalk } = referenceMath
 
 const events = <const A extends Abi>(block: MinedBlock, abi: A) =>
   parseEventLogs({ abi, logs: block.logs as unknown as Log[] })
-
-/** Name of the custom error a call reverts with (eth_call from an impersonated account). */
-async function revertName(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise
-  } catch (error) {
-    if (error instanceof BaseError) {
-      const revert = error.walk((e) => e instanceof ContractFunctionRevertedError)
-      if (revert instanceof ContractFunctionRevertedError)
-        return revert.data?.errorName ?? revert.reason ?? '?'
-    }
-    throw error
-  }
-  throw new Error('the call did not revert')
-}
 
 const ETH = 10n ** 18n
 const fullRiverAbi = [...riverAbi, ...devnetRiverAbi]

@@ -1,5 +1,7 @@
 import {
   type Address,
+  BaseError,
+  ContractFunctionRevertedError,
   encodeFunctionData,
   getAddress,
   type Hex,
@@ -180,6 +182,26 @@ export async function startTestChain(
     await anvil.stop()
     throw error
   }
+}
+
+/**
+ * Name of the custom error a call reverts with (an eth_call or a simulation from an impersonated account).
+ *
+ * @example
+ * expect(await revertName(client.simulateContract({ ... }))).toBe('Unauthorized')
+ */
+export async function revertName(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise
+  } catch (error) {
+    if (error instanceof BaseError) {
+      const revert = error.walk((e) => e instanceof ContractFunctionRevertedError)
+      if (revert instanceof ContractFunctionRevertedError)
+        return revert.data?.errorName ?? revert.reason ?? '?'
+    }
+    throw error
+  }
+  throw new Error('the call did not revert')
 }
 
 /** River call data helpers for tests. */

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto'
 import {
   type Address,
-  BaseError,
-  ContractFunctionRevertedError,
   encodeFunctionData,
   getAddress,
   type Log,
@@ -32,26 +30,11 @@ import {
 import { derivedAddress } from './accounts.ts'
 import type { MinedBlock } from './blocks.ts'
 import { createSimulator, type Simulator } from './simulator.ts'
-import { referenceMath, riverCall, startTestChain, type TestChain } from './testing.ts'
+import { referenceMath, revertName, riverCall, startTestChain, type TestChain } from './testing.ts'
 import { PROXIED_CONTRACTS, type UpgradeDays } from './versions.ts'
 
 const ETH = 10n ** 18n
 const ALLOW_SELECTOR = '0xe580d994' as const
-
-/** Name of the custom error a call reverts with. */
-async function revertName(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise
-  } catch (error) {
-    if (error instanceof BaseError) {
-      const revert = error.walk((e) => e instanceof ContractFunctionRevertedError)
-      if (revert instanceof ContractFunctionRevertedError)
-        return revert.data?.errorName ?? revert.reason ?? '?'
-    }
-    throw error
-  }
-  throw new Error('the call did not revert')
-}
 
 const logsOf = (block: MinedBlock) => block.logs as unknown as Log[]
 

@@ -8,25 +8,15 @@ import "./Shared.sol";
 ///         AllowlistFirewall), one admin, and from 1.2.1 on one denier.
 /// @dev Every Allowlist version (AllowlistV0_4, AllowlistV0_5, AllowlistV1_2) inherits this contract and declares
 ///      no storage of its own, so a proxy upgraded from one version to the next keeps the permissions.
-abstract contract AllowlistBase is IAllowlist, Initializable {
-    event SetAdmin(address indexed admin);
-    event SetPendingAdmin(address indexed pendingAdmin);
+abstract contract AllowlistBase is IAllowlist, Initializable, Administrable {
     event SetAllower(address indexed allower);
 
-    error Unauthorized(address caller);
     error InvalidZeroAddress();
     error Denied(address account);
 
-    address internal admin;
-    address internal pendingAdmin;
     address internal allower;
     address internal denier;
     mapping(address => uint256) internal permissions;
-
-    modifier onlyAdmin() {
-        if (msg.sender != admin) revert Unauthorized(msg.sender);
-        _;
-    }
 
     /// @notice Sets the admin and the allower (initializer version 0).
     function initAllowlistV1(address admin_, address allower_) external init(0) {
@@ -35,27 +25,6 @@ abstract contract AllowlistBase is IAllowlist, Initializable {
         allower = allower_;
         emit SetAdmin(admin_);
         emit SetAllower(allower_);
-    }
-
-    function getAdmin() external view returns (address) {
-        return admin;
-    }
-
-    function getPendingAdmin() external view returns (address) {
-        return pendingAdmin;
-    }
-
-    function proposeAdmin(address newAdmin) external onlyAdmin {
-        pendingAdmin = newAdmin;
-        emit SetPendingAdmin(newAdmin);
-    }
-
-    function acceptAdmin() external {
-        if (msg.sender != pendingAdmin) revert Unauthorized(msg.sender);
-        admin = pendingAdmin;
-        pendingAdmin = address(0);
-        emit SetAdmin(admin);
-        emit SetPendingAdmin(address(0));
     }
 
     function setAllower(address newAllower) external onlyAdmin {

@@ -1,23 +1,20 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
 
+import "./Shared.sol";
+
 /// @title AllowlistFirewall (devnet): the protocol's Firewall in front of the Allowlist
 /// @notice Forwards every call it does not declare, calldata and value unchanged, to `destination` when the
 ///         sender is the admin, or the executor for a selector the admin allowed (`executorCanCall`); anyone
 ///         else reverts Unauthorized. The Allowlist sees the firewall as the sender, so the firewall is its
 ///         allower (and admin).
-contract AllowlistFirewall {
-    event SetAdmin(address indexed admin);
-    event SetPendingAdmin(address indexed pendingAdmin);
+contract AllowlistFirewall is Administrable {
     event SetExecutor(address indexed executor);
     event SetDestination(address indexed destination);
     event SetExecutorPermissions(bytes4 selector, bool executorCanCall);
 
-    error Unauthorized(address caller);
     error InvalidZeroAddress();
 
-    address internal admin;
-    address internal pendingAdmin;
     address public executor;
     address public immutable destination;
     mapping(bytes4 => bool) public executorCanCall;
@@ -36,32 +33,6 @@ contract AllowlistFirewall {
             executorCanCall[executorCallableSelectors[i]] = true;
             emit SetExecutorPermissions(executorCallableSelectors[i], true);
         }
-    }
-
-    modifier onlyAdmin() {
-        if (msg.sender != admin) revert Unauthorized(msg.sender);
-        _;
-    }
-
-    function getAdmin() external view returns (address) {
-        return admin;
-    }
-
-    function getPendingAdmin() external view returns (address) {
-        return pendingAdmin;
-    }
-
-    function proposeAdmin(address newAdmin) external onlyAdmin {
-        pendingAdmin = newAdmin;
-        emit SetPendingAdmin(newAdmin);
-    }
-
-    function acceptAdmin() external {
-        if (msg.sender != pendingAdmin) revert Unauthorized(msg.sender);
-        admin = pendingAdmin;
-        pendingAdmin = address(0);
-        emit SetAdmin(admin);
-        emit SetPendingAdmin(address(0));
     }
 
     /// @notice Replaces the executor (the admin or the executor itself).

@@ -111,3 +111,42 @@ interface IWithdraw {
 interface IDepositContract {
     function deposit(uint256 validatorCount) external payable;
 }
+
+/// @title Administrable (devnet): one admin, handed over in two steps (propose, then accept), as mainnet's
+/// @notice Storage: `admin`, then `pendingAdmin`; a contract behind a proxy inherits it after Initializable, so
+///         every version of it keeps the same slots.
+abstract contract Administrable {
+    event SetAdmin(address indexed admin);
+    event SetPendingAdmin(address indexed pendingAdmin);
+
+    error Unauthorized(address caller);
+
+    address internal admin;
+    address internal pendingAdmin;
+
+    modifier onlyAdmin() {
+        if (msg.sender != admin) revert Unauthorized(msg.sender);
+        _;
+    }
+
+    function getAdmin() external view returns (address) {
+        return admin;
+    }
+
+    function getPendingAdmin() external view returns (address) {
+        return pendingAdmin;
+    }
+
+    function proposeAdmin(address newAdmin) external onlyAdmin {
+        pendingAdmin = newAdmin;
+        emit SetPendingAdmin(newAdmin);
+    }
+
+    function acceptAdmin() external {
+        if (msg.sender != pendingAdmin) revert Unauthorized(msg.sender);
+        admin = pendingAdmin;
+        pendingAdmin = address(0);
+        emit SetAdmin(admin);
+        emit SetPendingAdmin(address(0));
+    }
+}

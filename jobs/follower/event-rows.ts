@@ -166,6 +166,15 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
       pulledCoverageByTx.set(log.transactionHash, (log.args as { amount: bigint }).amount)
     }
   }
+  /** A report row's pool columns, of either shape: U, S and fee after its transaction, its fee shares, U and S before. */
+  const poolColumns = (log: DecodedLog, after: ReportTxState, before: PoolReads | undefined) => ({
+    total_underlying_supply: after.totalUnderlyingSupply,
+    total_supply: after.totalSupply,
+    fee_shares: feeSharesByTx.get(log.transactionHash) ?? 0n,
+    global_fee_bps: Number(after.globalFee),
+    pool_before_underlying: before?.totalUnderlyingSupply ?? null,
+    pool_before_supply: before?.totalSupply ?? null,
+  })
   /** The chain reads of a report and its state right after its transaction and right before it. */
   const reportStates = (log: DecodedLog) => {
     const reads = context.reportReads.get(logKey(log))
@@ -255,13 +264,8 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
           trace_pulled_el_fees: t.pulledELFees,
           trace_pulled_redeem_manager_exceeding_eth: t.pulledRedeemManagerExceedingEthBuffer,
           trace_pulled_coverage_funds: t.pulledCoverageFunds,
-          total_underlying_supply: state.totalUnderlyingSupply,
-          total_supply: state.totalSupply,
-          fee_shares: feeSharesByTx.get(log.transactionHash) ?? 0n,
-          global_fee_bps: Number(state.globalFee),
+          ...poolColumns(log, state, before),
           report_shape: 'v1',
-          pool_before_underlying: before?.totalUnderlyingSupply ?? null,
-          pool_before_supply: before?.totalSupply ?? null,
         })
         break
       }
@@ -288,13 +292,8 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
           // no RedeemManager before River 1.0.0: nothing to pull from it
           trace_pulled_redeem_manager_exceeding_eth: 0n,
           trace_pulled_coverage_funds: coverage,
-          total_underlying_supply: state.totalUnderlyingSupply,
-          total_supply: state.totalSupply,
-          fee_shares: feeSharesByTx.get(log.transactionHash) ?? 0n,
-          global_fee_bps: Number(state.globalFee),
+          ...poolColumns(log, state, before),
           report_shape: 'legacy',
-          pool_before_underlying: before?.totalUnderlyingSupply ?? null,
-          pool_before_supply: before?.totalSupply ?? null,
         })
         break
       }
