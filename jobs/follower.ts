@@ -142,13 +142,13 @@ export function createFollower(deps: FollowerDeps) {
   /**
    * What a report's row reads at the end of its block (ReportReads): River's U, S and fee (and the previous
    * block's fee when `feeBeforeBlock`), and each operator's funded validators (for the operator fee split);
-   * eventRows undoes what later transactions of the block did to U, S and the fee. River's U and S at the end
-   * of the previous block (the pool the report's growth starts from, when no earlier report is stored). Three
-   * eth_calls through
-   * viem's deployless multicall (no Multicall3 deployment needed, at any block): River's reads with the
-   * operator count, then every operator (a backfill has one report a day: one call per value was most of
-   * its requests). The operators are none when the registry address is not configured or its layout cannot
-   * be read (the day then leaves operator fees unallocated, and says so).
+   * eventRows undoes what later transactions of the block did to U, S and the fee; with `poolBefore`
+   * (`needsPoolBefore`), River's U and S at the end of the previous block. eth_calls through viem's deployless
+   * multicall (no Multicall3 deployment needed, at any block): River's reads with the operator count, then every
+   * operator in the registry layout of the report's `shape` (a backfill has one report a day: one call per value
+   * was most of its requests), and the previous block's pool when asked. The operators are none when the
+   * registry address is not configured or its layout cannot be read (the day then leaves operator fees
+   * unallocated, and says so).
    */
   async function reportReadsAt(
     blockNumber: bigint,
