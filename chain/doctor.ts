@@ -167,7 +167,10 @@ export async function checkArchive(client: ChainClient, contracts: ChainContract
   })
 }
 
-/** Every configured address holds code at the head (a wrong address or chain holds none). */
+/**
+ * Every configured address holds code at the head (a wrong address or chain holds none); a proxy that a devnet's
+ * published history deploys at a later upgrade (no implementation of it mined yet) is a warning.
+ */
 export async function checkCode(
   client: ChainClient,
   contracts: ChainContracts,
