@@ -175,6 +175,19 @@ function documentBearerSecurity(app: FastifyInstance): void {
   })
 }
 
+/** Routes the rate limit never counts: liveness, readiness, the token signing keys. */
+const UNLIMITED_ROUTES = new Set(['/health', '/ready', '/.well-known/jwks.json'])
+
+/**
+ * Fastify's `trustProxy` of a TRUST_PROXY setting: a hop count trusts that many proxies nearest the API.
+ *
+ * @example
+ * fastifyTrustProxy(1) // (address, hop) => hop < 1
+ */
+function fastifyTrustProxy(setting: false | number | string[]) {
+  return typeof setting === 'number' ? (_address: string, hop: number) => hop < setting : setting
+}
+
 /**
  * Builds the Fastify app (routes, auth, errors, OpenAPI). `server.ts` only listens.
  *
@@ -192,6 +205,8 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     loggerInstance: ctx.logger.child({ component: 'api' }) as unknown as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimit,
+    // TRUST_PROXY: request.ip is the address the trusted proxies report (the rate limit's key of anonymous calls)
+    trustProxy: fastifyTrustProxy(ctx.config.trustProxy),
     requestIdHeader: false,
     // one access-log line per request, when answered, instead of Fastify's two
     logController: new AccessLog(),
@@ -316,6 +331,9 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
     timeWindow: ctx.config.rateLimitWindowMs,
     ...(ctx.redis ? { redis: ctx.redis, nameSpace: 'lsreport-rl-' } : {}),
     keyGenerator: (request) => request.auth?.clientId ?? request.ip,
+    // liveness, readiness and key discovery answer whatever a neighbour's load: probes and verifiers share
+    // an address with everyone behind a load balancer
+    allowList: (request) => UNLIMITED_ROUTES.has(request.routeOptions.url ?? ''),
     errorResponseBuilder: (_request, context) => ({
       statusCode: 429,
       message:

@@ -50,7 +50,22 @@ describe('loadConfig', () => {
     [{ JWT_PRIVATE_KEY: 'abc' }, /JWT_PRIVATE_KEY/],
     [{ ALLOWER_PRIVATE_KEY: '0x12' }, /ALLOWER_PRIVATE_KEY/],
     [{ CONFIRMATIONS: '-1' }, /CONFIRMATIONS/],
+    [{ TRUST_PROXY: 'true' }, /TRUST_PROXY.*`true` is refused/],
+    [{ TRUST_PROXY: '0' }, /TRUST_PROXY/],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, /TRUST_PROXY/],
+    [{ TRUST_PROXY: '10.0.0.1, lb.internal' }, /TRUST_PROXY/],
   ])('behavior: %j fails naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message)
+  })
+
+  test('behavior: TRUST_PROXY is off by default, a hop count, or proxy addresses and CIDR ranges', () => {
+    expect(loadConfig({}).trustProxy).toBe(false)
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2)
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1,fd00::/8' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      '::1',
+      'fd00::/8',
+    ])
   })
 })

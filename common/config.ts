@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import path from 'node:path'
 import { ConfigError } from './errors.ts'
 
@@ -27,6 +28,11 @@ export interface Config {
   confirmations: number
   /** Private key (0x...) of the Allowlist allower; the devnet supplies its own. */
   allowerPrivateKey: `0x${string}` | undefined
+  /**
+   * TRUST_PROXY: which proxies' `X-Forwarded-For` the API believes for a client's address (the rate limit's key
+   * of anonymous requests): false (unset: the socket's address), a hop count, or proxy addresses and CIDR ranges.
+   */
+  trustProxy: false | number | string[]
   /** Requests per client per window. */
   rateLimitMax: number
   rateLimitWindowMs: number
@@ -81,6 +87,31 @@ function readInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   if (value < min || value > max)
     throw new ConfigError(`${name} must be between ${min} and ${max} (got ${value})`)
   return value
+}
+
+/**
+ * TRUST_PROXY: unset or empty, none (the socket's address is the client's); a whole number, that many proxy hops
+ * in front of the API (the address the nearest untrusted hop reported); else a comma-separated list of proxy
+ * addresses and CIDR ranges. `true` (every hop trusted, so any client could name its own address) is refused.
+ */
+function readTrustProxy(env: NodeJS.ProcessEnv): false | number | string[] {
+  const raw = env.TRUST_PROXY?.trim()
+  if (!raw) return false
+  if (/^\d+$/.test(raw)) return readInt(env, 'TRUST_PROXY', 0, 1, 10)
+  const entries = raw.split(',').map((entry) => entry.trim())
+  for (const entry of entries) {
+    const [address, prefix, ...rest] = entry.split('/')
+    const family = isIP(address ?? '')
+    const maxPrefix = family === 6 ? 128 : 32
+    const validPrefix = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= maxPrefix)
+    if (family === 0 || !validPrefix || rest.length > 0) {
+      throw new ConfigError(
+        `TRUST_PROXY must be a hop count (1-10) or a comma-separated list of proxy addresses or CIDR ranges ` +
+          `(got ${JSON.stringify(entry)}; \`true\` is refused: every client could name its own address)`,
+      )
+    }
+  }
+  return entries
 }
 
 function readPrefix(env: NodeJS.ProcessEnv): string {
@@ -162,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     jwtPrivateKey,
     confirmations: readInt(env, 'CONFIRMATIONS', chain === 'devnet' ? 0 : 12, 0, 10_000),
     allowerPrivateKey: allowerRaw as `0x${string}` | undefined,
+    trustProxy: readTrustProxy(env),
     rateLimitMax: readInt(env, 'RATE_LIMIT_MAX', 600, 1, 1_000_000),
     rateLimitWindowMs: readInt(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1_000, 86_400_000),
     bodyLimit: 1024 * 1024,

@@ -42,6 +42,58 @@ describe.each(['memory', 'redis'] as const)('rate limit per client (%s store)', 
   )
 })
 
+describe('liveness and the client address', () => {
+  test('behavior: /health, /ready and the JWKS answer 200 after 5,000 anonymous requests from one address, while other routes answer 429', async () => {
+    const api = await startTestApi('pglite', { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' })
+    apis.push(api)
+    const get = (url: string) => api.app.inject({ method: 'GET', url, remoteAddress: '203.0.113.7' })
+    for (let i = 0; i < 3; i++) expect((await get('/eth/v1/redeems_info')).statusCode).not.toBe(429)
+    expect((await get('/eth/v1/redeems_info')).statusCode).toBe(429)
+    const seen = new Map<string, Set<number>>()
+    for (let i = 0; i < 5_000; i++) {
+      const url = ['/health', '/ready', '/.well-known/jwks.json'][i % 3] as string
+      const codes = seen.get(url) ?? new Set<number>()
+      codes.add((await get(url)).statusCode)
+      seen.set(url, codes)
+    }
+    expect(Object.fromEntries([...seen].map(([url, codes]) => [url, [...codes]]))).toEqual({
+      '/health': [200],
+      '/ready': [200],
+      '/.well-known/jwks.json': [200],
+    })
+  }, 120_000)
+
+  test("behavior: with TRUST_PROXY the limit follows the address the proxy forwards; without it, the socket's", async () => {
+    const request = (api: TestApi, forwarded: string) =>
+      api.app.inject({
+        method: 'GET',
+        url: '/eth/v1/redeems_info',
+        remoteAddress: '10.0.0.2', // the load balancer
+        headers: { 'x-forwarded-for': forwarded },
+      })
+    const proxied = await startTestApi('pglite', {
+      RATE_LIMIT_MAX: '2',
+      RATE_LIMIT_WINDOW_MS: '60000',
+      TRUST_PROXY: '10.0.0.0/8',
+    })
+    apis.push(proxied)
+    const statuses = async (api: TestApi, forwarded: string, n: number) => {
+      const out: number[] = []
+      for (let i = 0; i < n; i++) out.push((await request(api, forwarded)).statusCode === 429 ? 429 : 200)
+      return out
+    }
+    expect(await statuses(proxied, '198.51.100.1', 3)).toEqual([200, 200, 429])
+    expect(await statuses(proxied, '198.51.100.2', 2)).toEqual([200, 200]) // its own budget
+    const direct = await startTestApi('pglite', { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_MS: '60000' })
+    apis.push(direct)
+    // untrusted: every forwarded address is the load balancer's one budget
+    expect([
+      ...(await statuses(direct, '198.51.100.1', 2)),
+      ...(await statuses(direct, '198.51.100.2', 1)),
+    ]).toEqual([200, 200, 429])
+  })
+})
+
 describe('client secrets', () => {
   test('behavior: a second secret works alongside the first; a revoked client gets 401 invalid_client', async () => {
     const api = await startTestApi('pglite')
