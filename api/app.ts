@@ -22,6 +22,7 @@ import { createAnswerMemo } from './answer-memo.ts'
 import type { SigningKey } from './auth/keys.ts'
 import { authPlugin } from './auth/plugin.ts'
 import { ApiError, apiErrorOf, type ErrorBody, type ErrorCode } from './errors.ts'
+import { duplicateJsonKey } from './json-body.ts'
 import { registerMetrics } from './metrics.ts'
 import { AccessLog, logAbortedRequests } from './request-log.ts'
 import { adminRoutes } from './routes/admin.ts'
@@ -280,18 +281,28 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
     done()
   })
 
-  // JSON bodies: an empty body is no body (PATCH with a JSON content type and nothing in it). No other
+  // JSON bodies: an empty body is no body; duplicate keys are refused (api/json-body.ts) (PATCH with a JSON content type and nothing in it). No other
   // content type is parsed outside /oauth/token (text/plain, forms, XML: 415 IR1003).
   app.removeContentTypeParser('application/json')
   app.removeContentTypeParser('text/plain')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = String(body)
     if (text.trim() === '') return done(null, undefined)
+    let value: unknown
     try {
-      done(null, JSON.parse(text))
+      value = JSON.parse(text)
     } catch {
-      done(new ApiError('IR1001', 'malformed JSON body'), undefined)
+      return done(new ApiError('IR1001', 'malformed JSON body'), undefined)
     }
+    // JSON.parse keeps the last of duplicate keys: a body that says two things is refused
+    const duplicate = duplicateJsonKey(text)
+    if (duplicate !== undefined) {
+      return done(
+        new ApiError('IR1001', `JSON body has the key ${JSON.stringify(duplicate)} twice`),
+        undefined,
+      )
+    }
+    done(null, value)
   })
 
   app.setErrorHandler((err, request, reply) => {

@@ -6,7 +6,7 @@ import { DomainError, type ErrorReason, LsReportError } from '../common/errors.t
  */
 export const ERROR_CATALOG = {
   IR1000: { http: 400, meaning: 'Invalid request: a field failed validation (the message names it).' },
-  IR1001: { http: 400, meaning: 'Malformed JSON body.' },
+  IR1001: { http: 400, meaning: 'Malformed JSON body, or one with a key twice in an object.' },
   IR1002: { http: 413, meaning: 'Request body larger than 1 MiB.' },
   IR1003: { http: 415, meaning: 'Unsupported content type (send application/json).' },
   IR1004: { http: 404, meaning: 'Route not found.' },
@@ -22,7 +22,7 @@ export const ERROR_CATALOG = {
   IR2005: { http: 401, meaning: 'Token request: invalid_client (unknown client, wrong secret or revoked).' },
   IR2006: { http: 400, meaning: 'Token request: unsupported_grant_type (only client_credentials).' },
   IR2007: { http: 400, meaning: 'Token request: invalid_scope (a scope the client does not have).' },
-  IR2008: { http: 404, meaning: 'Impersonated organization not found.' },
+  IR2008: { http: 403, meaning: 'Impersonation refused: no delegation to your org, or no such org.' },
   IR3000: { http: 404, meaning: 'Account not found.' },
   IR3001: { http: 400, meaning: 'Account key is empty or longer than 256 characters.' },
   IR3002: { http: 400, meaning: 'An account with this key already exists in the organization.' },

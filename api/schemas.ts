@@ -163,6 +163,27 @@ export function BoundedInteger(options: { minimum: number; maximum: number; desc
   return Type.Integer(options)
 }
 
+/** The largest page of a list route (`limit`). */
+export const MAX_PAGE = 1000
+/** The page size of a list route when `limit` is absent. */
+export const DEFAULT_PAGE = 100
+
+/** The `offset` and `limit` query fields every list route takes (oldest first; X-Total-Count gives the total). */
+export const PageQueryFields = {
+  offset: Type.Optional(BoundedInteger({ minimum: 0, maximum: MAX_INPUT_INTEGER })),
+  limit: Type.Optional(BoundedInteger({ minimum: 1, maximum: MAX_PAGE })),
+}
+
+/**
+ * The page a list request asks for, defaults applied.
+ *
+ * @example
+ * pageOf({ limit: 10 }) // { offset: 0, limit: 10 }
+ */
+export function pageOf(query: { offset?: number; limit?: number }): { offset: number; limit: number } {
+  return { offset: query.offset ?? 0, limit: query.limit ?? DEFAULT_PAGE }
+}
+
 /**
  * A NUL (Postgres text cannot hold it) or a lone UTF-16 surrogate (not Unicode: it cannot be stored as
  * UTF-8 without being replaced). Valid surrogate pairs (emoji) are fine.

@@ -203,7 +203,16 @@ program
     withContext(async (ctx) => {
       const { migrate } = await import('../db/index.ts')
       const applied = await migrate(ctx.dbh.db)
-      printJson({ backend: ctx.dbh.backend, applied })
+      // keys made before the key rules: listed, never changed (db/migrations/010_account_key_problems.ts)
+      const [problems] = await ctx.dbh.db('account_key_problems').count<{ n: string }[]>({ n: '*' })
+      const accountKeyProblems = Number(problems?.n ?? 0)
+      if (accountKeyProblems > 0) {
+        process.stderr.write(
+          `lsreport migrate: ${accountKeyProblems} account key problem(s) predate the key rules: ` +
+            'select * from account_key_problems\n',
+        )
+      }
+      printJson({ backend: ctx.dbh.backend, applied, account_key_problems: accountKeyProblems })
     }),
   )
 
@@ -213,12 +222,41 @@ orgs
   .description('Create an organization')
   .requiredOption('--name <name>', 'display name')
   .option('--no-allowlist', 'secondary-interaction platform: may add wallets to the On-Platform list only')
+  .option('--operator', 'operator organization: its impersonate:org clients may read as any organization')
   .option('--json', 'print the org as JSON (default)')
-  .action((opts: { name: string; allowlist: boolean }) =>
+  .action((opts: { name: string; allowlist: boolean; operator?: boolean }) =>
     withContext(async (ctx) =>
       printJson(
-        await (await admin()).createOrg(ctx.dbh.db, { name: opts.name, canAllowlist: opts.allowlist }),
+        await (await admin()).createOrg(ctx.dbh.db, {
+          name: opts.name,
+          canAllowlist: opts.allowlist,
+          operator: opts.operator === true,
+        }),
       ),
+    ),
+  )
+orgs
+  .command('delegate')
+  .description(
+    'Name a delegate: the impersonate:org clients of --to may read as --org (Impersonate-Org); audited',
+  )
+  .requiredOption('--org <org_id>', 'the organization read as')
+  .requiredOption('--to <org_id>', 'the delegate organization')
+  .option('--json', 'print {org_id, delegate_org_id, delegated, changed} as JSON (default)')
+  .action((opts: { org: string; to: string }) =>
+    withContext(async (ctx) =>
+      printJson(await (await admin()).delegateOrg(ctx.dbh.db, { orgId: opts.org, delegateOrgId: opts.to })),
+    ),
+  )
+orgs
+  .command('undelegate')
+  .description('Drop a delegate: the next Impersonate-Org request of --to as --org is refused; audited')
+  .requiredOption('--org <org_id>', 'the organization read as')
+  .requiredOption('--to <org_id>', 'the delegate organization')
+  .option('--json', 'print {org_id, delegate_org_id, delegated, changed} as JSON (default)')
+  .action((opts: { org: string; to: string }) =>
+    withContext(async (ctx) =>
+      printJson(await (await admin()).undelegateOrg(ctx.dbh.db, { orgId: opts.org, delegateOrgId: opts.to })),
     ),
   )
 

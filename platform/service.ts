@@ -13,6 +13,7 @@ import {
   type WalletStatus,
   type WalletView,
 } from '../db/repos/index.ts'
+import { accountKey } from './account-keys.ts'
 import { type Actor, moveAccount, moveWallet } from './moves.ts'
 import { type AccountAction, type WalletAction, walletTransition } from './transitions.ts'
 
@@ -44,12 +45,8 @@ export function createPlatformService(db: Db) {
   }
 
   return {
-    async createAccount(orgId: string, key: string, actor: Actor): Promise<AccountView> {
-      if (key.trim().length === 0 || key.length > 256) {
-        throw new ValidationError('key must be a non-empty string of at most 256 characters', {
-          reason: 'account_key',
-        })
-      }
+    async createAccount(orgId: string, rawKey: string, actor: Actor): Promise<AccountView> {
+      const key = accountKey(rawKey)
       try {
         return await inTransaction(db, async (r) => {
           if (await r.accounts.existsKey(orgId, key)) {
@@ -70,8 +67,13 @@ export function createPlatformService(db: Db) {
       }
     },
 
-    async listAccounts(orgId: string): Promise<AccountView[]> {
-      return withWallets(await repos.accounts.list(orgId))
+    /** One page of the org's accounts with their wallets, and how many accounts the org has. */
+    async listAccounts(
+      orgId: string,
+      page: { offset: number; limit: number },
+    ): Promise<{ rows: AccountView[]; total: number }> {
+      const { rows, total } = await repos.accounts.list(orgId, page)
+      return { rows: await withWallets(rows), total }
     },
 
     async getAccount(orgId: string, idOrKey: string): Promise<AccountView> {

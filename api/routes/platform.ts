@@ -5,8 +5,6 @@ import { depositorRoutes } from './platform/depositors.ts'
 import { discountRateRoutes } from './platform/discount-rate.ts'
 import { walletRoutes } from './platform/wallets.ts'
 
-export { DEFAULT_PAGE, MAX_PAGE } from './platform/wallets.ts'
-
 /** Accounts and wallets of the caller's organization (/v0/platform/..., /v0/depositors/...), one file each. */
 export function platformRoutes(app: FastifyInstance, deps: PlatformRouteDeps) {
   accountRoutes(app, deps)

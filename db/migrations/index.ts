@@ -6,6 +6,9 @@ import * as m004 from './004_reporting.ts'
 import * as m005 from './005_webhooks.ts'
 import * as m006 from './006_report_tx_state.ts'
 import * as m007 from './007_report_shapes.ts'
+import * as m008 from './008_delegations.ts'
+import * as m009 from './009_webhook_breaker.ts'
+import * as m010 from './010_account_key_problems.ts'
 
 interface Migration {
   up(db: Knex): Promise<void>
@@ -21,6 +24,9 @@ const migrations: [string, Migration][] = [
   ['005_webhooks', m005],
   ['006_report_tx_state', m006],
   ['007_report_shapes', m007],
+  ['010_account_key_problems', m010],
+  ['008_delegations', m008],
+  ['009_webhook_breaker', m009],
 ]
 
 /** knex migration source over the in-code list (works the same under tsx, vitest and any bundler). */

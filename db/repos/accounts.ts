@@ -66,7 +66,8 @@ export function createAccountsRepo(db: Queryable) {
         const byId = await find('id', idOrKey.toLowerCase())
         if (byId) return byId
       }
-      return find('key', idOrKey)
+      // keys are stored NFC-normalized (platform/account-keys.ts): a key typed in another form finds its account
+      return find('key', idOrKey.normalize('NFC'))
     },
     /** The org's accounts among `ids` (others' ids are left out), in no set order. */
     async findByIds(orgId: string, ids: string[]): Promise<AccountRow[]> {
@@ -77,11 +78,20 @@ export function createAccountsRepo(db: Queryable) {
     async get(id: string): Promise<AccountRow | undefined> {
       return db<AccountRow>('accounts').where({ id }).first()
     },
-    /** The org's accounts, oldest first. */
-    async list(orgId: string): Promise<AccountRow[]> {
-      return db<AccountRow>('accounts')
-        .where({ org_id: orgId })
-        .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    /** One page of the org's accounts (oldest first) and how many the org has. */
+    async list(
+      orgId: string,
+      page: { offset: number; limit: number },
+    ): Promise<{ rows: AccountRow[]; total: number }> {
+      const [rows, count] = await Promise.all([
+        db<AccountRow>('accounts')
+          .where({ org_id: orgId })
+          .orderBy([{ column: 'created_at' }, { column: 'id' }])
+          .offset(page.offset)
+          .limit(page.limit),
+        db('accounts').where({ org_id: orgId }).count<{ count: string }[]>({ count: '*' }),
+      ])
+      return { rows, total: Number(count[0]?.count ?? 0) }
     },
     /** Sets the account's status (and updated_at) and returns the updated row. */
     async setStatus(id: string, status: AccountStatus): Promise<AccountRow> {

@@ -38,7 +38,9 @@ for (const backend of BACKENDS) {
       })
       const repos = createRepos(dbh.db)
       expect(await repos.orgs.get(org.id)).toEqual(org)
-      expect((await repos.accounts.list(org.id)).map((a) => a.key)).toEqual(['kept'])
+      expect((await repos.accounts.list(org.id, { offset: 0, limit: 10 })).rows.map((a) => a.key)).toEqual([
+        'kept',
+      ])
     })
 
     test('behavior: what repositories write inside is rolled back when the work throws', async () => {
@@ -50,7 +52,9 @@ for (const backend of BACKENDS) {
           orgId = org.id
           await repos.accounts.insert({ id: randomUUID(), orgId, key: 'gone' })
           // the transaction sees its own writes, through the repositories and through the raw tx alike
-          expect((await repos.accounts.list(orgId)).map((a) => a.key)).toEqual(['gone'])
+          expect((await repos.accounts.list(orgId, { offset: 0, limit: 10 })).rows.map((a) => a.key)).toEqual(
+            ['gone'],
+          )
           expect(await tx('orgs').where({ id: orgId }).first()).toMatchObject({ name: 'rolled back' })
           // another connection does not (PGlite has a single connection, which the transaction holds)
           if (backend.name === 'Postgres') expect(await createRepos(dbh.db).orgs.get(orgId)).toBeUndefined()
@@ -60,7 +64,7 @@ for (const backend of BACKENDS) {
       expect(orgId).not.toBe('')
       const repos = createRepos(dbh.db)
       expect(await repos.orgs.get(orgId)).toBeUndefined()
-      expect(await repos.accounts.list(orgId)).toEqual([])
+      expect((await repos.accounts.list(orgId, { offset: 0, limit: 10 })).rows).toEqual([])
     })
   })
 }

@@ -1,7 +1,14 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { caller } from '../../auth/plugin.ts'
-import { AccountParams, AccountSchema, accountJson, errorResponses } from '../../schemas.ts'
+import {
+  AccountParams,
+  AccountSchema,
+  accountJson,
+  errorResponses,
+  PageQueryFields,
+  pageOf,
+} from '../../schemas.ts'
 import { type PlatformRouteDeps, platformRouteOptions } from './context.ts'
 
 /** Accounts of the caller's organization: create, list, get, pause / remove / reactivate. */
@@ -33,11 +40,17 @@ export function accountRoutes(app: FastifyInstance, { platform }: PlatformRouteD
       ...read,
       schema: {
         tags,
-        summary: 'List accounts with their wallets',
-        response: { 200: Type.Array(AccountSchema), ...errorResponses(401, 403) },
+        summary: 'List accounts with their wallets (paged like wallets; X-Total-Count gives the total)',
+        querystring: Type.Object(PageQueryFields),
+        response: { 200: Type.Array(AccountSchema), ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => (await platform.listAccounts(caller(request).orgId)).map(accountJson),
+    async (request, reply) => {
+      const q = request.query as { offset?: number; limit?: number }
+      const { rows, total } = await platform.listAccounts(caller(request).orgId, pageOf(q))
+      reply.header('x-total-count', String(total))
+      return rows.map(accountJson)
+    },
   )
 
   app.get(

@@ -6,9 +6,9 @@ import {
   AccountParams,
   AccountWalletParams,
   BooleanLike,
-  BoundedInteger,
   errorResponses,
-  MAX_INPUT_INTEGER,
+  PageQueryFields,
+  pageOf,
   toBool,
   WalletIdOrAddressParams,
   WalletSchema,
@@ -16,11 +16,6 @@ import {
   walletJson,
 } from '../../schemas.ts'
 import { type PlatformRouteDeps, platformRouteOptions } from './context.ts'
-
-/** The largest page of GET /v0/platform/wallets. */
-export const MAX_PAGE = 1000
-/** The page size of GET /v0/platform/wallets when `limit` is absent. */
-export const DEFAULT_PAGE = 100
 
 /** Wallets of the caller's organization: get, list, attach to an account, pause / remove / reactivate. */
 export function walletRoutes(app: FastifyInstance, { platform, repos }: PlatformRouteDeps) {
@@ -54,8 +49,7 @@ export function walletRoutes(app: FastifyInstance, { platform, repos }: Platform
         querystring: Type.Object({
           allowlist: Type.Optional(Type.Boolean()),
           on_platform: Type.Optional(Type.Boolean()),
-          offset: Type.Optional(BoundedInteger({ minimum: 0, maximum: MAX_INPUT_INTEGER })),
-          limit: Type.Optional(BoundedInteger({ minimum: 1, maximum: MAX_PAGE })),
+          ...PageQueryFields,
         }),
         response: { 200: Type.Array(WalletSchema), ...errorResponses(400, 401, 403) },
       },
@@ -70,10 +64,7 @@ export function walletRoutes(app: FastifyInstance, { platform, repos }: Platform
       const filter: { allowlisted?: boolean; onPlatform?: boolean } = {}
       if (q.allowlist === true) filter.allowlisted = true
       if (q.on_platform === true) filter.onPlatform = true
-      const { rows, total } = await platform.listWallets(caller(request).orgId, filter, {
-        offset: q.offset ?? 0,
-        limit: q.limit ?? DEFAULT_PAGE,
-      })
+      const { rows, total } = await platform.listWallets(caller(request).orgId, filter, pageOf(q))
       reply.header('x-total-count', String(total))
       return rows.map(walletJson)
     },
