@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { loadSigningKey } from '../api/auth/keys.ts'
 import { CLIENT_STATUS_TTL_MS, createClientStatusCache } from '../api/auth/revocation.ts'
 import { issueToken } from '../api/auth/tokens.ts'
+import { delegateOrg } from '../cli/admin.ts'
 import { freePort, http, orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
 import { cli, spawnCli } from './helpers/cli.ts'
 import { createTestDatabase, postgresAvailable, REDIS_URL, redisAvailable } from './helpers/services.ts'
@@ -88,6 +89,31 @@ describe('token endpoint: malformed requests answer RFC 6749 bodies', () => {
       'content-type': 'application/x-www-form-urlencoded',
     })
     expect([res.status, res.body.error]).toEqual([400, 'invalid_request'])
+  })
+
+  test('behavior: HTTP Basic plus credentials in the body is 400 invalid_request (RFC 6749 2.3: one method); Basic with the same client_id alone is accepted', async () => {
+    const basic = `Basic ${Buffer.from(`${org.clientId}:${org.clientSecret}`).toString('base64')}`
+    const form = { 'content-type': 'application/x-www-form-urlencoded', authorization: basic }
+    const twice = await post(
+      new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: 'other',
+        client_secret: 'x',
+      }).toString(),
+      form,
+    )
+    expect([twice.status, twice.body.error, twice.body.status]).toEqual([400, 'invalid_request', 'IR2004'])
+    expect(twice.body.access_token).toBeUndefined()
+    const sameSecret = await post(
+      new URLSearchParams({ grant_type: 'client_credentials', client_secret: org.clientSecret }).toString(),
+      form,
+    )
+    expect([sameSecret.status, sameSecret.body.error]).toEqual([400, 'invalid_request'])
+    const sameId = await post(
+      new URLSearchParams({ grant_type: 'client_credentials', client_id: org.clientId }).toString(),
+      form,
+    )
+    expect(sameId.status).toBe(200)
   })
 
   test('behavior: an unsupported content type answers with the RFC 6749 error field too', async () => {
@@ -362,12 +388,15 @@ describe('Impersonate-Org', () => {
     }
   })
 
-  test('behavior: with the scope, an unknown org is 404 IR2008 and a real org is read as that org', async () => {
+  test('behavior: with the scope, an unknown org and an undelegated one are the same 403 IR2008; a delegating org is read as that org', async () => {
     const desk = await orgWithToken(app, { name: 'desk', scopes: 'read:eth-rewards impersonate:org' })
     const call = http(app.url, desk.token)
     const url = '/eth/v1/rewards/accounts/only-in-a/summary'
     const unknown = await call('GET', url, undefined, { 'impersonate-org': 'org_doesnotexist' })
-    expect([unknown.status, unknown.body.status]).toEqual([404, 'IR2008'])
+    expect([unknown.status, unknown.body.status]).toEqual([403, 'IR2008'])
+    const undelegated = await call('GET', url, undefined, { 'impersonate-org': a.orgId })
+    expect([undelegated.status, undelegated.body]).toEqual([unknown.status, unknown.body])
+    await delegateOrg(app.dbh.db, { orgId: a.orgId, delegateOrgId: desk.orgId })
     // as itself the desk has no such account; as A it finds A's account (and, with no computed report yet,
     // answers that: the full read with records is in test/reporting.test.ts)
     const own = await call('GET', url)

@@ -124,6 +124,17 @@ export function oauthRoutes(
       })
       if (problem) return oauthError(reply, 'invalid_request', problem)
       const body = raw as Record<string, string | undefined>
+      // RFC 6749 §2.3: one authentication method per request (a body client_id naming the same client is fine)
+      if (
+        basic &&
+        (body.client_secret !== undefined || (body.client_id !== undefined && body.client_id !== basic.id))
+      ) {
+        return oauthError(
+          reply,
+          'invalid_request',
+          'the client authenticated twice: use HTTP Basic or client_id/client_secret in the body, not both',
+        )
+      }
       const clientId = basic?.id ?? body.client_id
       const clientSecret = basic?.secret ?? body.client_secret
       if (body.grant_type === undefined) return oauthError(reply, 'invalid_request', 'grant_type is required')
