@@ -195,7 +195,7 @@ describe('the served OpenAPI document, walked over HTTP', () => {
       }
       const webhook = async (): Promise<string> => {
         const res = await call('POST', '/v1/webhooks', {
-          url: 'https://203.0.113.10/hook',
+          url: 'https://93.184.215.14/hook',
           events: ['day.finalized'],
         })
         expect(res.status).toBe(201)
@@ -327,7 +327,7 @@ describe('the served OpenAPI document, walked over HTTP', () => {
         'GET /v1/admin/days': async () => ({ url: `/v1/admin/days?from=${first}&to=${last}` }),
         'POST /v1/webhooks': async () => ({
           url: '/v1/webhooks',
-          body: { url: 'https://203.0.113.10/hook', events: ['day.finalized'] },
+          body: { url: 'https://93.184.215.14/hook', events: ['day.finalized'] },
         }),
         'GET /v1/webhooks': async () => ({ url: '/v1/webhooks' }),
         'GET /v1/webhooks/{id}': async () => ({ url: `/v1/webhooks/${await webhook()}` }),

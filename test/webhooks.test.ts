@@ -285,12 +285,12 @@ describe.runIf(pgOk)('signed webhooks on the devnet (API -> outbox -> delivery j
     const call = http(api.url, org.token)
     const them = http(api.url, other.token)
     const created = await call('POST', '/v1/webhooks', {
-      url: 'https://203.0.113.7/hook',
+      url: 'https://93.184.215.14/hook',
       events: ['redeem.claimed'],
     })
     expect(created.status).toBe(201)
     expect(created.body).toMatchObject({
-      url: 'https://203.0.113.7/hook',
+      url: 'https://93.184.215.14/hook',
       events: ['redeem.claimed'],
       description: null,
     })
@@ -299,7 +299,7 @@ describe.runIf(pgOk)('signed webhooks on the devnet (API -> outbox -> delivery j
     expect(listed.body).toEqual([
       {
         id,
-        url: 'https://203.0.113.7/hook',
+        url: 'https://93.184.215.14/hook',
         events: ['redeem.claimed'],
         description: null,
         created_at: created.body.created_at,
@@ -327,18 +327,18 @@ describe.runIf(pgOk)('signed webhooks on the devnet (API -> outbox -> delivery j
 
     // input
     for (const body of [
-      { url: 'ftp://203.0.113.7/x', events: ['day.finalized'] },
-      { url: 'https://u:p@203.0.113.7/x', events: ['day.finalized'] },
+      { url: 'ftp://93.184.215.14/x', events: ['day.finalized'] },
+      { url: 'https://u:p@93.184.215.14/x', events: ['day.finalized'] },
       { url: 'not a url', events: ['day.finalized'] },
     ]) {
       const res = await call('POST', '/v1/webhooks', body)
       expect(res, body.url).toMatchObject({ status: 400, body: { status: 'IR3601' } })
     }
     for (const body of [
-      { url: 'https://203.0.113.7/x', events: [] },
-      { url: 'https://203.0.113.7/x', events: ['day.started'] },
-      { url: 'https://203.0.113.7/x' },
-      { url: 'https://203.0.113.7/x', events: ['day.finalized'], extra: 1 },
+      { url: 'https://93.184.215.14/x', events: [] },
+      { url: 'https://93.184.215.14/x', events: ['day.started'] },
+      { url: 'https://93.184.215.14/x' },
+      { url: 'https://93.184.215.14/x', events: ['day.finalized'], extra: 1 },
     ]) {
       const res = await call('POST', '/v1/webhooks', body)
       expect(res, JSON.stringify(body)).toMatchObject({ status: 400, body: { status: 'IR1000' } })
@@ -369,7 +369,7 @@ describe.runIf(pgOk)('signed webhooks on the devnet (API -> outbox -> delivery j
     const read = http(api.url, reader.token)
     expect((await read('GET', '/v1/webhooks')).status).toBe(200)
     expect(
-      (await read('POST', '/v1/webhooks', { url: 'https://203.0.113.7/x', events: ['day.finalized'] })).body
+      (await read('POST', '/v1/webhooks', { url: 'https://93.184.215.14/x', events: ['day.finalized'] })).body
         .status,
     ).toBe('IR2002')
 
