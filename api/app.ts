@@ -206,6 +206,13 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     loggerInstance: ctx.logger.child({ component: 'api' }) as unknown as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimit,
+    // a client sending its request slowly (1 byte every few seconds) holds a socket at most this long; Node checks
+    // its timeouts every connectionsCheckingInterval (30 s by default: 1 s here, so the bound is the bound)
+    requestTimeout: ctx.config.requestTimeoutMs,
+    http: {
+      headersTimeout: Math.ceil(ctx.config.requestTimeoutMs / 3),
+      connectionsCheckingInterval: 1_000,
+    },
     // TRUST_PROXY: request.ip is the address the trusted proxies report (the rate limit's key of anonymous calls)
     trustProxy: fastifyTrustProxy(ctx.config.trustProxy),
     requestIdHeader: false,

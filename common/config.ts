@@ -38,6 +38,11 @@ export interface Config {
   rateLimitWindowMs: number
   /** Maximum request body in bytes. */
   bodyLimit: number
+  /**
+   * REQUEST_TIMEOUT_MS (default 30000): a request whose headers and body have not all arrived by then is cut
+   * (408), whatever pace a slow client keeps up; its headers alone get a third of it.
+   */
+  requestTimeoutMs: number
   /** Redis key prefix of the BullMQ queue (several deployments may share one Redis). */
   queuePrefix: string
   /** Jobs a BullMQ worker runs at once (WORKER_CONCURRENCY, default 2). */
@@ -46,12 +51,22 @@ export interface Config {
   jobLockMs: number
   /** Wallets per shard of a day's computation (DAY_SHARD_WALLETS, default 5000). */
   dayShardWallets: number
-  /** Webhook deliveries: private addresses allowed (WEBHOOK_ALLOW_PRIVATE=1), timeout and retry schedule. */
+  /** Webhook deliveries: private addresses allowed (WEBHOOK_ALLOW_PRIVATE=1), timeouts, retry schedule, lanes, breaker. */
   webhooks: {
     allowPrivate: boolean
     timeoutMs: number
+    /** WEBHOOK_CONNECT_TIMEOUT_MS (3 s): bound of an attempt's TCP connection. */
+    connectTimeoutMs: number
     retryBaseMs: number
     retryWindowMs: number
+    /** WEBHOOK_CONCURRENCY (64) / WEBHOOK_ORG_CONCURRENCY (8): deliveries at once per process / per organization. */
+    concurrency: number
+    orgConcurrency: number
+    /** WEBHOOK_BREAKER_FAILURES (10; 0: never) failures in a row over WEBHOOK_BREAKER_MIN_MS (60 s) pause a webhook. */
+    breakerFailures: number
+    breakerMinMs: number
+    /** WEBHOOK_BREAKER_PROBE_MS (60 s): wait before a paused webhook's first probe, doubled after each failed one. */
+    breakerProbeMs: number
   }
   /** Bearer token GET /metrics requires (METRICS_TOKEN); undefined: /metrics is public. */
   metricsToken: string | undefined
@@ -197,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     rateLimitMax: readInt(env, 'RATE_LIMIT_MAX', 600, 1, 1_000_000),
     rateLimitWindowMs: readInt(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1_000, 86_400_000),
     bodyLimit: 1024 * 1024,
+    requestTimeoutMs: readInt(env, 'REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
     queuePrefix: readPrefix(env),
     workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 2, 1, 64),
     jobLockMs: readInt(env, 'JOB_LOCK_MS', 15_000, 2_000, 600_000),
@@ -206,6 +222,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       timeoutMs: readInt(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       retryBaseMs: readInt(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
       retryWindowMs: readInt(env, 'WEBHOOK_RETRY_WINDOW_MS', 86_400_000, 1_000, 604_800_000),
+      connectTimeoutMs: readInt(env, 'WEBHOOK_CONNECT_TIMEOUT_MS', 3_000, 100, 120_000),
+      concurrency: readInt(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1_024),
+      orgConcurrency: readInt(env, 'WEBHOOK_ORG_CONCURRENCY', 8, 1, 1_024),
+      breakerFailures: readInt(env, 'WEBHOOK_BREAKER_FAILURES', 10, 0, 1_000_000),
+      breakerMinMs: readInt(env, 'WEBHOOK_BREAKER_MIN_MS', 60_000, 0, 86_400_000),
+      breakerProbeMs: readInt(env, 'WEBHOOK_BREAKER_PROBE_MS', 60_000, 100, 3_600_000),
     },
     metricsToken,
     dbStallMs: env.DB_STALL_MS?.trim() ? readInt(env, 'DB_STALL_MS', 0, 1_000, 3_600_000) : undefined,

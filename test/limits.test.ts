@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import net from 'node:net'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, test } from 'vitest'
 import { addClientSecret, revokeClient } from '../cli/admin.ts'
@@ -92,6 +93,42 @@ describe('liveness and the client address', () => {
       ...(await statuses(direct, '198.51.100.2', 1)),
     ]).toEqual([200, 200, 429])
   })
+})
+
+describe('request timeouts', () => {
+  /** Sends `head` then one byte of `drip` every 400 ms; resolves when the server closes the socket. */
+  const slowClient = (url: string, head: string, drip: string) =>
+    new Promise<{ ms: number; response: string }>((resolve) => {
+      const { hostname, port } = new URL(url)
+      const started = Date.now()
+      let response = ''
+      const socket = net.connect(Number(port), hostname, () => socket.write(head))
+      const timer = setInterval(() => socket.write(drip), 400)
+      socket.on('data', (chunk) => {
+        response += chunk
+      })
+      socket.on('error', () => {})
+      socket.on('close', () => {
+        clearInterval(timer)
+        resolve({ ms: Date.now() - started, response })
+      })
+    })
+
+  test('behavior: a body sent a byte at a time, or headers that never end, are cut at REQUEST_TIMEOUT_MS (408)', async () => {
+    const api = await startTestApi('pglite', { REQUEST_TIMEOUT_MS: '3000' })
+    apis.push(api)
+    const body = await slowClient(
+      api.url,
+      'POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n',
+      ' ',
+    )
+    expect(body.response).toMatch(/^HTTP\/1\.1 408/)
+    expect(body.ms).toBeGreaterThanOrEqual(2_900)
+    expect(body.ms).toBeLessThan(3_000 + 2_500) // the bound plus Node's 1 s check interval
+    const headers = await slowClient(api.url, 'GET /health HTTP/1.1\r\nHost: x\r\n', 'X')
+    expect(headers.response).toMatch(/^HTTP\/1\.1 408/)
+    expect(headers.ms).toBeLessThan(1_000 + 2_500) // a third of the bound for headers
+  }, 30_000)
 })
 
 describe('client secrets', () => {
