@@ -32,7 +32,10 @@ export const ERROR_CATALOG = {
   IR3100: { http: 404, meaning: 'Wallet not found.' },
   IR3101: { http: 400, meaning: 'Invalid wallet address (0x followed by 40 hex digits).' },
   IR3102: { http: 400, meaning: 'Mixed-case wallet address fails its EIP-55 checksum.' },
-  IR3103: { http: 400, meaning: 'The address is already attached to an account.' },
+  IR3103: {
+    http: 400,
+    meaning: 'The address is not available: it is attached to a wallet already (of any platform).',
+  },
   IR3104: { http: 403, meaning: 'The organization is not permitted to allowlist wallets.' },
   IR3105: { http: 400, meaning: 'Wallet status transition not allowed.' },
   IR3106: { http: 400, meaning: 'Unsupported wallet type (only ETH).' },

@@ -17,8 +17,8 @@ import {
   type WalletAmounts,
   type WalletRecord,
 } from '../engine/index.ts'
+import { impersonatedOrg } from './auth/impersonation.ts'
 import { caller } from './auth/plugin.ts'
-import type { TokenClaims } from './auth/tokens.ts'
 import { ApiError } from './errors.ts'
 import { reportReads } from './report-cache.ts'
 import { Nullable } from './schemas.ts'
@@ -263,25 +263,15 @@ function etagOf(text: string): string {
 
 /**
  * The organization a reporting read is made for: the token's, or the one named by `Impersonate-Org`
- * (only with the `impersonate:org` scope: else 403 IR2003; an unknown organization: 404 IR2008). Without the
- * header the answer is at hand (no promise).
+ * (only with the `impersonate:org` scope: else 403 IR2003; only toward an organization that named the
+ * token's a delegate, or from an operator organization: else 403 IR2008, an unknown organization alike;
+ * audited: see api/auth/impersonation.ts). Without the header the answer is at hand (no promise).
  */
 export function readingOrg(request: FastifyRequest, repos: Repos): string | Promise<string> {
   const auth = caller(request)
   const header = request.headers['impersonate-org']
   if (header === undefined) return auth.orgId
-  return impersonatedOrg(auth, header, repos)
-}
-
-async function impersonatedOrg(auth: TokenClaims, header: string | string[], repos: Repos): Promise<string> {
-  const orgId = (Array.isArray(header) ? header[0] : header)?.trim() ?? ''
-  if (!auth.scopes.includes('impersonate:org')) {
-    throw new ApiError('IR2003', 'Impersonate-Org needs the impersonate:org scope')
-  }
-  if (orgId === '' || !(await repos.orgs.get(orgId))) {
-    throw new ApiError('IR2008', `organization ${JSON.stringify(orgId)} not found`)
-  }
-  return orgId
+  return impersonatedOrg(request, auth, header, repos)
 }
 
 /** The v1 reward endpoints take no `unit` (query or body): 400 IR1000. */

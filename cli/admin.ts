@@ -7,6 +7,7 @@ import { toAddress } from '../common/address.ts'
 import { ValidationError } from '../common/errors.ts'
 import type { Db } from '../db/index.ts'
 import { createRepos, type OrgRow } from '../db/repos/index.ts'
+import { createDelegations } from '../platform/delegations.ts'
 import { createPlatformService } from '../platform/service.ts'
 
 /** Org as the CLI prints it. */
@@ -15,16 +16,34 @@ export function orgJson(org: OrgRow) {
     id: org.id,
     name: org.name,
     can_allowlist: org.can_allowlist,
+    operator: org.operator,
     created_at: org.created_at.toISOString(),
   }
 }
 
-/** `lsreport orgs create` */
-export async function createOrg(db: Db, input: { name: string; canAllowlist: boolean }) {
+/** `lsreport orgs create`; `operator`: its `impersonate:org` clients may read as any organization. */
+export async function createOrg(db: Db, input: { name: string; canAllowlist: boolean; operator?: boolean }) {
   if (input.name.trim() === '') throw new ValidationError('--name must not be empty')
   return orgJson(
-    await createRepos(db).orgs.create({ name: input.name.trim(), canAllowlist: input.canAllowlist }),
+    await createRepos(db).orgs.create({
+      name: input.name.trim(),
+      canAllowlist: input.canAllowlist,
+      operator: input.operator ?? false,
+    }),
   )
+}
+
+/**
+ * `lsreport orgs delegate`: `orgId` names `delegateOrgId` a delegate (its `impersonate:org` clients may read
+ * as `orgId`); recorded with actor 'operator'. Idempotent (`changed` false when it already was).
+ */
+export async function delegateOrg(db: Db, input: { orgId: string; delegateOrgId: string }) {
+  return createDelegations(db).delegate(input.orgId, input.delegateOrgId, 'operator')
+}
+
+/** `lsreport orgs undelegate`: the next impersonated request of `delegateOrgId` as `orgId` is refused. */
+export async function undelegateOrg(db: Db, input: { orgId: string; delegateOrgId: string }) {
+  return createDelegations(db).undelegate(input.orgId, input.delegateOrgId, 'operator')
 }
 
 /** `lsreport clients create`: the secret is returned once and stored only as a scrypt hash. */
@@ -84,6 +103,14 @@ export async function denyAccount(db: Db, input: { orgId: string; account: strin
   return { id: view.id, key: view.key, org_id: view.org_id, status: view.status }
 }
 
+/**
+ * The demo client's scopes: the platform's, never `admin` or `impersonate:org` (DESIGN.md §4.1: operators and
+ * impersonation are separate clients, made with `lsreport clients create`).
+ */
+export const DEMO_SCOPES = SCOPES.filter((s): s is Exclude<Scope, 'admin' | 'impersonate:org'> => {
+  return s !== 'admin' && s !== 'impersonate:org'
+})
+
 export interface DemoClient {
   org_id: string
   client_id: string
@@ -114,18 +141,32 @@ export async function ensureDemoClient(
   const file = path.join(options.dataDir, 'demo-client.json')
   const repos = createRepos(db)
   let demo: DemoClient | undefined
+  let demoOrgId: string | undefined
   let created = false
   try {
     const saved = JSON.parse(await fs.readFile(file, 'utf8')) as DemoClient
     const client = await repos.clients.get(saved.client_id)
-    if (client && client.revoked_at === null) demo = saved
+    if (client && client.revoked_at === null) {
+      // a demo client made before the demo held platform scopes only (it held admin and impersonate:org):
+      // revoked, and a new one made for the same organization
+      if (client.scopes.split(' ').every((s) => (DEMO_SCOPES as readonly string[]).includes(s))) demo = saved
+      else {
+        await repos.clients.revoke(client.id)
+        demoOrgId = client.org_id
+      }
+    }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && !(err instanceof SyntaxError)) throw err
   }
   if (!demo) {
-    const org = await createOrg(db, { name: 'Demo Platform', canAllowlist: true })
-    const allScopes: Scope[] = [...SCOPES]
-    const client = await createClient(db, { orgId: org.id, scopes: allScopes.join(' '), name: 'demo client' })
+    const org = demoOrgId
+      ? { id: demoOrgId }
+      : await createOrg(db, { name: 'Demo Platform', canAllowlist: true })
+    const client = await createClient(db, {
+      orgId: org.id,
+      scopes: DEMO_SCOPES.join(' '),
+      name: 'demo client',
+    })
     demo = {
       org_id: org.id,
       client_id: client.client_id,

@@ -26,6 +26,18 @@ function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505'
 }
 
+/**
+ * An address is attached to one wallet across all organizations (its fees are attributed once). Refusing a second
+ * one tells the caller only that: the message is the same whether the wallet is the caller's or another
+ * organization's, and names neither the account nor the organization (README, "Wallets").
+ */
+function addressNotAvailable(address: string): StateError {
+  return new StateError(
+    `address ${address} is not available: an address can be attached to one wallet only, across all platforms`,
+    { reason: 'address_taken' },
+  )
+}
+
 /** Accounts and wallets of platforms: the rules of the interface and DESIGN.md §4.2-4.3. */
 export function createPlatformService(db: Db) {
   const repos = createRepos(db)
@@ -128,11 +140,7 @@ export function createPlatformService(db: Db) {
               { reason: 'allowlist_not_permitted' },
             )
           }
-          if (await r.wallets.findByAddressAnyOrg(address)) {
-            throw new StateError(`address ${address} is already attached to an account`, {
-              reason: 'address_taken',
-            })
-          }
+          if (await r.wallets.findByAddressAnyOrg(address)) throw addressNotAvailable(address)
           const status: WalletStatus = input.allowlisted ? 'NOT_READY' : 'NOT_ALLOWLISTED'
           const wallet = await r.wallets.insert({
             id: randomUUID(),
@@ -157,10 +165,7 @@ export function createPlatformService(db: Db) {
           return wallet
         })
       } catch (err) {
-        if (isUniqueViolation(err))
-          throw new StateError(`address ${address} is already attached to an account`, {
-            reason: 'address_taken',
-          })
+        if (isUniqueViolation(err)) throw addressNotAvailable(address)
         throw err
       }
     },

@@ -9,7 +9,7 @@ import {
 } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { redeemManagerAbi, riverAbi, riverLegacyAbi } from '../chain/abi.ts'
-import { createClient } from '../cli/admin.ts'
+import { createClient, delegateOrg } from '../cli/admin.ts'
 import type { Db } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { computeExitQueue } from '../engine/index.ts'
@@ -407,7 +407,7 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
       expect([foreignKey.status, foreignKey.body.status]).toEqual([404, 'IR3000'])
     })
 
-    test('behavior: Impersonate-Org needs its scope and an existing org, then reads as that org', async () => {
+    test('behavior: Impersonate-Org needs its scope and a delegation, then reads as that org', async () => {
       const day = reports[12] as ChainReport
       const { omnibus } = ids()
       const body = { accounts: [omnibus.id], date: day.date }
@@ -423,9 +423,17 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
         body,
         headers: { 'impersonate-org': 'org_doesnotexist' },
       })
-      expect([missing.status, missing.body.status]).toEqual([404, 'IR2008'])
+      expect([missing.status, missing.body.status]).toEqual([403, 'IR2008'])
       const asDesk = await call('POST', '/eth/v1/rewards/accounts', { token: desk, body })
       expect(asDesk.body).toEqual([]) // the desk's own org has no such account
+      // A has not named the desk a delegate yet: the same 403 as for an unknown org
+      const undelegated = await call('POST', '/eth/v1/rewards/accounts', {
+        token: desk,
+        body,
+        headers: { 'impersonate-org': ids().orgA },
+      })
+      expect([undelegated.status, undelegated.body]).toEqual([missing.status, missing.body])
+      await delegateOrg(api().dbh.db, { orgId: ids().orgA, delegateOrgId: ids().orgC })
       const impersonated = await call('POST', '/eth/v1/rewards/accounts', {
         token: desk,
         body,

@@ -67,6 +67,28 @@ describe.each(backends)('account keys and bodies (%s)', (backend) => {
     expect((await call('GET', '/v0/platform/accounts?limit=1001')).status).toBe(400)
   })
 
+  test("behavior: an address taken by any platform is refused with the same words whether it is the caller's or another's (IR3103), naming no account or organization", async () => {
+    const { api, call } = await start()
+    const other = await orgWithToken(api, { name: 'Other Platform' })
+    const callOther = http(api.url, other.token)
+    const address = '0x00000000000000000000000000000000000b0b01'
+    for (const [c, key] of [
+      [call, 'owner'],
+      [call, 'second'],
+      [callOther, 'foreign'],
+    ] as const) {
+      expect((await c('POST', '/v0/platform/accounts', { key })).status).toBe(201)
+    }
+    const attach = (c: typeof call, key: string) =>
+      c('POST', `/v0/platform/accounts/${key}/wallets`, { address, type: 'ETH', allowlisted: false })
+    expect((await attach(call, 'owner')).status).toBe(200)
+    const own = await attach(call, 'second')
+    const foreign = await attach(callOther, 'foreign')
+    expect([own.status, own.body.status]).toEqual([400, 'IR3103'])
+    expect(foreign.body).toEqual(own.body)
+    expect(own.body.message).not.toMatch(/owner|second|foreign|Other Platform|org_/)
+  })
+
   test('behavior: keys made before the rules are listed in account_key_problems, never changed', async () => {
     const { api, org } = await start()
     const repos = createRepos(api.dbh.db)

@@ -24,9 +24,9 @@ const migrations: [string, Migration][] = [
   ['005_webhooks', m005],
   ['006_report_tx_state', m006],
   ['007_report_shapes', m007],
-  ['010_account_key_problems', m010],
   ['008_delegations', m008],
   ['009_webhook_breaker', m009],
+  ['010_account_key_problems', m010],
 ]
 
 /** knex migration source over the in-code list (works the same under tsx, vitest and any bundler). */

@@ -5,6 +5,7 @@ import { createAuditRepo } from './audit.ts'
 import { createChainRepo } from './chain.ts'
 import { createClientsRepo } from './clients.ts'
 import { createDaysRepo } from './days.ts'
+import { createDelegationsRepo } from './delegations.ts'
 import { createDiscountsRepo } from './discounts.ts'
 import { createOrgsRepo } from './orgs.ts'
 import { createRecordsRepo } from './records.ts'
@@ -30,6 +31,7 @@ const FACTORIES = {
   records: createRecordsRepo,
   reports: createReportsRepo,
   webhooks: createWebhooksRepo,
+  delegations: createDelegationsRepo,
 } as const
 
 /** Every repository over one database handle (the pool, or a transaction), as `createRepos` returns them. */

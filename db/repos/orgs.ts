@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import type { Queryable } from '../index.ts'
 
-/** One row of `orgs`: an organization (platform), and whether it may allowlist wallets. */
+/**
+ * One row of `orgs`: an organization (platform), whether it may allowlist wallets, and whether it is an
+ * operator organization (its `impersonate:org` clients may read as any organization).
+ */
 export interface OrgRow {
   id: string
   name: string
   can_allowlist: boolean
+  operator: boolean
   created_at: Date
 }
 
@@ -13,12 +17,13 @@ export interface OrgRow {
 export function createOrgsRepo(db: Queryable) {
   return {
     /** Creates an org with id `org_<uuid without dashes>`. */
-    async create(input: { name: string; canAllowlist: boolean }): Promise<OrgRow> {
+    async create(input: { name: string; canAllowlist: boolean; operator?: boolean }): Promise<OrgRow> {
       const [row] = await db<OrgRow>('orgs')
         .insert({
           id: `org_${randomUUID().replaceAll('-', '')}`,
           name: input.name,
           can_allowlist: input.canAllowlist,
+          operator: input.operator ?? false,
         })
         .returning('*')
       return row!
