@@ -49,7 +49,10 @@ import { errorResponses, Nullable } from '../schemas.ts'
 const DateString = Type.String({ description: 'YYYY-MM-DD (UTC date of the report block)' })
 const ImpersonateHeaders = Type.Object({
   'impersonate-org': Type.Optional(
-    Type.String({ description: 'read as this organization (needs the impersonate:org scope)' }),
+    Type.String({
+      description:
+        'read as this organization: needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited',
+    }),
   ),
 })
 const UnitSchema = Type.Union([Type.Literal('lseth'), Type.Literal('eth')], {
