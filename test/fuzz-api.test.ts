@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { ERROR_CATALOG } from '../api/errors.ts'
+import { duplicateJsonKey } from '../api/json-body.ts'
 import { createClient } from '../cli/admin.ts'
 import type { Db } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
@@ -124,6 +125,12 @@ function deep(depth: number): unknown {
   return v
 }
 
+/** A JSON object's text with its first key given again at its end (other texts as they are). */
+function withDuplicateKey(text: string): string {
+  const match = /^\{("(?:[^"\\]|\\.)*"):/.exec(text)
+  return match ? `${text.slice(0, -1)},${match[1]}:"again"}` : text
+}
+
 /** Anything JSON can carry, with a bias to the nasty values. */
 const anyJson: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(...NASTY_STRINGS),
@@ -158,6 +165,16 @@ function stringFor(name: string, pools: Pools): fc.Arbitrary<string> {
   if (n === 'unit') pool.push('eth', 'lseth', 'wei')
   if (n === 'type') pool.push('ETH', 'SOL', 'eth')
   if (n === 'grant_type') pool.push('client_credentials', 'password')
+  // account keys: shaped like ids, invisible and format characters, both normalizations of one key
+  if (n === 'key')
+    pool.push(
+      ...pools.ids,
+      ...pools.ids.map((id) => id.toUpperCase()),
+      '\u200b',
+      'abc\u202egpj.exe',
+      'cafe\u0301',
+      'caf\u00e9',
+    )
   const choices: fc.Arbitrary<string>[] = [
     fc.constantFrom(...NASTY_STRINGS),
     fc.string({ maxLength: 30 }),
@@ -271,6 +288,11 @@ function requestsFor(op: Operation, pools: Pools, tokens: string[]): fc.Arbitrar
         { arbitrary: valueFor(op.body, 'body', pools).map((v) => JSON.stringify(v) ?? ''), weight: 8 },
         { arbitrary: fc.constantFrom('{', '[1,', 'null', '', '{"a":1}x', '\u0000'), weight: 1 },
         { arbitrary: anyJson.map((v) => JSON.stringify(v) ?? ''), weight: 1 },
+        // the same key twice: refused (400 IR1001), never the last one winning
+        {
+          arbitrary: valueFor(op.body, 'body', pools).map((v) => withDuplicateKey(JSON.stringify(v) ?? '')),
+          weight: 1,
+        },
       )
     : fc.option(
         anyJson.map((v) => JSON.stringify(v) ?? ''),
@@ -421,6 +443,22 @@ describe('API fuzz from the OpenAPI document', () => {
             statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1)
             const label = `${req.method} ${req.url.slice(0, 200)} -> ${res.statusCode} ${res.body.slice(0, 300)}`
             expect(res.statusCode, label).toBeLessThan(500)
+            // an account created holds a key of the rules: NFC, not shaped like an id, nothing invisible
+            if (op.path === '/v0/platform/accounts' && req.method === 'POST' && res.statusCode === 201) {
+              const { key } = JSON.parse(res.body) as { key: string }
+              expect(key, label).toBe(key.normalize('NFC'))
+              expect(key, label).not.toMatch(
+                /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+              )
+              expect(key, label).not.toMatch(/[\p{Cc}\p{Cf}]/u)
+            }
+            const json = String(req.headers['content-type'] ?? '').startsWith('application/json')
+            if (json && req.payload !== undefined && res.statusCode < 300) {
+              expect(
+                duplicateJsonKey(req.payload),
+                `a body with a key twice was accepted: ${label}`,
+              ).toBeUndefined()
+            }
             if (res.statusCode >= 400) {
               const body = JSON.parse(res.body) as Record<string, unknown>
               const { error: _e, error_description: _d, ...rest } = body
