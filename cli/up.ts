@@ -135,6 +135,8 @@ export async function buildJobs(ctx: Context, chain: ChainSetup, metrics?: Servi
   jobs.useRunner(runner)
   if (metrics && runner.kind === 'inline') metrics.useQueue(runner)
   metrics?.useRpc(chain.rpcUrl)
+  // closed in reverse order: the runner stops first, then the webhook attempts in flight finish
+  ctx.shutdown.add('webhook deliveries', () => jobs.drainWebhooks())
   ctx.shutdown.add('jobs', () => runner.close())
   return {
     jobs,

@@ -73,8 +73,9 @@ export function createJobs(deps: JobsDeps) {
     if (!runner) throw new Error('createJobs: useRunner() was not called before the jobs ran')
     return runner
   }
+  const webhooks = createWebhookJobs({ db: deps.db, logger, options: deps.webhooks, runner: boundRunner })
   const processors: Record<string, Processor> = {
-    ...createWebhookJobs({ db: deps.db, logger, options: deps.webhooks, runner: boundRunner }),
+    ...webhooks.processors,
     ...createDayJobs({
       db: deps.db,
       chainId: deps.chain.chainId,
@@ -105,6 +106,8 @@ export function createJobs(deps: JobsDeps) {
     follower,
     writer,
     processors,
+    /** Lets the webhook attempts in flight finish, leaving queued ones pending (call after the runner stopped). */
+    drainWebhooks: webhooks.drain,
     /** Binds the runner the day jobs enqueue their flows on. */
     useRunner(r: JobRunner) {
       runner = r

@@ -332,6 +332,7 @@ describe('the served OpenAPI document, walked over HTTP', () => {
         'GET /v1/webhooks': async () => ({ url: '/v1/webhooks' }),
         'GET /v1/webhooks/{id}': async () => ({ url: `/v1/webhooks/${await webhook()}` }),
         'DELETE /v1/webhooks/{id}': async () => ({ url: `/v1/webhooks/${await webhook()}` }),
+        'POST /v1/webhooks/{id}/resume': async () => ({ url: `/v1/webhooks/${await webhook()}/resume` }),
         'GET /v1/webhooks/{id}/deliveries': async () => ({
           url: `/v1/webhooks/${await webhook()}/deliveries?limit=10&offset=0`,
         }),

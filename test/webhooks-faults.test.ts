@@ -234,7 +234,7 @@ describe.runIf(pgOk)('webhook deliveries survive a receiver outage and SIGKILLed
       logger: silent,
       options: { allowPrivate: false, timeoutMs: 1_000, retryBaseMs: 10, retryWindowMs: 1_000 },
       runner: () => inline,
-    })[WEBHOOK_JOBS.deliver]!
+    }).processors[WEBHOOK_JOBS.deliver]!
     const attempt = (n: number) =>
       deliver({
         id: `t-${n}`,

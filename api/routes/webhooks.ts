@@ -11,10 +11,7 @@ import { WebhookUrlError } from '../../jobs/webhooks/errors.ts'
 import { resolveWebhookTarget } from '../../jobs/webhooks/url-guard.ts'
 import { caller } from '../auth/plugin.ts'
 import { ApiError } from '../errors.ts'
-import { BoundedInteger, errorResponses, MAX_INPUT_INTEGER, Nullable, StringEnum } from '../schemas.ts'
-
-const MAX_PAGE = 1000
-const DEFAULT_PAGE = 100
+import { errorResponses, Nullable, PageQueryFields, pageOf, StringEnum } from '../schemas.ts'
 
 const EventType = StringEnum(WEBHOOK_EVENT_TYPES)
 
@@ -24,6 +21,25 @@ const WebhookSchema = Type.Object({
   events: Type.Array(EventType),
   description: Nullable('string'),
   created_at: Type.String({ format: 'date-time' }),
+})
+
+/** One webhook with its circuit breaker's state (GET /v1/webhooks/{id} and the resume's answer). */
+const WebhookDetailSchema = Type.Object({
+  ...WebhookSchema.properties,
+  status: StringEnum(['active', 'paused'] as const, {
+    description:
+      'paused: the circuit breaker stopped sending after consecutive failures; deliveries wait (pending) ' +
+      'until a probe succeeds or POST /v1/webhooks/{id}/resume',
+  }),
+  paused_at: Nullable('string', { format: 'date-time' }),
+  consecutive_failures: Type.Integer({
+    minimum: 0,
+    description: 'failed attempts in a row (0 after a success)',
+  }),
+  next_probe_at: Nullable('string', {
+    format: 'date-time',
+    description: 'while paused: when one waiting delivery is tried again (a success resumes the webhook)',
+  }),
 })
 
 const CreatedWebhookSchema = Type.Object({
@@ -59,6 +75,16 @@ function webhookJson(w: WebhookRow) {
   }
 }
 
+function webhookDetailJson(w: WebhookRow) {
+  return {
+    ...webhookJson(w),
+    status: w.paused_at ? ('paused' as const) : ('active' as const),
+    paused_at: w.paused_at?.toISOString() ?? null,
+    consecutive_failures: w.consecutive_failures,
+    next_probe_at: w.paused_at ? (w.next_probe_at?.toISOString() ?? null) : null,
+  }
+}
+
 function deliveryJson(d: DeliveryRow) {
   return {
     id: d.id,
@@ -76,8 +102,8 @@ function deliveryJson(d: DeliveryRow) {
 }
 
 /**
- * Signed webhooks of the caller's organization (/v1/webhooks): subscribe, list, delete, the delivery log
- * and a replay. Another organization's webhook answers like an unknown one.
+ * Signed webhooks of the caller's organization (/v1/webhooks): subscribe, list, delete, resume one the
+ * circuit breaker paused, the delivery log and a replay. Another organization's webhook answers like an unknown one.
  */
 export function webhookRoutes(app: FastifyInstance, deps: { repos: Repos; allowPrivate: boolean }) {
   const { repos } = deps
@@ -133,11 +159,17 @@ export function webhookRoutes(app: FastifyInstance, deps: { repos: Repos; allowP
       ...read,
       schema: {
         tags,
-        summary: "The organization's webhooks (without their secrets)",
-        response: { 200: Type.Array(WebhookSchema), ...errorResponses(401, 403) },
+        summary: "The organization's webhooks (without their secrets; paged, X-Total-Count gives the total)",
+        querystring: Type.Object(PageQueryFields),
+        response: { 200: Type.Array(WebhookSchema), ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => (await repos.webhooks.list(caller(request).orgId)).map(webhookJson),
+    async (request, reply) => {
+      const page = pageOf(request.query as { offset?: number; limit?: number })
+      const { rows, total } = await repos.webhooks.list(caller(request).orgId, page)
+      reply.header('x-total-count', String(total))
+      return rows.map(webhookJson)
+    },
   )
 
   app.get(
@@ -146,14 +178,15 @@ export function webhookRoutes(app: FastifyInstance, deps: { repos: Repos; allowP
       ...read,
       schema: {
         tags,
-        summary: 'One webhook (without its secret)',
+        summary:
+          'One webhook (without its secret), with its delivery state: active, or paused by the circuit breaker',
         params: WebhookId,
-        response: { 200: WebhookSchema, ...errorResponses(400, 401, 403, 404) },
+        response: { 200: WebhookDetailSchema, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
       const { id } = request.params as { id: string }
-      return webhookJson(await find(caller(request).orgId, id))
+      return webhookDetailJson(await find(caller(request).orgId, id))
     },
   )
 
@@ -176,6 +209,26 @@ export function webhookRoutes(app: FastifyInstance, deps: { repos: Repos; allowP
     },
   )
 
+  app.post(
+    '/v1/webhooks/:id/resume',
+    {
+      ...write,
+      schema: {
+        tags,
+        summary:
+          'Resume a webhook the circuit breaker paused: its waiting deliveries are sent now (idempotent)',
+        params: WebhookId,
+        response: { 200: WebhookDetailSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string }
+      const webhook = await repos.webhooks.resume(caller(request).orgId, id)
+      if (!webhook) throw new ApiError('IR3600', `webhook ${JSON.stringify(id)} not found`)
+      return webhookDetailJson(webhook)
+    },
+  )
+
   app.get(
     '/v1/webhooks/:id/deliveries',
     {
@@ -184,10 +237,7 @@ export function webhookRoutes(app: FastifyInstance, deps: { repos: Repos; allowP
         tags,
         summary: "A webhook's delivery log, newest first",
         params: WebhookId,
-        querystring: Type.Object({
-          offset: Type.Optional(BoundedInteger({ minimum: 0, maximum: MAX_INPUT_INTEGER })),
-          limit: Type.Optional(BoundedInteger({ minimum: 1, maximum: MAX_PAGE })),
-        }),
+        querystring: Type.Object(PageQueryFields),
         response: { 200: Type.Array(DeliverySchema), ...errorResponses(400, 401, 403, 404) },
       },
     },
@@ -195,10 +245,7 @@ export function webhookRoutes(app: FastifyInstance, deps: { repos: Repos; allowP
       const { id } = request.params as { id: string }
       const q = request.query as { offset?: number; limit?: number }
       const webhook = await find(caller(request).orgId, id)
-      const rows = await repos.webhooks.deliveries(webhook.id, {
-        offset: q.offset ?? 0,
-        limit: q.limit ?? DEFAULT_PAGE,
-      })
+      const rows = await repos.webhooks.deliveries(webhook.id, pageOf(q))
       return rows.map(deliveryJson)
     },
   )

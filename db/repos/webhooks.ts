@@ -25,6 +25,44 @@ export interface WebhookRow {
   description: string | null
   secret: string
   created_at: Date
+  /** Failed attempts in a row (any success resets it); the circuit breaker pauses at a threshold. */
+  consecutive_failures: number
+  /** When the current run of failures began (null after a success). */
+  failing_since: Date | null
+  /** Set while the breaker holds the subscription paused: its deliveries wait, pending. */
+  paused_at: Date | null
+  /** While paused: when one pending delivery is sent as a probe (a success resumes the subscription). */
+  next_probe_at: Date | null
+  /** Probes that failed since the pause (the wait between probes doubles with each). */
+  probes: number
+}
+
+/** When the circuit breaker pauses a subscription and how it probes it (jobs/webhooks/deliver.ts). */
+export interface BreakerPolicy {
+  /** Consecutive failed attempts that pause a subscription (0: never). */
+  failures: number
+  /** ...and for at least this long since the first of them (a short blip does not pause). */
+  minMs: number
+  /** Wait before the first probe after a pause; doubled after each failed probe, at most `maxProbeMs`. */
+  probeMs: number
+  maxProbeMs: number
+}
+
+/** What an attempt's outcome did to its subscription's breaker. */
+export interface BreakerChange {
+  /** This failure paused the subscription. */
+  tripped: boolean
+  /** This success (a probe's, or a late one) resumed a paused subscription. */
+  resumed: boolean
+  consecutiveFailures: number
+}
+
+/** A due delivery as the dispatcher hands it out: with its subscription and organization (the lanes). */
+export interface DueDelivery {
+  id: string
+  attempts: number
+  webhook_id: string
+  org_id: string
 }
 
 /** pending -> succeeded | failed (a replay sends a delivery back to pending). */
@@ -52,6 +90,9 @@ export interface DeliveryRow {
 export interface DeliveryWork extends DeliveryRow {
   url: string
   secret: string
+  org_id: string
+  /** The subscription's pause (set: this attempt is its probe). */
+  paused_at: Date | null
   body: string
 }
 
@@ -137,10 +178,20 @@ export function createWebhooksRepo(db: Queryable) {
         .returning('*')
       return row!
     },
-    async list(orgId: string): Promise<WebhookRow[]> {
-      return db<WebhookRow>('webhooks')
-        .where({ org_id: orgId })
-        .orderBy([{ column: 'created_at' }, 'id'])
+    /** One page of the organization's webhooks (oldest first) and how many it has. */
+    async list(
+      orgId: string,
+      page: { offset: number; limit: number },
+    ): Promise<{ rows: WebhookRow[]; total: number }> {
+      const [rows, count] = await Promise.all([
+        db<WebhookRow>('webhooks')
+          .where({ org_id: orgId })
+          .orderBy([{ column: 'created_at' }, 'id'])
+          .offset(page.offset)
+          .limit(page.limit),
+        db('webhooks').where({ org_id: orgId }).count<{ count: string }[]>({ count: '*' }),
+      ])
+      return { rows, total: Number(count[0]?.count ?? 0) }
     },
     /** The organization's webhook; another organization's answers like an unknown id (undefined). */
     async get(orgId: string, id: string): Promise<WebhookRow | undefined> {
@@ -272,28 +323,184 @@ export function createWebhooksRepo(db: Queryable) {
         .first(DELIVERY_COLUMNS)
     },
 
-    /** Pending deliveries whose next attempt is due by `withinMs` from now, oldest first. */
-    async due(withinMs: number, limit: number): Promise<{ id: string; attempts: number; in_ms: number }[]> {
-      return db('webhook_deliveries')
-        .where('status', 'pending')
-        .where('next_attempt_at', '<=', db.raw(`now() + ? * interval '1 millisecond'`, [withinMs]))
-        .orderBy('next_attempt_at')
-        .limit(limit)
-        .select(
-          'id',
-          'attempts',
-          db.raw(`greatest(0, extract(epoch from next_attempt_at - now()) * 1000)::int as in_ms`),
-        )
+    /**
+     * Due deliveries of active (not paused) subscriptions, at most `perWebhook` per subscription (the oldest
+     * due first), ordered round-robin: every subscription's first, then every one's second, and so on.
+     */
+    async due(perWebhook: number, limit: number): Promise<DueDelivery[]> {
+      const result = await db.raw<{ rows: DueDelivery[] }>(
+        `select d.id, d.attempts, w.id as webhook_id, w.org_id
+           from webhooks w
+           cross join lateral (
+             select d.id, d.attempts, d.next_attempt_at,
+                    row_number() over (order by d.next_attempt_at, d.id) as rank
+               from webhook_deliveries d
+              where d.webhook_id = w.id and d.status = 'pending' and d.next_attempt_at <= now()
+              order by d.next_attempt_at, d.id
+              limit ?
+           ) d
+          where w.paused_at is null
+          order by d.rank, d.next_attempt_at, d.id
+          limit ?`,
+        [perWebhook, limit],
+      )
+      return result.rows
+    },
+
+    /**
+     * Paused subscriptions whose probe is due, each with its oldest pending delivery (the probe); their next
+     * probe is moved `leaseMs` ahead, so another dispatcher does not probe them too (the probe's outcome then
+     * sets it).
+     */
+    async takeProbes(limit: number, leaseMs: number): Promise<DueDelivery[]> {
+      const result = await db.raw<{ rows: DueDelivery[] }>(
+        `with picked as (
+           select w.id as webhook_id, w.org_id, d.id, d.attempts
+             from webhooks w
+             cross join lateral (
+               select d.id, d.attempts from webhook_deliveries d
+                where d.webhook_id = w.id and d.status = 'pending'
+                order by d.next_attempt_at, d.id
+                limit 1
+             ) d
+            where w.paused_at is not null and w.next_probe_at <= now()
+            order by w.next_probe_at
+            limit ?
+            for update of w skip locked
+         ), leased as (
+           update webhooks w set next_probe_at = now() + ? * interval '1 millisecond'
+             from picked where w.id = picked.webhook_id
+         returning w.id
+         )
+         select picked.* from picked join leased on leased.id = picked.webhook_id`,
+        [limit, leaseMs],
+      )
+      return result.rows
+    },
+
+    /**
+     * Closes the breaker of a subscription and sends its waiting deliveries now: failures forgotten, not
+     * paused; the time it was paused does not count in its deliveries' retry windows. Undefined when the
+     * organization has no such webhook; `orgId` null: any organization's (a probe that succeeded).
+     */
+    async resume(
+      orgId: string | null,
+      id: string,
+    ): Promise<(WebhookRow & { was_paused: boolean }) | undefined> {
+      if (!isUuid(id)) return undefined
+      const result = await db.raw<{ rows: (WebhookRow & { was_paused_at: Date | null })[] }>(
+        `with o as (
+           select id, paused_at from webhooks where id = ? and (?::text is null or org_id = ?) for update
+         ), w as (
+           update webhooks w set consecutive_failures = 0, failing_since = null, paused_at = null,
+                  next_probe_at = null, probes = 0
+             from o where w.id = o.id
+         returning w.*, o.paused_at as was_paused_at
+         ), d as (
+           update webhook_deliveries d
+              set next_attempt_at = least(d.next_attempt_at, now()),
+                  window_started_at = d.window_started_at + (now() - w.was_paused_at)
+             from w
+            where w.was_paused_at is not null and d.webhook_id = w.id and d.status = 'pending'
+         returning d.id
+         )
+         select w.* from w`,
+        [id, orgId, orgId],
+      )
+      const row = result.rows[0]
+      if (!row) return undefined
+      const { was_paused_at, ...webhook } = row
+      return { ...webhook, was_paused: was_paused_at !== null }
+    },
+
+    /**
+     * Counts an attempt's outcome on its subscription's breaker. A success resets the failures and resumes a
+     * paused subscription (`resume`); a failure adds one, and pauses the subscription when it makes
+     * `policy.failures` in a row over at least `policy.minMs`; a failed probe (`probe`) puts the next one
+     * further off (doubling).
+     */
+    async countOutcome(
+      webhookId: string,
+      ok: boolean,
+      policy: BreakerPolicy,
+      probe: boolean,
+    ): Promise<BreakerChange> {
+      if (ok) {
+        const before = await db<WebhookRow>('webhooks')
+          .where({ id: webhookId })
+          .first('consecutive_failures', 'paused_at')
+        if (!before) return { tripped: false, resumed: false, consecutiveFailures: 0 }
+        if (before.consecutive_failures === 0 && before.paused_at === null)
+          return { tripped: false, resumed: false, consecutiveFailures: 0 }
+        const resumed = await this.resume(null, webhookId)
+        return { tripped: false, resumed: resumed?.was_paused ?? false, consecutiveFailures: 0 }
+      }
+      const trip = `(? > 0 and o.paused_at is null and o.consecutive_failures + 1 >= ?
+          and now() - coalesce(o.failing_since, now()) >= ? * interval '1 millisecond')`
+      const tripArgs = [policy.failures, policy.failures, policy.minMs]
+      const result = await db.raw<{
+        rows: { was_paused_at: Date | null; paused_at: Date | null; consecutive_failures: number }[]
+      }>(
+        `with o as (
+           select id, paused_at, consecutive_failures, failing_since, probes, next_probe_at
+             from webhooks where id = ? for update
+         )
+         update webhooks w set
+           consecutive_failures = o.consecutive_failures + 1,
+           failing_since = coalesce(o.failing_since, now()),
+           paused_at = case when ${trip} then now() else o.paused_at end,
+           probes = case when o.paused_at is not null and ? then o.probes + 1 else o.probes end,
+           next_probe_at = case
+             when ${trip} then now() + ? * interval '1 millisecond'
+             when o.paused_at is not null and ? then
+               now() + least(?, ? * power(2, least(o.probes + 1, 30))) * interval '1 millisecond'
+             else o.next_probe_at end
+           from o where w.id = o.id
+         returning o.paused_at as was_paused_at, w.paused_at, w.consecutive_failures`,
+        [
+          webhookId,
+          ...tripArgs,
+          probe,
+          ...tripArgs,
+          policy.probeMs,
+          probe,
+          policy.maxProbeMs,
+          policy.probeMs,
+        ],
+      )
+      const row = result.rows[0]
+      return {
+        tripped: row !== undefined && row.was_paused_at === null && row.paused_at !== null,
+        resumed: false,
+        consecutiveFailures: row?.consecutive_failures ?? 0,
+      }
     },
 
     /**
      * Claims attempt number `attempt + 1` of a pending delivery, before anything is sent: its next attempt is
      * moved `retryInMs` ahead, so a worker that dies while sending leaves it to be retried (with the same
-     * event id). Undefined when the delivery is gone, finished, or this attempt was already claimed.
+     * event id). Undefined when the delivery is gone, finished, or this attempt was already claimed, or when
+     * its subscription is paused and this is not the probe (`options.probe`).
      */
-    async claim(id: string, attempt: number, retryInMs: number): Promise<DeliveryWork | undefined> {
+    async claim(
+      id: string,
+      attempt: number,
+      retryInMs: number,
+      options: { probe?: boolean } = {},
+    ): Promise<DeliveryWork | undefined> {
       const claimed = await db('webhook_deliveries')
         .where({ id, status: 'pending', attempts: attempt })
+        .modify((q) => {
+          // a paused subscription's deliveries wait; only its probe is sent
+          if (!options.probe)
+            q.whereExists((sub) =>
+              sub
+                .select(db.raw('1'))
+                .from('webhooks as w')
+                .whereRaw('w.id = webhook_deliveries.webhook_id')
+                .whereNull('w.paused_at'),
+            )
+        })
         .update({
           attempts: attempt + 1,
           last_attempt_at: db.fn.now(),
@@ -305,7 +512,7 @@ export function createWebhooksRepo(db: Queryable) {
         .join('webhook_events as e', 'e.id', 'd.event_id')
         .join('webhooks as w', 'w.id', 'd.webhook_id')
         .where('d.id', id)
-        .first([...DELIVERY_COLUMNS, 'w.url', 'w.secret', 'e.body'])
+        .first([...DELIVERY_COLUMNS, 'w.url', 'w.secret', 'w.org_id', 'w.paused_at', 'e.body'])
     },
 
     /** The outcome of the attempt claimed as `attempts`: succeeded, failed for good, or pending (retried). */

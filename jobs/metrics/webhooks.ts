@@ -2,19 +2,34 @@ import { type SharedCollector, sourceGauge } from './collector.ts'
 
 interface DeliveryRow {
   status: string
+  paused: boolean
   n: string | number
   oldest_seconds: string | number | null
 }
 
-/** Webhook deliveries by outcome (`webhook_deliveries.status`) and the age of the oldest pending one. */
+interface SubscriptionRow {
+  org_id: string
+  paused: boolean
+  n: string | number
+}
+
+/**
+ * Webhook deliveries by outcome (`webhook_deliveries.status`), the age of the oldest pending one of an active
+ * subscription, and the subscriptions by status (active, paused by the circuit breaker) and paused ones per
+ * organization.
+ */
 export const webhookDeliveriesCollector: SharedCollector = (scope) => {
   const load = scope.source('webhooks', async () => {
-    const result = await scope.db.raw<{ rows: DeliveryRow[] }>(
-      `select status, count(*) as n,
-              extract(epoch from now() - min(created_at)) as oldest_seconds
-         from webhook_deliveries group by status`,
+    const deliveries = await scope.db.raw<{ rows: DeliveryRow[] }>(
+      `select d.status, w.paused_at is not null as paused, count(*) as n,
+              extract(epoch from now() - min(d.created_at)) as oldest_seconds
+         from webhook_deliveries d join webhooks w on w.id = d.webhook_id
+        group by 1, 2`,
     )
-    return result.rows
+    const subscriptions = await scope.db.raw<{ rows: SubscriptionRow[] }>(
+      `select org_id, paused_at is not null as paused, count(*) as n from webhooks group by 1, 2`,
+    )
+    return { deliveries: deliveries.rows, subscriptions: subscriptions.rows }
   })
   sourceGauge(
     scope,
@@ -24,22 +39,58 @@ export const webhookDeliveriesCollector: SharedCollector = (scope) => {
       labelNames: ['status'],
       load,
     },
-    (rows, set) => {
-      for (const status of ['pending', 'succeeded', 'failed']) set({ status }, 0)
-      for (const r of rows) set({ status: r.status }, Number(r.n))
+    ({ deliveries }, set) => {
+      const by = new Map(['pending', 'succeeded', 'failed'].map((s) => [s, 0]))
+      for (const r of deliveries) by.set(r.status, (by.get(r.status) ?? 0) + Number(r.n))
+      for (const [status, n] of by) set({ status }, n)
     },
   )
   sourceGauge(
     scope,
     {
       name: 'lsreport_webhook_oldest_pending_seconds',
-      help: 'Age of the oldest pending webhook delivery (0 when none is pending)',
+      help:
+        'Age of the oldest pending webhook delivery of an active subscription (0 when none is pending; the ' +
+        'deliveries of a paused subscription wait on purpose and are not counted)',
       labelNames: [],
       load,
     },
-    (rows, set) => {
-      const oldest = rows.find((r) => r.status === 'pending')?.oldest_seconds
-      set({}, oldest === null || oldest === undefined ? 0 : Number(oldest))
+    ({ deliveries }, set) => {
+      const ages = deliveries
+        .filter((r) => r.status === 'pending' && !r.paused && r.oldest_seconds !== null)
+        .map((r) => Number(r.oldest_seconds))
+      set({}, ages.length === 0 ? 0 : Math.max(...ages))
+    },
+  )
+  sourceGauge(
+    scope,
+    {
+      name: 'lsreport_webhook_subscriptions',
+      help: 'Webhook subscriptions by status: active, paused (by the circuit breaker after consecutive failures)',
+      labelNames: ['status'],
+      load,
+    },
+    ({ subscriptions }, set) => {
+      let paused = 0
+      let active = 0
+      for (const r of subscriptions) {
+        if (r.paused) paused += Number(r.n)
+        else active += Number(r.n)
+      }
+      set({ status: 'active' }, active)
+      set({ status: 'paused' }, paused)
+    },
+  )
+  sourceGauge(
+    scope,
+    {
+      name: 'lsreport_webhook_paused_subscriptions',
+      help: 'Webhook subscriptions the circuit breaker paused, per organization (orgs with none are absent)',
+      labelNames: ['org_id'],
+      load,
+    },
+    ({ subscriptions }, set) => {
+      for (const r of subscriptions) if (r.paused) set({ org_id: r.org_id }, Number(r.n))
     },
   )
 }

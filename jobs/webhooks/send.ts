@@ -11,13 +11,15 @@ const MAX_RESPONSE_BYTES = 64 * 1024
 /**
  * POSTs `body` to a checked target: the connection goes to the address that was checked (no second DNS
  * lookup), redirects are not followed (a 3xx counts as a failure), the whole attempt is bounded by
- * `timeoutMs`, and at most 64 KiB of the answer is read.
+ * `timeoutMs` and the TCP connection by `connectTimeoutMs` (a host that drops the SYN fails fast), and at
+ * most 64 KiB of the answer is read.
  */
 export function sendWebhook(
   target: ResolvedTarget,
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
+  connectTimeoutMs: number = timeoutMs,
 ): Promise<SendResult> {
   const pinned: LookupFunction = (_host, options, callback) => {
     if ((options as { all?: boolean }).all)
@@ -58,6 +60,16 @@ export function sendWebhook(
     const timer = setTimeout(() => {
       req.destroy(new Error(`no answer within ${timeoutMs} ms`))
     }, timeoutMs)
+    req.on('socket', (socket) => {
+      // a kept-alive socket is already connected
+      if (!socket.connecting || connectTimeoutMs >= timeoutMs) return
+      const connectTimer = setTimeout(() => {
+        req.destroy(new Error(`no connection within ${connectTimeoutMs} ms`))
+      }, connectTimeoutMs)
+      const clear = () => clearTimeout(connectTimer)
+      socket.once('connect', clear)
+      socket.once('close', clear)
+    })
     req.on('error', (err) => done({ error: err.message }))
     req.end(body)
   })
