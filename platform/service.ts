@@ -187,9 +187,14 @@ export function createPlatformService(db: Db) {
       return repos.wallets.list(orgId, filter, page)
     },
 
-    async accountWallets(orgId: string, idOrKey: string): Promise<WalletView[]> {
+    /** One page of an account's wallets (oldest first), and how many it has. */
+    async accountWallets(
+      orgId: string,
+      idOrKey: string,
+      page: { offset: number; limit: number },
+    ): Promise<{ rows: WalletView[]; total: number }> {
       const account = await accountOr404(repos, orgId, idOrKey)
-      return repos.wallets.viewsByAccounts([account.id])
+      return repos.wallets.list(orgId, { accountId: account.id }, page)
     },
 
     /** Wallet pause / reactivate / remove, and the legacy depositor remove (Allowlist only). */

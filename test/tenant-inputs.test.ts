@@ -65,6 +65,22 @@ describe.each(backends)('account keys and bodies (%s)', (backend) => {
     const rest = await call('GET', '/v0/platform/accounts?limit=2&offset=2')
     expect(rest.body.map((a: { key: string }) => a.key)).toEqual(['c'])
     expect((await call('GET', '/v0/platform/accounts?limit=1001')).status).toBe(400)
+    // an account's wallets are paged the same way
+    for (const n of [1, 2, 3]) {
+      const address = `0x${n.toString(16).padStart(40, '0')}`
+      const res = await call('POST', '/v0/platform/accounts/a/wallets', {
+        address,
+        type: 'ETH',
+        allowlisted: false,
+      })
+      expect(res.status).toBe(200)
+    }
+    const wallets = await call('GET', '/v0/platform/accounts/a/wallets?limit=2&offset=1')
+    expect(wallets.body.map((w: { address: string }) => w.address)).toEqual([
+      `0x${'2'.padStart(40, '0')}`,
+      `0x${'3'.padStart(40, '0')}`,
+    ])
+    expect(wallets.headers.get('x-total-count')).toBe('3')
   })
 
   test("behavior: an address taken by any platform is refused with the same words whether it is the caller's or another's (IR3103), naming no account or organization", async () => {

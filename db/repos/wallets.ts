@@ -41,6 +41,8 @@ export interface WalletRow {
 export interface WalletFilter {
   allowlisted?: boolean
   onPlatform?: boolean
+  /** The wallets of one account (of the org). */
+  accountId?: string
 }
 
 /** The wallet columns an update may change. */
@@ -176,6 +178,7 @@ export function createWalletsRepo(db: Queryable) {
           .modify((q) => {
             if (filter.allowlisted !== undefined) q.where({ allowlisted: filter.allowlisted })
             if (filter.onPlatform !== undefined) q.where({ on_platform: filter.onPlatform })
+            if (filter.accountId !== undefined) q.where({ account_id: filter.accountId })
           })
       const [rows, count] = await Promise.all([
         base()

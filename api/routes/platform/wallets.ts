@@ -108,14 +108,18 @@ export function walletRoutes(app: FastifyInstance, { platform, repos }: Platform
       ...read,
       schema: {
         tags,
-        summary: "The account's wallets",
+        summary: "The account's wallets (paged, X-Total-Count gives the total)",
         params: AccountParams,
-        response: { 200: Type.Array(WalletSchema), ...errorResponses(401, 403, 404) },
+        querystring: Type.Object(PageQueryFields),
+        response: { 200: Type.Array(WalletSchema), ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { idOrKey } = request.params as { idOrKey: string }
-      return (await platform.accountWallets(caller(request).orgId, idOrKey)).map(walletJson)
+      const page = pageOf(request.query as { offset?: number; limit?: number })
+      const { rows, total } = await platform.accountWallets(caller(request).orgId, idOrKey, page)
+      reply.header('x-total-count', String(total))
+      return rows.map(walletJson)
     },
   )
 
