@@ -1,5 +1,6 @@
 import type { Queryable } from '../index.ts'
 import { namedStatement } from '../statements.ts'
+import { type Page, pageWithTotal } from './page.ts'
 
 /** Lifecycle of an account: ACTIVE, PAUSED, REMOVED, or DENIED (final, set from a chain DENY). */
 export type AccountStatus = 'ACTIVE' | 'PAUSED' | 'REMOVED' | 'DENIED'
@@ -79,19 +80,8 @@ export function createAccountsRepo(db: Queryable) {
       return db<AccountRow>('accounts').where({ id }).first()
     },
     /** One page of the org's accounts (oldest first) and how many the org has. */
-    async list(
-      orgId: string,
-      page: { offset: number; limit: number },
-    ): Promise<{ rows: AccountRow[]; total: number }> {
-      const [rows, count] = await Promise.all([
-        db<AccountRow>('accounts')
-          .where({ org_id: orgId })
-          .orderBy([{ column: 'created_at' }, { column: 'id' }])
-          .offset(page.offset)
-          .limit(page.limit),
-        db('accounts').where({ org_id: orgId }).count<{ count: string }[]>({ count: '*' }),
-      ])
-      return { rows, total: Number(count[0]?.count ?? 0) }
+    async list(orgId: string, page: Page): Promise<{ rows: AccountRow[]; total: number }> {
+      return pageWithTotal<AccountRow>(() => db('accounts').where({ org_id: orgId }), page)
     },
     /** Sets the account's status (and updated_at) and returns the updated row. */
     async setStatus(id: string, status: AccountStatus): Promise<AccountRow> {

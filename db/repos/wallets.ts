@@ -3,6 +3,7 @@ import type { Queryable } from '../index.ts'
 import { arrayLiteral, namedStatement } from '../statements.ts'
 import { isUuid } from './accounts.ts'
 import { chainClock } from './clock.ts'
+import { type Page, pageWithTotal } from './page.ts'
 
 /** Lifecycle of a wallet (DESIGN.md §4.3), from NOT_READY to REMOVED or DENIED. */
 export type WalletStatus =
@@ -170,7 +171,7 @@ export function createWalletsRepo(db: Queryable) {
     async list(
       orgId: string,
       filter: WalletFilter,
-      page: { offset: number; limit: number },
+      page: Page,
     ): Promise<{ rows: WalletView[]; total: number }> {
       const base = () =>
         db<WalletRow>('wallets')
@@ -180,15 +181,7 @@ export function createWalletsRepo(db: Queryable) {
             if (filter.onPlatform !== undefined) q.where({ on_platform: filter.onPlatform })
             if (filter.accountId !== undefined) q.where({ account_id: filter.accountId })
           })
-      const [rows, count] = await Promise.all([
-        base()
-          .select(WALLET_VIEW_FIELDS)
-          .orderBy([{ column: 'created_at' }, { column: 'id' }])
-          .offset(page.offset)
-          .limit(page.limit),
-        base().count<{ count: string }[]>({ count: '*' }),
-      ])
-      return { rows, total: Number(count[0]?.count ?? 0) }
+      return pageWithTotal<WalletView>(base, page, WALLET_VIEW_FIELDS)
     },
     /** Applies `patch` (leaving the On-Platform list stamps off_platform_from once); returns the updated row. */
     async update(id: string, patch: WalletPatch): Promise<WalletRow> {

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import type { Queryable } from '../index.ts'
 import type { AccountRow } from './accounts.ts'
 import { isUuid } from './accounts.ts'
+import { type Page, pageWithTotal } from './page.ts'
 import type { WalletRow } from './wallets.ts'
 
 /** The events an organization may subscribe to. */
@@ -179,19 +180,8 @@ export function createWebhooksRepo(db: Queryable) {
       return row!
     },
     /** One page of the organization's webhooks (oldest first) and how many it has. */
-    async list(
-      orgId: string,
-      page: { offset: number; limit: number },
-    ): Promise<{ rows: WebhookRow[]; total: number }> {
-      const [rows, count] = await Promise.all([
-        db<WebhookRow>('webhooks')
-          .where({ org_id: orgId })
-          .orderBy([{ column: 'created_at' }, 'id'])
-          .offset(page.offset)
-          .limit(page.limit),
-        db('webhooks').where({ org_id: orgId }).count<{ count: string }[]>({ count: '*' }),
-      ])
-      return { rows, total: Number(count[0]?.count ?? 0) }
+    async list(orgId: string, page: Page): Promise<{ rows: WebhookRow[]; total: number }> {
+      return pageWithTotal<WebhookRow>(() => db('webhooks').where({ org_id: orgId }), page)
     },
     /** The organization's webhook; another organization's answers like an unknown id (undefined). */
     async get(orgId: string, id: string): Promise<WebhookRow | undefined> {
