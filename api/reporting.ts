@@ -29,7 +29,7 @@ import { Nullable } from './schemas.ts'
  * presentation rules for wallets of other organizations, units and CSV.
  */
 
-/** At most this many lots, accounts or addresses per reporting POST (DESIGN.md §4.6). */
+/** At most this many lots, accounts or addresses per reporting POST (README "Limits"). */
 export const MAX_REPORT_ITEMS = 1000
 /** A summary covers at most this many days (from and to included). */
 export const MAX_SUMMARY_DAYS = 366

@@ -104,8 +104,8 @@ export async function denyAccount(db: Db, input: { orgId: string; account: strin
 }
 
 /**
- * The demo client's scopes: the platform's, never `admin` or `impersonate:org` (DESIGN.md §4.1: operators and
- * impersonation are separate clients, made with `lsreport clients create`).
+ * The demo client's scopes: the platform's, never `admin` or `impersonate:org` (README "Authentication and
+ * scopes": operators and impersonation are separate clients, made with `lsreport clients create`).
  */
 export const DEMO_SCOPES = SCOPES.filter((s): s is Exclude<Scope, 'admin' | 'impersonate:org'> => {
   return s !== 'admin' && s !== 'impersonate:org'

@@ -38,7 +38,7 @@ function addressNotAvailable(address: string): StateError {
   )
 }
 
-/** Accounts and wallets of platforms: the rules of the interface and DESIGN.md §4.2-4.3. */
+/** Accounts and wallets of platforms: the rules of the interface and README "Accounts" and "Wallets". */
 export function createPlatformService(db: Db) {
   const repos = createRepos(db)
 

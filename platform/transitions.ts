@@ -4,7 +4,7 @@ export type AccountAction = 'pause' | 'remove' | 'reactivate' | 'deny'
 export type WalletAction = 'pause' | 'remove' | 'reactivate' | 'legacy_remove'
 
 /**
- * Account transition table (DESIGN.md §4.2). PATCH is idempotent; `undefined` means refused (400).
+ * Account transition table (README "Accounts"). PATCH is idempotent; `undefined` means refused (400).
  *
  * @example
  * accountTransition('ACTIVE', 'pause') // 'PAUSED'

@@ -15,7 +15,7 @@ import { ApiError } from '../errors.ts'
 import { parseDate } from '../reporting.ts'
 import { BooleanLike, errorResponses, StringEnum, toBool } from '../schemas.ts'
 
-/** At most this many ids per GET /eth/v1/redeems (DESIGN.md §4.6). */
+/** At most this many ids per GET /eth/v1/redeems (README "Limits"). */
 export const MAX_REDEEM_IDS = 500
 /** Redeem request ids are uint32 on chain. */
 const MAX_REQUEST_ID = 4_294_967_295
@@ -115,7 +115,10 @@ export function eventInput(e: WithdrawalEventRow): WithdrawalEventInput {
   }
 }
 
-/** Redemption reads, v1 and v0 (public: DESIGN.md §4.1), computed by the engine from indexed events. */
+/**
+ * Redemption reads, v1 and v0 (public: README "Authentication and scopes"), computed by the engine from indexed
+ * events.
+ */
 export function redeemRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   const { redemptions } = deps.repos
 

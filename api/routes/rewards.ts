@@ -152,7 +152,7 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     const byKey = new Map(rows.map((r) => [r.key, r]))
     const ids = new Set<string>()
     for (const value of values) {
-      // as id first (when it is a UUID), then as key (DESIGN.md §4.2)
+      // as id first (when it is a UUID), then as key (README "Accounts")
       const row = (isUuid(value) ? byId.get(value.toLowerCase()) : undefined) ?? byKey.get(value)
       if (row) ids.add(row.id)
     }
