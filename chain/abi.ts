@@ -47,6 +47,7 @@ export const allowlistAbi = parseAbi([
   'function isAllowed(address account, uint256 mask) view returns (bool)',
   'function isDenied(address account) view returns (bool)',
   'function getAllower() view returns (address)',
+  'function getDenier() view returns (address)',
 ])
 
 /**
@@ -61,6 +62,17 @@ export const riverLegacyAbi = parseAbi([
   'function getCLValidatorTotalBalance() view returns (uint256)',
   'function getDepositedValidatorCount() view returns (uint256)',
 ])
+
+/** The names of the oracle report event of every River version: 1.0.0 on, and before it. */
+export const REPORT_EVENT_NAMES = ['ProcessedConsensusLayerReport', 'ConsensusLayerDataUpdate'] as const
+
+/**
+ * The oracle report events of every River version, for a log query of reports only: `ProcessedConsensusLayerReport`
+ * (River 1.0.0 on) and `ConsensusLayerDataUpdate` (0.4.0 and 0.5.0).
+ */
+export const riverReportEventsAbi = [...riverAbi, ...riverLegacyAbi].filter(
+  (item) => item.type === 'event' && (REPORT_EVENT_NAMES as readonly string[]).includes(item.name),
+)
 
 /**
  * The 0.4.0 Oracle's report events: `CLReported` for each member's vote, `PostTotalShares` after a quorum's

@@ -1,4 +1,4 @@
-import { type Address, getAddress, parseAbi, toFunctionSelector } from 'viem'
+import { type Address, getAddress, toFunctionSelector } from 'viem'
 import { allowlistAbi, firewallAbi } from './abi.ts'
 import { readAllAtBlock, resultOf } from './blocks.ts'
 import type { ChainClient } from './client.ts'
@@ -22,18 +22,6 @@ export interface AllowlistWriteRoute {
   allower: Address
   /** Through a firewall: the role the key holds there. */
   role?: 'admin' | 'executor'
-}
-
-const allowlistDenierAbi = parseAbi(['function getDenier() view returns (address)'])
-
-/** Whether the Allowlist implementation has `getDenier()`, which came with `setAllowPermissions` in 1.2.1. */
-async function writeNameOf(client: ChainClient, allowlist: Address): Promise<AllowWriteName> {
-  const [denier] = await readAllAtBlock(
-    client,
-    [{ address: allowlist, abi: allowlistDenierAbi, functionName: 'getDenier' }],
-    await withRetry(() => client.getBlockNumber()),
-  )
-  return denier?.status === 'success' ? 'setAllowPermissions' : 'allow'
 }
 
 /**
@@ -61,12 +49,19 @@ export async function resolveAllowlistWriteRoute(
   allowlist: Address,
   writer: Address,
 ): Promise<AllowlistWriteRoute> {
-  const functionName = await writeNameOf(client, allowlist)
-  const allower = getAddress(
-    await withRetry(() =>
-      client.readContract({ address: allowlist, abi: allowlistAbi, functionName: 'getAllower' }),
-    ),
+  // one block for every read: the Allowlist's version and allower, then the firewall's roles
+  const block = await withRetry(() => client.getBlockNumber())
+  const [denier, allowerRead] = await readAllAtBlock(
+    client,
+    [
+      { address: allowlist, abi: allowlistAbi, functionName: 'getDenier' },
+      { address: allowlist, abi: allowlistAbi, functionName: 'getAllower' },
+    ],
+    block,
   )
+  // getDenier() came with setAllowPermissions in 1.2.1; before it the write was allow
+  const functionName: AllowWriteName = denier?.status === 'success' ? 'setAllowPermissions' : 'allow'
+  const allower = getAddress(resultOf(allowerRead) as Address)
   const key = getAddress(writer)
   if (allower === key) return { kind: 'direct', to: getAddress(allowlist), functionName, allower }
   const refuse = (why: string): never => {
@@ -76,7 +71,7 @@ export async function resolveAllowlistWriteRoute(
       { details: { key, allowlist: getAddress(allowlist), allower } },
     )
   }
-  const code = await withRetry(() => client.getCode({ address: allower }))
+  const code = await withRetry(() => client.getCode({ address: allower, blockNumber: block }))
   if (!code || code === '0x') return refuse('an account that is not this key (not a firewall either)')
   const selector = writeSelector(functionName)
   const [destination, admin, executor, canCall] = await readAllAtBlock(
@@ -87,7 +82,7 @@ export async function resolveAllowlistWriteRoute(
       { address: allower, abi: firewallAbi, functionName: 'executor' },
       { address: allower, abi: firewallAbi, functionName: 'executorCanCall', args: [selector] },
     ],
-    await withRetry(() => client.getBlockNumber()),
+    block,
   )
   if (
     destination?.status !== 'success' ||

@@ -8,16 +8,21 @@
  * service without making its data wrong (an unknown implementation version, an allower other than our key,
  * no recent oracle report).
  */
-import type { Abi } from 'viem'
 import type { Address } from '../common/address.ts'
-import { allowlistAbi, riverAbi, riverLegacyAbi } from './abi.ts'
+import { allowlistAbi, riverReportEventsAbi } from './abi.ts'
 import type { ChainContracts, StartBlocks } from './addresses.ts'
 import { resolveAllowlistWriteRoute, writeSelector } from './allowlist-route.ts'
 import type { ChainClient } from './client.ts'
 import { AllowlistWriteRefusedError } from './errors.ts'
 import { createLogFetcher } from './log-fetcher.ts'
 import { shortMessage } from './rpc-values.ts'
-import { implementationAt, type KnownImplementation, knownVersion } from './versions.ts'
+import {
+  implementationAt,
+  type KnownImplementation,
+  knownVersion,
+  PROTOCOL_CONTRACT_OF,
+  type ProxiedContractKey,
+} from './versions.ts'
 
 /** ok: as expected; warn: works, with a limit worth knowing; fail: the service cannot run correctly. */
 export type CheckStatus = 'ok' | 'warn' | 'fail'
@@ -51,23 +56,7 @@ export interface DoctorReport {
   results: CheckResult[]
 }
 
-const PROXIES = ['river', 'redeemManager', 'allowlist', 'oracle', 'operatorsRegistry'] as const
-type ProxyKey = (typeof PROXIES)[number]
-
-/** The protocol contract name whose implementations a configured proxy should point at. */
-const PROTOCOL_NAMES: Record<ProxyKey, string> = {
-  river: 'River',
-  redeemManager: 'RedeemManager',
-  allowlist: 'Allowlist',
-  oracle: 'Oracle',
-  operatorsRegistry: 'OperatorsRegistry',
-}
-
-/** The oracle report events on River: from River 1.0.0 on, and before it. */
-const REPORT_EVENTS = [
-  ...riverAbi.filter((item) => item.type === 'event' && item.name === 'ProcessedConsensusLayerReport'),
-  ...riverLegacyAbi.filter((item) => item.type === 'event' && item.name === 'ConsensusLayerDataUpdate'),
-] as Abi
+const PROXIES = Object.keys(PROTOCOL_CONTRACT_OF) as ProxiedContractKey[]
 
 /** Where an operator finds a node that can read old state. */
 const ARCHIVE_HINT =
@@ -182,7 +171,9 @@ export async function checkCode(
   // a devnet replaying the protocol's history deploys some proxies at a later upgrade (the RedeemManager with
   // River 1.0.0): its published implementations say so (none mined yet); anything else absent is a wrong address
   const planned = ([name]: [string, Address]) => {
-    const listed = implementations.filter((i) => i.contract === PROTOCOL_NAMES[name as ProxyKey])
+    const listed = implementations.filter(
+      (i) => i.contract === PROTOCOL_CONTRACT_OF[name as ProxiedContractKey],
+    )
     return listed.length > 0 && listed.every((i) => i.block === null)
   }
   const missing = absent.filter((entry) => !planned(entry))
@@ -243,11 +234,11 @@ export async function checkImplementations(
         details,
       )
     }
-    if (known.contract !== PROTOCOL_NAMES[key]) {
+    if (known.contract !== PROTOCOL_CONTRACT_OF[key]) {
       return result(
         check,
         'warn',
-        `${key} runs implementation ${implementation}, which is ${known.contract} ${known.version}, not a ${PROTOCOL_NAMES[key]} version`,
+        `${key} runs implementation ${implementation}, which is ${known.contract} ${known.version}, not a ${PROTOCOL_CONTRACT_OF[key]} version`,
         details,
       )
     }
@@ -358,7 +349,7 @@ export async function checkLatestReport(
   const fetcher = createLogFetcher({ client, retries: 2, initialRange: 10_000n, checkHead: false })
   const logs = await fetcher.fetchLogs({
     address: contracts.river,
-    abi: REPORT_EVENTS,
+    abi: riverReportEventsAbi,
     fromBlock,
     toBlock: head,
   })

@@ -81,14 +81,17 @@ export function knownVersion(
   return [...(IMPLEMENTATIONS[chainId] ?? []), ...extra].find((i) => i.address === wanted)
 }
 
-/** The devnet.json key of a proxied contract -> its protocol name. */
-const DEVNET_KEYS: Record<string, ProtocolContract> = {
+/** The service's key of each proxied contract (`ChainContracts`, devnet.json) -> its protocol name. */
+export const PROTOCOL_CONTRACT_OF = {
   river: 'River',
-  oracle: 'Oracle',
-  allowlist: 'Allowlist',
   redeemManager: 'RedeemManager',
+  allowlist: 'Allowlist',
+  oracle: 'Oracle',
   operatorsRegistry: 'OperatorsRegistry',
-}
+} as const satisfies Record<string, ProtocolContract>
+
+/** The service's key of a proxied contract. */
+export type ProxiedContractKey = keyof typeof PROTOCOL_CONTRACT_OF
 
 /** A devnet's published implementation history: `devnet.json` `implementations`. */
 export type DevnetImplementations = Record<
@@ -106,7 +109,7 @@ export type DevnetImplementations = Record<
 export function implementationsFromDevnet(raw: DevnetImplementations | undefined): KnownImplementation[] {
   return Object.entries(raw ?? {}).flatMap(([key, list]) =>
     list.map((entry) => ({
-      contract: DEVNET_KEYS[key] ?? key,
+      contract: PROTOCOL_CONTRACT_OF[key as ProxiedContractKey] ?? key,
       version: entry.version,
       address: toAddress(entry.address, `implementations.${key}`),
       block: entry.block === undefined || entry.block === null ? null : BigInt(entry.block),

@@ -8,7 +8,7 @@ import {
   http as viemHttp,
 } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { redeemManagerAbi, riverAbi, riverLegacyAbi } from '../chain/abi.ts'
+import { redeemManagerAbi, riverReportEventsAbi } from '../chain/abi.ts'
 import { createClient, delegateOrg } from '../cli/admin.ts'
 import type { Db } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
@@ -101,11 +101,7 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
     const client = createPublicClient({ transport: viemHttp(devnet.rpcUrl) })
     const river = devnet.contracts.river as Address
     // the reports of every River version: ConsensusLayerDataUpdate (epoch in its roundId) before 1.0.0
-    const logs = (
-      await client.getContractEvents({ address: river, abi: [...riverAbi, ...riverLegacyAbi], fromBlock: 0n })
-    ).filter(
-      (l) => l.eventName === 'ProcessedConsensusLayerReport' || l.eventName === 'ConsensusLayerDataUpdate',
-    )
+    const logs = await client.getContractEvents({ address: river, abi: riverReportEventsAbi, fromBlock: 0n })
     const steps = await readReportSteps(
       client,
       river,

@@ -1,3 +1,4 @@
+import { REPORT_EVENT_NAMES } from '../../chain/abi.ts'
 import type { DecodedLog } from '../../chain/log-decoding.ts'
 import type { Address } from '../../common/address.ts'
 import type { EventTable } from '../../db/repos/chain.ts'
@@ -48,9 +49,6 @@ export function needsPoolBefore(
   )
 }
 
-/** The oracle report events of every River version (the row's `report_shape`: 'v1' or 'legacy'). */
-export const REPORT_EVENTS = ['ProcessedConsensusLayerReport', 'ConsensusLayerDataUpdate'] as const
-
 /** The `report_shape` of a report log: 'legacy' for River 0.4/0.5's `ConsensusLayerDataUpdate`, else 'v1'. */
 export function reportShapeOf(log: Pick<DecodedLog, 'eventName'>): 'v1' | 'legacy' {
   return log.eventName === 'ConsensusLayerDataUpdate' ? 'legacy' : 'v1'
@@ -58,7 +56,7 @@ export function reportShapeOf(log: Pick<DecodedLog, 'eventName'>): 'v1' | 'legac
 
 /** Whether a decoded log is an oracle report of any River version. */
 export function isReportLog(log: Pick<DecodedLog, 'eventName'>): boolean {
-  return (REPORT_EVENTS as readonly string[]).includes(log.eventName)
+  return (REPORT_EVENT_NAMES as readonly string[]).includes(log.eventName)
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Address, PublicClient } from 'viem'
-import { riverAbi, riverLegacyAbi } from '../../chain/abi.ts'
+import { REPORT_EVENT_NAMES, riverAbi, riverLegacyAbi } from '../../chain/abi.ts'
 import { ZERO_ADDRESS as ZERO } from '../../common/address.ts'
 
 /** A report as the chain says at its transaction: the pool after it and holders' balances before it. */
@@ -39,9 +39,7 @@ export async function readReportPosition(
     client.readContract({ address: river, abi: riverAbi, functionName: 'totalSupply', blockNumber: block }),
   ])
   // the report of any River version: ConsensusLayerDataUpdate before 1.0.0
-  const report = logs.find(
-    (l) => l.eventName === 'ProcessedConsensusLayerReport' || l.eventName === 'ConsensusLayerDataUpdate',
-  )
+  const report = logs.find((l) => (REPORT_EVENT_NAMES as readonly string[]).includes(l.eventName))
   if (!report) throw new Error(`no oracle report in block ${block}`)
   const at = report.transactionIndex as number
   let u = U as bigint
