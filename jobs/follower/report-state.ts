@@ -21,6 +21,20 @@ const sameBlockBefore = (log: Position, report: Position) =>
   log.blockNumber === report.blockNumber && log.transactionIndex < report.transactionIndex
 
 /**
+ * What a River log outside a report did to the pool: a deposit's `UserDeposit` amount to U, a mint (Transfer
+ * from 0x0) to S, a burn (Transfer to 0x0) from S; nothing else moves them.
+ */
+function poolChange(log: DecodedLog): { underlying: bigint; supply: bigint } {
+  // biome-ignore lint/suspicious/noExplicitAny: decoded args are validated by the fetcher against the ABI
+  const a = log.args as any
+  if (log.eventName === 'UserDeposit') return { underlying: a.amount, supply: 0n }
+  if (log.eventName === 'Transfer' && a.from === ZERO_ADDRESS) return { underlying: 0n, supply: a.value }
+  if (log.eventName === 'Transfer' && a.to === ZERO_ADDRESS)
+    return { underlying: 0n, supply: 0n - (a.value as bigint) }
+  return { underlying: 0n, supply: 0n }
+}
+
+/**
  * A chunk's logs by block number, built once: each report looks only at the logs of its own block.
  *
  * @example
@@ -68,9 +82,9 @@ export function reportTxState(
     // biome-ignore lint/suspicious/noExplicitAny: decoded args are validated by the fetcher against the ABI
     const a = log.args as any
     if (sameBlockAfter(log, report)) {
-      if (log.eventName === 'UserDeposit') U -= a.amount
-      if (log.eventName === 'Transfer' && a.from === ZERO_ADDRESS) S -= a.value
-      if (log.eventName === 'Transfer' && a.to === ZERO_ADDRESS) S += a.value
+      const moved = poolChange(log)
+      U -= moved.underlying
+      S -= moved.supply
       if (log.eventName === 'SetGlobalFee') feeAfter = a.fee
     } else if (sameBlockBefore(log, report) && log.eventName === 'SetGlobalFee') {
       feeBefore = a.fee
@@ -113,11 +127,9 @@ export function poolBeforeReport(
   let S = endOfPreviousBlock.totalSupply
   for (const log of logs) {
     if (!sameBlockBefore(log, report)) continue
-    // biome-ignore lint/suspicious/noExplicitAny: decoded args are validated by the fetcher against the ABI
-    const a = log.args as any
-    if (log.eventName === 'UserDeposit') U += a.amount
-    if (log.eventName === 'Transfer' && a.from === ZERO_ADDRESS) S += a.value
-    if (log.eventName === 'Transfer' && a.to === ZERO_ADDRESS) S -= a.value
+    const moved = poolChange(log)
+    U += moved.underlying
+    S += moved.supply
   }
   return { totalUnderlyingSupply: U, totalSupply: S }
 }
