@@ -2,31 +2,23 @@ import { hash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { Repos } from '../db/repos/index.ts'
-import type { AccountRecordRow, ReportDay, WalletRecordRow } from '../db/repos/reports.ts'
+import type { ReportDay, WalletRecordRow } from '../db/repos/reports.ts'
 import {
   addDaysToDate,
   EngineError,
-  formatUnits18,
   InvalidInputError,
   parseDateOnly,
   ReportRangeError,
-  underlyingFromShares,
-  V0_WALLET_RECORD_FIELDS,
-  V1_WALLET_RECORD_FIELDS,
-  WALLET_AMOUNT_FIELDS,
-  type WalletAmounts,
-  type WalletRecord,
 } from '../engine/index.ts'
 import { impersonatedOrg } from './auth/impersonation.ts'
 import { caller } from './auth/plugin.ts'
 import { ApiError } from './errors.ts'
 import { reportReads } from './report-cache.ts'
-import { Nullable } from './schemas.ts'
 
 /**
  * What every reporting route shares: dates and the report answering for them (404 when none), the report
- * headers and ETags, the reading organization (Impersonate-Org), stored rows -> engine records, the
- * presentation rules for wallets of other organizations, units and CSV.
+ * headers and ETags, the reading organization (Impersonate-Org) and CSV. How a record is shown is
+ * api/wallet-presentation.ts.
  */
 
 /** At most this many lots, accounts or addresses per reporting POST (README "Limits"). */
@@ -35,39 +27,6 @@ export const MAX_REPORT_ITEMS = 1000
 export const MAX_SUMMARY_DAYS = 366
 /** A summary without `from` covers this many days ending at `to`. */
 export const DEFAULT_SUMMARY_DAYS = 30
-
-export type RecordVersion = 'v0' | 'v1'
-export type Unit = 'lseth' | 'eth'
-
-/** The fields of a wallet record of the version, in the interface's order. */
-export function walletFields(version: RecordVersion): readonly string[] {
-  return version === 'v1' ? V1_WALLET_RECORD_FIELDS : V0_WALLET_RECORD_FIELDS
-}
-
-/** The amount fields an account's `totals` carries in the version (balance_lseth and rewards_eth first). */
-export function totalsFields(version: RecordVersion): readonly string[] {
-  const fields = walletFields(version)
-  return WALLET_AMOUNT_FIELDS.filter((f) => fields.includes(f))
-}
-
-const NullableString = Nullable('string')
-
-/** Response schema of a wallet reward record of the version (every field a string; ids nullable). */
-export function walletRecordSchema(version: RecordVersion) {
-  return Type.Object(
-    Object.fromEntries(
-      walletFields(version).map((f) => [
-        f,
-        f === 'account_id' || f === 'org_id' ? NullableString : Type.String(),
-      ]),
-    ),
-  )
-}
-
-/** Response schema of an account's totals of the version. */
-export function totalsSchema(version: RecordVersion) {
-  return Type.Object(Object.fromEntries(totalsFields(version).map((f) => [f, Type.String()])))
-}
 
 /** Calendar dates already found valid (bounded: a date is 10 characters, a few thousand are ever asked). */
 const validDates = new Set<string>()
@@ -292,217 +251,6 @@ export function engineErrorToApi(err: unknown): never {
   if (err instanceof ReportRangeError) throw new ApiError('IR4001', err.message, { cause: err })
   if (err instanceof EngineError) throw new ApiError('IR1000', err.message, { cause: err })
   throw err
-}
-
-/** A stored wallet record as the engine's record (amounts as bigint). */
-export function walletRecordOf(row: WalletRecordRow): WalletRecord {
-  const record: Record<string, unknown> = { ...row, oracle_report: row.report_epoch }
-  for (const field of WALLET_AMOUNT_FIELDS) record[field] = BigInt(row[field])
-  return record as unknown as WalletRecord
-}
-
-/**
- * `formatUnits18(BigInt(value))` of a stored amount (a decimal integer string as Postgres prints numeric),
- * by moving the decimal point: no bigint, no division. Anything unusual takes the exact path.
- *
- * @example
- * formatStoredUnits18('1500000000000000000') // '1.5'
- * formatStoredUnits18('-1') // '-0.000000000000000001'
- */
-export function formatStoredUnits18(value: string): string {
-  const negative = value.charCodeAt(0) === 45 // '-'
-  const start = negative ? 1 : 0
-  const length = value.length - start
-  // digits only, no leading zero (as Postgres prints numeric); else the exact path
-  let plain = length > 0 && (length === 1 || value.charCodeAt(start) !== 48)
-  for (let i = start; plain && i < value.length; i++) {
-    const c = value.charCodeAt(i)
-    plain = c >= 48 && c <= 57
-  }
-  if (!plain) return formatUnits18(BigInt(value))
-  // the fraction: the last 18 digits without trailing zeros
-  let end = value.length
-  const fractionStart = Math.max(start, value.length - 18)
-  while (end > fractionStart && value.charCodeAt(end - 1) === 48) end--
-  const integer = length > 18 ? value.slice(start, value.length - 18) : '0'
-  if (end === fractionStart) return integer === '0' ? '0' : negative ? `-${integer}` : integer
-  const fraction = value.slice(fractionStart, end).padStart(end - value.length + 18, '0')
-  return `${negative ? '-' : ''}${integer}.${fraction}`
-}
-
-const AMOUNT_FIELDS: ReadonlySet<string> = new Set(WALLET_AMOUNT_FIELDS)
-/** What asSeenBy hides from another organization, and what it shows instead. */
-const HIDDEN_FROM_OTHERS: Record<string, (row: WalletRecordRow) => string | null> = {
-  account_id: () => null,
-  org_id: () => null,
-  target_fee_rate: () => null,
-  discount_rate: () => '0',
-  rebate_eth: () => '0',
-  rebate_lseth: () => '0',
-  total_rebate_eth: () => '0',
-  total_rebate_lseth: () => '0',
-  platform_fees_at_discount_rate_eth: (row) => formatStoredUnits18(row.platform_fees_eth),
-  total_platform_fees_at_discount_rate_eth: (row) => formatStoredUnits18(row.total_platform_fees_eth),
-}
-
-/**
- * A stored wallet record presented for the reading organization in a version, amounts in the stored unit
- * (LsETH for `*_lseth`): exactly `presentWalletRecord(asSeenBy(walletRecordOf(row), orgId), version)`
- * (a property test holds them equal), straight from the stored strings. The hot path of the wallet reads.
- */
-export function presentStoredWallet(
-  row: WalletRecordRow,
-  orgId: string,
-  version: RecordVersion,
-): Record<string, string | null> {
-  // rows of computed days are shared (api/report-cache.ts): their presentations are kept beside them
-  const own = row.org_id === orgId
-  const key = JSON_KEYS[version][own ? 'own' : 'other'][0]
-  let presented = presentations.get(row)
-  const hit = presented?.get(key)
-  if (hit) return hit
-  const out = presentRow(row, own, version)
-  if (!presented) {
-    presented = new Map()
-    presentations.set(row, presented)
-  }
-  presented.set(key, out)
-  return out
-}
-
-/**
- * Sends stored wallet records presented for the reading org as a JSON array: each record's JSON is made
- * once per (row, version, view) and kept beside the shared row, so a read of computed days serializes
- * nothing. The bytes equal the route's response-schema serialization (the presented object has the
- * schema's fields in its order, every value a string or null).
- */
-export function sendStoredWallets(
-  reply: FastifyReply,
-  rows: readonly WalletRecordRow[],
-  orgId: string,
-  version: RecordVersion,
-) {
-  // one record (the single-address read): its one-element array is kept beside the row as well
-  if (rows.length === 1) {
-    return reply
-      .type('application/json; charset=utf-8')
-      .send(storedWalletJson(rows[0] as WalletRecordRow, orgId, version, true))
-  }
-  const parts: Buffer[] = [OPEN_BRACKET]
-  for (let i = 0; i < rows.length; i++) {
-    if (i > 0) parts.push(COMMA)
-    parts.push(storedWalletJson(rows[i] as WalletRecordRow, orgId, version, false))
-  }
-  parts.push(CLOSE_BRACKET)
-  return reply.type('application/json; charset=utf-8').send(Buffer.concat(parts))
-}
-const OPEN_BRACKET = Buffer.from('[')
-const COMMA = Buffer.from(',')
-const CLOSE_BRACKET = Buffer.from(']')
-
-/** The keys of a row's kept JSON: by version, view (own organization or not) and form (alone in an array). */
-const JSON_KEYS = {
-  v0: { own: ['v0:own', 'v0:own[]'], other: ['v0', 'v0[]'] },
-  v1: { own: ['v1:own', 'v1:own[]'], other: ['v1', 'v1[]'] },
-} as const
-
-/**
- * `JSON.stringify(presentStoredWallet(row, orgId, version))` as UTF-8 (`alone`: inside `[` `]`), kept beside
- * the row.
- */
-function storedWalletJson(
-  row: WalletRecordRow,
-  orgId: string,
-  version: RecordVersion,
-  alone: boolean,
-): Buffer {
-  const key = JSON_KEYS[version][row.org_id === orgId ? 'own' : 'other'][alone ? 1 : 0]
-  let json = walletJson.get(row)
-  const hit = json?.get(key)
-  if (hit) return hit
-  // the one-element array wraps the record's own kept bytes: one serialization per (row, version, view)
-  const out = alone
-    ? Buffer.concat([OPEN_BRACKET, storedWalletJson(row, orgId, version, false), CLOSE_BRACKET])
-    : Buffer.from(JSON.stringify(presentStoredWallet(row, orgId, version)))
-  if (!json) {
-    json = new Map()
-    walletJson.set(row, json)
-  }
-  json.set(key, out)
-  return out
-}
-const walletJson = new WeakMap<WalletRecordRow, Map<string, Buffer>>()
-
-/** Presentations of stored rows by version and view (own organization or not); callers never mutate them. */
-const presentations = new WeakMap<WalletRecordRow, Map<string, Readonly<Record<string, string | null>>>>()
-
-function presentRow(
-  row: WalletRecordRow,
-  own: boolean,
-  version: RecordVersion,
-): Record<string, string | null> {
-  const out: Record<string, string | null> = {}
-  for (const field of walletFields(version)) {
-    const hidden = own ? undefined : HIDDEN_FROM_OTHERS[field]
-    if (hidden) out[field] = hidden(row)
-    else if (field === 'oracle_report') out[field] = row.report_epoch
-    else if (AMOUNT_FIELDS.has(field))
-      out[field] = formatStoredUnits18(row[field as keyof WalletRecordRow] as string)
-    else out[field] = row[field as keyof WalletRecordRow] as string | null
-  }
-  return out
-}
-
-/** A stored account record's amounts (bigint). */
-export function accountAmountsOf(row: AccountRecordRow): WalletAmounts {
-  const out = {} as WalletAmounts
-  for (const field of WALLET_AMOUNT_FIELDS) out[field] = BigInt(row[field])
-  return out
-}
-
-/**
- * What a platform sees of a holder's record that is not attributed to it (another organization's wallet,
- * or no organization's): the protocol-wide facts, without who holds it or their commercial terms.
- * account_id and org_id are null; the discount (discount_rate, rebates) is not shown: discount_rate '0',
- * rebates 0 and platform_fees_at_discount_rate = platform_fees. Another organization's wallet therefore reads
- * exactly like a holder registered nowhere with platform fees. Records of the reading organization's own
- * wallets are shown whole.
- */
-export function asSeenBy(record: WalletRecord, orgId: string): WalletRecord {
-  if (record.org_id === orgId) return record
-  return {
-    ...record,
-    account_id: null,
-    org_id: null,
-    target_fee_rate: null,
-    discount_rate: '0',
-    rebate_eth: 0n,
-    rebate_lseth: 0n,
-    total_rebate_eth: 0n,
-    total_rebate_lseth: 0n,
-    platform_fees_at_discount_rate_eth: record.platform_fees_eth,
-    total_platform_fees_at_discount_rate_eth: record.total_platform_fees_eth,
-  }
-}
-
-/** The LsETH-denominated amount fields (`*_lseth`). */
-const LSETH_FIELDS = WALLET_AMOUNT_FIELDS.filter((f) => f.endsWith('_lseth'))
-
-/**
- * v0 `unit=eth`: every LsETH amount (`*_lseth`) is given as its ETH value at the report's rate,
- * floor(shares x U / S) (River's underlyingBalanceFromShares), field names unchanged. `lseth`: as stored.
- */
-export function inUnit<T extends Pick<WalletRecord, (typeof LSETH_FIELDS)[number]>>(
-  amounts: T,
-  unit: Unit,
-  day: Pick<ReportDay, 'total_underlying_eth' | 'total_lseth_supply'>,
-): T {
-  if (unit === 'lseth') return amounts
-  const underlying = BigInt(day.total_underlying_eth)
-  const supply = BigInt(day.total_lseth_supply)
-  const out = { ...amounts }
-  for (const field of LSETH_FIELDS) out[field] = underlyingFromShares(amounts[field], underlying, supply)
-  return out
 }
 
 /** True when the client asks for CSV (`Accept: text/csv`). */

@@ -1,12 +1,9 @@
 import { InvalidInputError } from './errors.ts'
+import { isOtherModelField } from './fee-model-fields.ts'
+import type { FeeModel } from './fee-schedule.ts'
 import { formatUnits18 } from './units.ts'
-import type { PresentedWalletRecord, WalletAmountField, WalletRecord } from './wallet-record.ts'
-import {
-  presentWalletRecord,
-  V0_WALLET_RECORD_FIELDS,
-  V1_WALLET_RECORD_FIELDS,
-  WALLET_AMOUNT_FIELDS,
-} from './wallet-record.ts'
+import type { WalletAmountField, WalletRecord } from './wallet-record.ts'
+import { recordFields, WALLET_AMOUNT_FIELDS } from './wallet-record.ts'
 
 /**
  * Account reward record: the account's wallet records for a date and their totals. Totals are exact sums
@@ -84,31 +81,26 @@ export function computeAccountRecord(
   return { account_id: accountId, date, totals: sumWalletAmounts(wallets), wallets: [...wallets] }
 }
 
-/** An account record as the API shows it. */
-export interface PresentedAccountRecord {
-  account_id: string
-  totals: Record<string, string>
-  date: string
-  wallets: PresentedWalletRecord[]
-}
-
 /**
- * Presents an account record for the v1 or v0 API: totals of that version's amount fields (balance_lseth and
- * rewards_eth first) as exact decimal strings, and the presented wallet records.
+ * Presents summed amounts (an account's day, or a range's `summarizeRange`) as the totals of a version and
+ * unit: that view's amount fields in its order, exact decimal strings. A period part of a fee model none of
+ * `models` (the models of the days summed) has is null (engine/fee-model-fields.ts); running totals never.
  *
  * @example
- * presentAccountRecord(record, 'v1').totals.balance_lseth // '4'
+ * presentTotals(amounts, 'v1', 'lseth', new Set(['v0'])).lc_fees_eth // null
  */
-export function presentAccountRecord(record: AccountRecord, version: 'v0' | 'v1'): PresentedAccountRecord {
-  const fields: readonly string[] = version === 'v1' ? V1_WALLET_RECORD_FIELDS : V0_WALLET_RECORD_FIELDS
-  const totals: Record<string, string> = {}
-  for (const field of WALLET_AMOUNT_FIELDS) {
-    if (fields.includes(field)) totals[field] = formatUnits18(record.totals[field])
+export function presentTotals(
+  amounts: WalletAmounts,
+  version: 'v0' | 'v1',
+  unit: 'lseth' | 'eth',
+  models: ReadonlySet<FeeModel>,
+): Record<string, string | null> {
+  const totals: Record<string, string | null> = {}
+  for (const field of recordFields(version, unit)) {
+    if (!AMOUNT_FIELDS.has(field)) continue
+    const absent = [...models].every((model) => isOtherModelField(field, model))
+    totals[field] = absent ? null : formatUnits18(amounts[field as WalletAmountField])
   }
-  return {
-    account_id: record.account_id,
-    totals,
-    date: record.date,
-    wallets: record.wallets.map((wallet) => presentWalletRecord(wallet, version)),
-  }
+  return totals
 }
+const AMOUNT_FIELDS: ReadonlySet<string> = new Set(WALLET_AMOUNT_FIELDS)

@@ -11,7 +11,7 @@ import { CUMULATIVE_FIELDS } from './wallet-record.ts'
 /**
  * Summarizes consecutive daily amounts (oldest first) of one wallet or account:
  * - every period amount (`rewards_eth`, `fees_eth`, `mints_lseth`, ...) = its sum over the range;
- * - `balance_lseth` and every cumulative `total_*` = the value at the last report of the range.
+ * - `balance_lseth`, `balance_eth` and every cumulative `total_*` = the value at the last report of the range.
  * So `total_X(last) - total_X(first) + X(first)` equals the range's X whenever the range has no gap.
  *
  * @example
@@ -27,6 +27,7 @@ export function summarizeRange(days: readonly WalletAmounts[]): WalletAmounts {
     for (const [period] of CUMULATIVE_FIELDS) out[period] += day[period]
   }
   out.balance_lseth = last.balance_lseth
+  out.balance_eth = last.balance_eth
   for (const [, total] of CUMULATIVE_FIELDS) out[total] = last[total]
   return out
 }

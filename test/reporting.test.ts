@@ -316,8 +316,14 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
       for (const w of om.wallets) {
         expect(w.account_id).toBe(omnibus.id)
         expect(w.org_id).toBe(ids().orgA)
-        expect(w.dao_fees_eth).toBeUndefined() // v1 fields only
+        // the record names its model; the other model's period parts are null, its parts sum to the fee
+        expect(w.fee_model).toBe('v3')
+        expect(w.dao_fees_eth).toBeNull()
+        const parts = ['lc_fees_eth', 'tech_provider_fees_eth', 'operator_fees_eth', 'platform_fees_eth']
+        expect(parts.reduce((sum, p) => sum + wei(w[p]), 0n)).toBe(wei(w.fees_eth))
       }
+      expect(om.fee_model).toBe('v3')
+      expect(res.headers['x-fee-models']).toBe('v3')
       // before onboarding the account had no attributed wallets: zero totals, no wallets
       const early = await call('POST', '/eth/v1/rewards/accounts', {
         token,
@@ -358,6 +364,13 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
       expect(otherByA.account_id).toBeNull()
       expect(otherByA.org_id).toBeNull()
       expect(otherByA.rewards_eth).toBe(otherByB.rewards_eth) // protocol facts are the same
+      // whether it is on a platform's list is not shown: its platform part, the part that takes the platform
+      // share off-platform and its discount are withheld (null), like any holder's not the reader's own
+      for (const field of ['platform_fees_eth', 'total_platform_fees_eth', 'lc_fees_eth', 'rebate_eth']) {
+        expect(otherByA[field], field).toBeNull()
+        expect(otherByB[field], field).not.toBeNull()
+      }
+      expect(otherByA.operator_fees_eth).toBe(otherByB.operator_fees_eth)
       expect(byA.find((r) => r.address === seg.wallet)!.account_id).toBe(seg.id)
       expect(byB.find((r) => r.address === seg.wallet)!.account_id).toBeNull()
 
@@ -371,8 +384,9 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
       )
       expect(v0.status, v0.text).toBe(200)
       expect(v0.body.account_id).toBeNull()
-      expect(v0.body.days[0].discount_rate).toBe('0')
-      expect(v0.body.days[0].rebate_eth).toBe('0')
+      expect(v0.body.days[0].discount_rate).toBeNull()
+      expect(v0.body.days[0].rebate_eth).toBeNull()
+      expect(v0.body.totals.platform_fees_eth).toBeNull()
       const v0B = await call(
         'GET',
         `/eth/v0/rewards/wallets/${other.wallet}/summary?from=${day.date}&to=${day.date}`,
@@ -381,6 +395,7 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
         },
       )
       expect(v0B.body.days[0].discount_rate).not.toBe('0')
+      expect(v0B.body.totals.platform_fees_eth).not.toBeNull()
 
       // by id: another org's wallet id answers exactly like an unknown id
       const foreign = await call('GET', `/eth/v1/rewards/wallets/${other.walletId}/summary`, {
@@ -547,7 +562,7 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
       expect(latest.body.days.length).toBe(reports.length - firstHeld)
     })
 
-    test('behavior: v0 accounts carry the discount fields; unit eth values LsETH at the report rate', async () => {
+    test('behavior: v0 accounts carry the discount fields; unit eth names and values every amount in ETH', async () => {
       const token = await asA()
       const { omnibus } = ids()
       const day = reports[14] as ChainReport
@@ -560,6 +575,10 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
       expect(wallet.discount_rate).not.toBe('0')
       expect(wallet.gross_protocol_fee_rate).toBeDefined()
       expect(wallet.period_lc_fees_lseth).toBeUndefined()
+      expect(wallet.fee_model).toBe('v3')
+      expect(wallet.dao_fees_eth).toBeNull() // no DAO part in V3: the LC part is named instead
+      const v0Parts = ['lc_fees_eth', 'tech_provider_fees_eth', 'operator_fees_eth', 'platform_fees_eth']
+      expect(v0Parts.reduce((sum, p) => sum + wei(wallet[p]), 0n)).toBe(wei(wallet.fees_eth))
       expect(wei(wallet.platform_fees_at_discount_rate_eth)).toBe(
         wei(wallet.platform_fees_eth) - wei(wallet.rebate_eth),
       )
@@ -567,9 +586,16 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
         token,
         body: { accounts: [omnibus.id], date: day.date, unit: 'eth' },
       })
+      expect(eth.status, eth.text).toBe(200)
       const ethWallet = eth.body[0].wallets.find((w: { address: string }) => w.address === wallet.address)
-      expect(wei(ethWallet.balance_lseth)).toBe((wei(wallet.balance_lseth) * day.U) / day.S)
+      // every amount named and valued in ETH: the balance at the report's rate, the flows at their days'
+      expect(ethWallet.balance_lseth).toBeUndefined()
+      expect(ethWallet.rebate_lseth).toBeUndefined()
+      expect(wei(ethWallet.balance_eth)).toBe((wei(wallet.balance_lseth) * day.U) / day.S)
+      expect(wei(ethWallet.mints_eth)).toBe((wei(wallet.mints_lseth) * day.U) / day.S)
       expect(ethWallet.rewards_eth).toBe(wallet.rewards_eth)
+      expect(Object.keys(eth.body[0].totals)).not.toContain('balance_lseth')
+      expect(Object.keys(eth.body[0].totals)).toContain('total_mints_eth')
       const bad = await call('POST', '/eth/v0/rewards/accounts', {
         token,
         body: { accounts: [omnibus.id], date: day.date, unit: 'wei' },
@@ -693,7 +719,7 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
       expect(other.status).toBe(200)
     })
 
-    test('behavior: platform, originator and operator fees of a date; v0 fee fields stop at the cutover', async () => {
+    test("behavior: platform, originator and operator fees of a date; both versions name the parts of the day's model", async () => {
       const token = await asA()
       const { omnibus, seg } = ids()
       const v3Day = reports[13] as ChainReport
@@ -718,16 +744,31 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
       const originators = await call('GET', `/eth/v1/originators/${v3Day.date}`, { token })
       expect(originators.body.platform_fees_eth).toBe(platforms.body.platform_fees_eth)
 
+      // one rule: the other model's parts null, the record's parts sum to its fee, in both versions
+      expect(platforms.body.dao_fees_eth).toBeNull()
       const v0After = await call('GET', `/eth/v0/platforms/${v3Day.date}`, { token })
       expect(v0After.status).toBe(200)
-      expect(v0After.body.platform_fees_eth).toBeNull()
-      expect(v0After.body.platform_fees_rate).toBeNull()
+      expect(v0After.body.fee_model).toBe('v3')
+      expect(v0After.body.platform_fees_eth).toBe(platforms.body.platform_fees_eth)
+      expect(v0After.body.dao_fees_eth).toBeNull()
+      expect(v0After.body.lc_fees_eth).toBe(platforms.body.lc_fees_eth)
+      const v3Parts = ['lc_fees_eth', 'tech_provider_fees_eth', 'operator_fees_eth', 'platform_fees_eth']
+      for (const record of [platforms.body, v0After.body]) {
+        expect(v3Parts.reduce((sum, p) => sum + wei(record[p]), 0n)).toBe(wei(record.fees_eth))
+      }
       expect(v0After.body.rewards_eth).toBe(platforms.body.rewards_eth)
       expect(v0After.headers.link).toContain(`/eth/v1/platforms/${v3Day.date}`)
       const v0Before = await call('GET', `/eth/v0/platforms/${v0Day.date}`, { token })
       expect(v0Before.body.fee_model).toBe('v0')
       expect(v0Before.body.dao_fees_eth).toBe('0') // nothing attributed before onboarding
+      expect(v0Before.body.lc_fees_eth).toBeNull()
       expect(v0Before.body.wallets).toBe(0)
+      const v1Before = await call('GET', `/eth/v1/platforms/${v0Day.date}`, { token })
+      expect([v1Before.body.fee_model, v1Before.body.lc_fees_eth, v1Before.body.dao_fees_eth]).toEqual([
+        'v0',
+        null,
+        '0',
+      ])
 
       const operators = await call('GET', `/eth/v1/operators/${v3Day.date}`, { token })
       expect(operators.status).toBe(200)
@@ -744,8 +785,12 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
         .where({ 'f.kind': 'all', 'd.report_epoch': v3Day.epoch })
         .first('f.operator_fees_eth')
       expect(opSum).toBe(BigInt(all.operator_fees_eth))
+      // the operators' part exists in both models: the v0 read shows it after the cutover too
       const v0Ops = await call('GET', `/eth/v0/operators/${v3Day.date}`, { token })
-      expect(v0Ops.body.every((o: { operator_fees_eth: null }) => o.operator_fees_eth === null)).toBe(true)
+      expect(v0Ops.body.map((o: { operator_fees_eth: string }) => o.operator_fees_eth)).toEqual(
+        operators.body.map((o: { operator_fees_eth: string }) => o.operator_fees_eth),
+      )
+      expect(v0Ops.headers.link).toContain(`/eth/v1/operators/${v3Day.date}`)
       const v0OpsBefore = await call('GET', `/eth/v0/operators/${v0Day.date}`, { token })
       expect(
         v0OpsBefore.body.every((o: { operator_fees_eth: string }) => typeof o.operator_fees_eth === 'string'),

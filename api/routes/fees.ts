@@ -4,7 +4,13 @@ import type { FEE_RATE_COLUMNS } from '../../db/records/columns.ts'
 import { FEE_AMOUNT_COLUMNS } from '../../db/records/columns.ts'
 import type { Repos } from '../../db/repos/index.ts'
 import type { FeeKind, FeeRecordRow, OperatorFeeRecordRow, ReportDay } from '../../db/repos/reports.ts'
-import { feeModelAt, formatUnits18, presentProtocolRecord, V3_CUTOVER_ISO } from '../../engine/index.ts'
+import {
+  formatUnits18,
+  isOtherModelField,
+  presentProtocolRecord,
+  V3_CUTOVER_ISO,
+} from '../../engine/index.ts'
+import { feeModelOf, setFeeModelHeaders } from '../fee-model-headers.ts'
 import { reportReads } from '../report-cache.ts'
 import {
   answeredFromCache,
@@ -24,22 +30,15 @@ import { errorResponses, Nullable, StringEnum } from '../schemas.ts'
  * never shown.
  */
 
-/** Amount columns only the V3 fee model fills (the v1 fields) and only the v0 one (the v0 fields). */
-const V3_ONLY_AMOUNTS: ReadonlySet<string> = new Set([
-  'lc_fees_eth',
-  'period_lc_fees_lseth',
-  'tech_provider_fees_eth',
-  'period_tech_provider_fees_lseth',
-])
-const V0_ONLY_AMOUNTS: ReadonlySet<string> = new Set([
-  'dao_fees_eth',
-  'provider_fees_eth',
-  'slashing_fees_eth',
-])
-/** The fee record's amount fields of each version: the stored columns, in their order. */
+/** The V3 parts in LsETH: the v0 record names its parts in ETH only. */
+const LSETH_PARTS: ReadonlySet<string> = new Set(['period_lc_fees_lseth', 'period_tech_provider_fees_lseth'])
+/**
+ * The fee record's amount fields of each version (stored columns, in their order): every part of both models,
+ * so a record of either model sums to its fee in either version (a part of the other model: null).
+ */
 const FEE_AMOUNTS = {
-  v1: FEE_AMOUNT_COLUMNS.filter((c) => !V0_ONLY_AMOUNTS.has(c)),
-  v0: FEE_AMOUNT_COLUMNS.filter((c) => !V3_ONLY_AMOUNTS.has(c)),
+  v1: FEE_AMOUNT_COLUMNS,
+  v0: FEE_AMOUNT_COLUMNS.filter((c) => !LSETH_PARTS.has(c)),
 }
 /** The fee record's rate fields of each version (stored columns, in the interface's order). */
 const FEE_RATES: Record<'v0' | 'v1', readonly (typeof FEE_RATE_COLUMNS)[number][]> = {
@@ -51,10 +50,15 @@ const FEE_RATES: Record<'v0' | 'v1', readonly (typeof FEE_RATE_COLUMNS)[number][
     'rebate_rate',
     'platform_fees_at_discount_rate_rate',
   ],
-  v0: ['operator_fees_rate', 'platform_fees_rate', 'rebate_rate', 'platform_fees_at_discount_rate_rate'],
+  v0: [
+    'operator_fees_rate',
+    'platform_fees_rate',
+    'rebate_rate',
+    'platform_fees_at_discount_rate_rate',
+    'lc_fees_rate',
+    'tech_provider_fees_rate',
+  ],
 }
-/** v0 fields still populated after the V3 cutover (the fee and rate fields are null from then on). */
-const V0_KEPT_AFTER_CUTOVER = new Set(['balance_lseth', 'gross_rewards_eth', 'rewards_eth'])
 
 const Str = Type.String()
 const NullableStr = Nullable('string')
@@ -62,7 +66,7 @@ const NullableStr = Nullable('string')
 function feeRecordSchema(version: 'v0' | 'v1') {
   const amounts = FEE_AMOUNTS[version]
   const rates = FEE_RATES[version]
-  const field = version === 'v1' ? Str : NullableStr
+  const field = NullableStr
   return Type.Object({
     oracle_report: Str,
     date: Str,
@@ -74,17 +78,15 @@ function feeRecordSchema(version: 'v0' | 'v1') {
   })
 }
 
-function operatorRecordSchema(version: 'v0' | 'v1') {
-  const field = version === 'v1' ? Str : NullableStr
-  return Type.Object({
-    oracle_report: Str,
-    date: Str,
-    operator_id: Str,
-    active_validators: Type.Integer(),
-    operator_fees_eth: field,
-    operator_fees_rate: field,
-  })
-}
+const OperatorRecordSchema = Type.Object({
+  oracle_report: Str,
+  date: Str,
+  fee_model: StringEnum(['v0', 'v3']),
+  operator_id: Str,
+  active_validators: Type.Integer(),
+  operator_fees_eth: Str,
+  operator_fees_rate: Str,
+})
 
 const ProtocolRecordSchema = Type.Object({
   oracle_report: Str,
@@ -100,48 +102,46 @@ const ProtocolRecordSchema = Type.Object({
   a_srr_7d: Str,
 })
 
-/** Whether the day's report is under the V3 fee model (at or after 2026-05-01T00:00:00Z). */
-function isV3(day: ReportDay): boolean {
-  return feeModelAt(Math.floor(day.block_time.getTime() / 1000)) === 'v3'
-}
-
+/**
+ * A fee record in a version: the one rule of the reward reads (a part of the other fee model is null, the
+ * parts of the record's model sum to `fees_eth`; engine/fee-model-fields.ts).
+ */
 function presentFeeRecord(
   row: FeeRecordRow | undefined,
   day: ReportDay,
   orgId: string,
   version: 'v0' | 'v1',
 ): Record<string, string | number | null> {
-  const amounts = FEE_AMOUNTS[version]
-  const rates = FEE_RATES[version]
-  const blank = version === 'v0' && isV3(day)
+  const model = row?.fee_model ?? feeModelOf(day)
   const out: Record<string, string | number | null> = {
     oracle_report: day.report_epoch,
     date: day.date,
     org_id: orgId,
-    fee_model: row?.fee_model ?? (isV3(day) ? 'v3' : 'v0'),
+    fee_model: model,
     wallets: row?.wallets ?? 0,
   }
-  for (const f of amounts) {
-    out[f] = blank && !V0_KEPT_AFTER_CUTOVER.has(f) ? null : formatUnits18(BigInt(row?.[f] ?? 0))
+  for (const f of FEE_AMOUNTS[version]) {
+    out[f] = isOtherModelField(f, model) ? null : formatUnits18(BigInt(row?.[f] ?? 0))
   }
-  for (const f of rates) out[f] = blank ? null : (row?.[f] ?? '0')
+  for (const f of FEE_RATES[version]) out[f] = isOtherModelField(f, model) ? null : (row?.[f] ?? '0')
   return out
 }
 
-function presentOperator(
-  row: OperatorFeeRecordRow,
-  day: ReportDay,
-  version: 'v0' | 'v1',
-): Record<string, string | number | null> {
-  const blank = version === 'v0' && isV3(day)
+function presentOperator(row: OperatorFeeRecordRow, day: ReportDay): Record<string, string | number | null> {
   return {
     oracle_report: row.report_epoch,
     date: row.date,
+    fee_model: feeModelOf(day),
     operator_id: row.operator_id,
     active_validators: Number(row.active_validators),
-    operator_fees_eth: blank ? null : formatUnits18(BigInt(row.operator_fees_eth)),
-    operator_fees_rate: blank ? null : row.operator_fees_rate,
+    operator_fees_eth: formatUnits18(BigInt(row.operator_fees_eth)),
+    operator_fees_rate: row.operator_fees_rate,
   }
+}
+
+/** From the cutover on, a v0 fee read links its v1 successor (where the V3 parts have their LsETH forms). */
+function linkSuccessor(reply: FastifyReply, day: ReportDay, path: string): void {
+  if (feeModelOf(day) === 'v3') reply.header('link', `<${path}>; rel="successor-version"`)
 }
 
 /** Platform, originator and operator fees (v1 and v0) and the public protocol record. */
@@ -166,9 +166,8 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     const orgId = await readingOrg(request, repos)
     const day = await reportOr404(repos, date)
     setReportHeaders(reply, day)
-    if (version === 'v0' && isV3(day)) {
-      reply.header('link', `</eth/v1/${kind}s/${date}>; rel="successor-version"`)
-    }
+    setFeeModelHeaders(request, reply, new Set([feeModelOf(day)]))
+    if (version === 'v0') linkSuccessor(reply, day, `/eth/v1/${kind}s/${date}`)
     if (answeredFromCache(request, reply, [day], { orgId })) return reply
     const row = await reads.cached([day], `fee:${kind}:${orgId}`, () =>
       repos.reports.feeRecord(day, kind, orgId),
@@ -182,18 +181,19 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     parseDate(date, 'date')
     const day = await reportOr404(repos, date)
     setReportHeaders(reply, day)
-    if (version === 'v0' && isV3(day)) {
-      reply.header('link', `</eth/v1/operators/${date}>; rel="successor-version"`)
-    }
+    setFeeModelHeaders(request, reply, new Set([feeModelOf(day)]))
+    if (version === 'v0') linkSuccessor(reply, day, `/eth/v1/operators/${date}`)
     if (answeredFromCache(request, reply, [day], {})) return reply
     const rows = await reads.cached([day], 'operators', () => repos.reports.operatorFeeRecords(day))
-    return rows.map((row) => presentOperator(row, day, version))
+    return rows.map((row) => presentOperator(row, day))
   }
 
   const feeDescription = (who: string) =>
     `The reading organization's ${who} fee record for the report of the date (zeros when it had no wallets). ` +
     'Amounts: sums over its wallets; *_rate: part / gross_rewards_eth of those wallets.'
-  const v0Note = ` Fee and rate fields are null for reports from ${V3_CUTOVER_ISO} (use the v1 endpoint).`
+  const v0Note =
+    ` Parts of the other fee model are null (V3 from ${V3_CUTOVER_ISO}); from then on a Link names the v1 ` +
+    'endpoint.'
 
   app.get(
     '/eth/v1/platforms/:date',
@@ -233,7 +233,7 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
         tags,
         summary: 'Node operator fees of a date: the operator share split by active validators',
         params: DateParams,
-        response: { 200: Type.Array(operatorRecordSchema('v1')), ...errorResponses(400, 401, 403, 404) },
+        response: { 200: Type.Array(OperatorRecordSchema), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) => operators(request, reply, 'v1'),
@@ -262,7 +262,7 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
         summary: 'Node operator fees of a date (v0; history through 2026-04-30)',
         description: `Operators and their active validators.${v0Note}`,
         params: DateParams,
-        response: { 200: Type.Array(operatorRecordSchema('v0')), ...errorResponses(400, 401, 403, 404) },
+        response: { 200: Type.Array(OperatorRecordSchema), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) => operators(request, reply, 'v0'),

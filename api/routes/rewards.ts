@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { Type } from 'typebox'
+import { type TSchema, Type } from 'typebox'
 import { toAddress as normalizeAddress } from '../../common/address.ts'
 import { groupBy } from '../../common/group.ts'
 import { isUuid } from '../../db/repos/accounts.ts'
@@ -7,44 +7,45 @@ import type { Repos } from '../../db/repos/index.ts'
 import type { ReportDay, WalletRecordRow } from '../../db/repos/reports.ts'
 import {
   computeLotRewards,
-  presentAccountRecord,
-  presentWalletRecord,
+  type FeeModel,
+  presentTotals,
   summarizeRange,
   type WalletAmounts,
   zeroWalletAmounts,
 } from '../../engine/index.ts'
 import { ApiError } from '../errors.ts'
+import { feeModelOf, feeModelsOf, setFeeModelHeaders } from '../fee-model-headers.ts'
 import { reportReads } from '../report-cache.ts'
 import {
-  accountAmountsOf,
   answeredFromCache,
-  asSeenBy,
   engineErrorToApi,
-  inUnit,
   jsonOrCsv,
   KEPT_ANSWERS,
   MAX_REPORT_ITEMS,
   noReport,
   parseDate,
-  presentStoredWallet,
-  type RecordVersion,
   readingOrg,
   rejectUnit,
   reportOr404,
   sendCsv,
-  sendStoredWallets,
   setReportHeaders,
   summaryDates,
   summaryRange,
-  totalsSchema,
-  type Unit,
-  walletFields,
-  walletRecordOf,
-  walletRecordSchema,
   walletRecordsOr404,
   wantsCsv,
 } from '../reporting.ts'
-import { errorResponses, Nullable } from '../schemas.ts'
+import { errorResponses, Nullable, StringEnum } from '../schemas.ts'
+import {
+  amountsOf,
+  presentStoredWallet,
+  type RecordVersion,
+  sendStoredWallets,
+  totalsSchema,
+  type Unit,
+  WITHHELD_FROM_OTHERS,
+  walletFields,
+  walletRecordSchema,
+} from '../wallet-presentation.ts'
 
 const DateString = Type.String({ description: 'YYYY-MM-DD (UTC date of the report block)' })
 const ImpersonateHeaders = Type.Object({
@@ -56,7 +57,13 @@ const ImpersonateHeaders = Type.Object({
   ),
 })
 const UnitSchema = Type.Union([Type.Literal('lseth'), Type.Literal('eth')], {
-  description: 'lseth (default): as stored; eth: every *_lseth amount given as its ETH value at the report',
+  description:
+    'lseth (default): as stored; eth: every *_lseth amount replaced by its *_eth counterpart, valued at each ' +
+    "day's rate (totals: the running sums of the daily ETH flows); rebate_lseth fields left out",
+})
+const FeeModelSchema = StringEnum(['v0', 'v3'])
+const FeeModels = Type.Array(FeeModelSchema, {
+  description: 'the fee models of the days covered (both: the range crosses the 2026-05-01 cutover)',
 })
 
 const LotRequest = Type.Object({
@@ -78,41 +85,59 @@ const LotsResponse = Type.Object({
   lots: Type.Array(LotResult),
 })
 
-function accountRecordSchema(version: RecordVersion) {
+function accountRecordSchema(version: RecordVersion, unit: Unit) {
   return Type.Object({
     account_id: Type.String(),
-    totals: totalsSchema(version),
+    fee_model: FeeModelSchema,
+    totals: totalsSchema(version, unit),
     date: Type.String(),
-    wallets: Type.Array(walletRecordSchema(version)),
+    wallets: Type.Array(walletRecordSchema(version, unit)),
   })
 }
 
-function walletSummarySchema(version: RecordVersion) {
+const Requested = Type.Object(
+  { from: Type.String(), to: Type.String() },
+  { description: 'the range asked for (from / to are the dates of the reports it covers)' },
+)
+
+function walletSummarySchema(version: RecordVersion, unit: Unit) {
   return Type.Object({
     address: Type.String(),
     account_id: Nullable('string'),
-    from: Type.String(),
-    to: Type.String(),
-    totals: totalsSchema(version),
-    days: Type.Array(walletRecordSchema(version)),
+    from: Type.String({ description: 'the date of the first report covered' }),
+    to: Type.String({ description: 'the date of the last report covered' }),
+    requested: Requested,
+    fee_models: FeeModels,
+    totals: totalsSchema(version, unit),
+    days: Type.Array(walletRecordSchema(version, unit)),
   })
 }
 
-function accountSummarySchema(version: RecordVersion) {
+function accountSummarySchema(version: RecordVersion, unit: Unit) {
   return Type.Object({
     account_id: Type.String(),
-    from: Type.String(),
-    to: Type.String(),
-    totals: totalsSchema(version),
+    from: Type.String({ description: 'the date of the first report covered' }),
+    to: Type.String({ description: 'the date of the last report covered' }),
+    requested: Requested,
+    fee_models: FeeModels,
+    totals: totalsSchema(version, unit),
     days: Type.Array(
       Type.Object({
         oracle_report: Type.String(),
         date: Type.String(),
-        totals: totalsSchema(version),
-        wallets: Type.Array(walletRecordSchema(version)),
+        fee_model: FeeModelSchema,
+        totals: totalsSchema(version, unit),
+        wallets: Type.Array(walletRecordSchema(version, unit)),
       }),
     ),
   })
+}
+
+/** The union of the schemas of the stored unit and the ETH view (v0 reads take `unit`). */
+function eitherUnit<T extends TSchema>(version: RecordVersion, schema: (v: RecordVersion, u: Unit) => T) {
+  return version === 'v1'
+    ? schema(version, 'lseth')
+    : Type.Union([schema(version, 'lseth'), schema(version, 'eth')])
 }
 
 function checkCount(items: readonly unknown[], what: string): void {
@@ -121,9 +146,17 @@ function checkCount(items: readonly unknown[], what: string): void {
   }
 }
 
-/** Totals presented as the version's amount fields. */
-function presentTotals(amounts: WalletAmounts, version: RecordVersion): Record<string, string> {
-  return presentAccountRecord({ account_id: '', date: '', totals: amounts, wallets: [] }, version).totals
+/** Summed amounts as a read's totals; `own` false: the fields withheld from a reader are null. */
+function totalsOf(
+  amounts: WalletAmounts,
+  version: RecordVersion,
+  unit: Unit,
+  models: ReadonlySet<FeeModel>,
+  own = true,
+): Record<string, string | null> {
+  const totals = presentTotals(amounts, version, unit, models)
+  if (!own) for (const field of Object.keys(totals)) if (WITHHELD_FROM_OTHERS.has(field)) totals[field] = null
+  return totals
 }
 
 /** Reward reads: lots, wallets, accounts and their summaries (v1, and v0 with the discount fields). */
@@ -133,17 +166,6 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   const rewards = { onRequest: app.requireScope('read:eth-rewards'), ...KEPT_ANSWERS }
   const reads = reportReads(repos)
   const tags = ['rewards']
-
-  /** A wallet row presented for the reading org, in a version and unit. */
-  function presentWallet(
-    row: WalletRecordRow,
-    orgId: string,
-    version: RecordVersion,
-    unit: Unit,
-    day: ReportDay,
-  ) {
-    return presentWalletRecord(inUnit(asSeenBy(walletRecordOf(row), orgId), unit, day), version)
-  }
 
   /** The caller's accounts among ids / keys, in request order (others: omitted, as unknown ones). */
   async function accountsOf(orgId: string, values: string[]): Promise<string[]> {
@@ -179,23 +201,22 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     )
     const storedOf = new Map(accounts.map((a) => [a.account_id, a]))
     const walletsOf = groupBy(wallets, (w) => w.account_id)
+    const model = feeModelOf(day)
+    setFeeModelHeaders(request, reply, new Set([model]))
     const records = ids.map((id) => {
       const stored = storedOf.get(id)
-      const totals = inUnit(stored ? accountAmountsOf(stored) : zeroWalletAmounts(), unit, day)
       return {
         account_id: id,
-        totals: presentTotals(totals, version),
+        fee_model: model,
+        totals: totalsOf(stored ? amountsOf(stored) : zeroWalletAmounts(), version, unit, new Set([model])),
         date: day.date,
-        wallets: (walletsOf.get(id) ?? []).map((w) => presentWallet(w, orgId, version, unit, day)),
+        wallets: (walletsOf.get(id) ?? []).map((w) => presentStoredWallet(w, orgId, version, unit)),
       }
     })
-    if (csv)
-      return sendCsv(
-        reply,
-        `accounts-${day.date}`,
-        walletFields(version),
-        records.flatMap((r) => r.wallets),
-      )
+    if (csv) {
+      const rows = records.flatMap((r) => r.wallets)
+      return sendCsv(reply, `accounts-${day.date}`, walletFields(version, unit), rows)
+    }
     return records
   }
 
@@ -212,6 +233,15 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     const { idOrKey } = request.params as { idOrKey: string }
     const query = request.query as { from?: string; to?: string }
     return { idOrKey, query, orgId: await readingOrg(request, repos), csv: wantsCsv(request) }
+  }
+
+  /** A summary's `from` / `to` (the dates of the first and last reports covered) and the range asked for. */
+  function coveredDates(days: readonly ReportDay[], from: string, to: string) {
+    return {
+      from: (days[0] as ReportDay).date,
+      to: (days[days.length - 1] as ReportDay).date,
+      requested: { from, to },
+    }
   }
 
   /** Report headers of a summary's last day; true after answering 304 to a matching If-None-Match. */
@@ -236,22 +266,24 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     const { from, to } = await summaryDates(repos, query)
     const { days, rows } = await walletRecordsOr404(repos, from, to, [address])
     if (summaryAnsweredFromCache(request, reply, days, { orgId, address, from, to, unit, csv })) return reply
-    const dayOf = new Map(days.map((d) => [d.report_epoch, d]))
-    const records = rows.map((row) =>
-      inUnit(asSeenBy(walletRecordOf(row), orgId), unit, dayOf.get(row.report_epoch) as ReportDay),
-    )
-    const presented =
-      unit === 'lseth'
-        ? rows.map((row) => presentStoredWallet(row, orgId, version))
-        : records.map((r) => presentWalletRecord(r, version))
-    if (csv) return sendCsv(reply, `wallet-${address}-${from}-${to}`, walletFields(version), presented)
-    const last = records[records.length - 1]
+    const models = feeModelsOf(days)
+    setFeeModelHeaders(request, reply, models)
+    const presented = rows.map((row) => presentStoredWallet(row, orgId, version, unit))
+    if (csv) return sendCsv(reply, `wallet-${address}-${from}-${to}`, walletFields(version, unit), presented)
+    const last = rows[rows.length - 1]
+    const own = rows.every((row) => row.org_id === orgId)
     return {
       address,
-      account_id: last?.account_id ?? null,
-      from,
-      to,
-      totals: presentTotals(records.length > 0 ? summarizeRange(records) : zeroWalletAmounts(), version),
+      account_id: own ? (last?.account_id ?? null) : null,
+      ...coveredDates(days, from, to),
+      fee_models: [...models].sort(),
+      totals: totalsOf(
+        rows.length > 0 ? summarizeRange(rows.map(amountsOf)) : zeroWalletAmounts(),
+        version,
+        unit,
+        models,
+        own,
+      ),
       days: presented,
     }
   }
@@ -274,37 +306,39 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     )
     const dayOf = new Map(days.map((d) => [d.report_epoch, d]))
     const walletsOn = groupBy(series.wallets, (w) => w.report_epoch)
+    const models = feeModelsOf(days)
+    setFeeModelHeaders(request, reply, models)
     const daily = series.accounts.map((row) => {
-      const day = dayOf.get(row.report_epoch) as ReportDay
+      const model = feeModelOf(dayOf.get(row.report_epoch) as ReportDay)
       return {
         oracle_report: row.report_epoch,
         date: row.date,
-        amounts: inUnit(accountAmountsOf(row), unit, day),
+        fee_model: model,
+        amounts: amountsOf(row),
         wallets: (walletsOn.get(row.report_epoch) ?? []).map((w) =>
-          presentWallet(w, orgId, version, unit, day),
+          presentStoredWallet(w, orgId, version, unit),
         ),
       }
     })
     if (csv) {
-      return sendCsv(
-        reply,
-        `account-${account.id}-${from}-${to}`,
-        walletFields(version),
-        daily.flatMap((d) => d.wallets),
-      )
+      const rows = daily.flatMap((d) => d.wallets)
+      return sendCsv(reply, `account-${account.id}-${from}-${to}`, walletFields(version, unit), rows)
     }
     return {
       account_id: account.id,
-      from,
-      to,
-      totals: presentTotals(
+      ...coveredDates(days, from, to),
+      fee_models: [...models].sort(),
+      totals: totalsOf(
         daily.length > 0 ? summarizeRange(daily.map((d) => d.amounts)) : zeroWalletAmounts(),
         version,
+        unit,
+        models,
       ),
       days: daily.map((d) => ({
         oracle_report: d.oracle_report,
         date: d.date,
-        totals: presentTotals(d.amounts, version),
+        fee_model: d.fee_model,
+        totals: totalsOf(d.amounts, version, unit, new Set([d.fee_model])),
         wallets: d.wallets,
       })),
     }
@@ -440,7 +474,7 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
         headers: ImpersonateHeaders,
         body: accountsBody,
         response: {
-          200: jsonOrCsv(Type.Array(accountRecordSchema('v1'))),
+          200: jsonOrCsv(Type.Array(accountRecordSchema('v1', 'lseth'))),
           ...errorResponses(400, 401, 403, 404),
         },
       },
@@ -465,7 +499,7 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
           unit: Type.Optional(UnitSchema),
         }),
         response: {
-          200: jsonOrCsv(Type.Array(accountRecordSchema('v0'))),
+          200: jsonOrCsv(Type.Array(eitherUnit('v0', accountRecordSchema))),
           ...errorResponses(400, 401, 403, 404),
         },
       },
@@ -499,14 +533,14 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
         what: 'wallets',
         whose: "A wallet's",
         idOrKey: 'a wallet id of the reading organization, or any 0x address',
-        schema: walletSummarySchema(version),
+        schema: eitherUnit(version, walletSummarySchema),
         handler: walletSummary,
       },
       {
         what: 'accounts',
         whose: "An account's",
         idOrKey: 'an account id or key of the reading organization',
-        schema: accountSummarySchema(version),
+        schema: eitherUnit(version, accountSummarySchema),
         handler: accountSummary,
       },
     ]

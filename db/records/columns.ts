@@ -7,9 +7,12 @@
 /** Amount columns of wallet and account records: balance, period amounts, then cumulative totals. */
 export const WALLET_AMOUNT_COLUMNS = [
   'balance_lseth',
+  'balance_eth',
   'rewards_eth',
   'mints_lseth',
   'burns_lseth',
+  'mints_eth',
+  'burns_eth',
   'fees_eth',
   'period_lc_fees_lseth',
   'period_tech_provider_fees_lseth',
@@ -28,6 +31,8 @@ export const WALLET_AMOUNT_COLUMNS = [
   'total_rewards_eth',
   'total_mints_lseth',
   'total_burns_lseth',
+  'total_mints_eth',
+  'total_burns_eth',
   'total_fees_eth',
   'total_lc_fees_lseth',
   'total_tech_provider_fees_lseth',

@@ -1,8 +1,19 @@
 import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
 import type { WalletRecordRow } from '../db/repos/reports.ts'
-import { formatUnits18, presentWalletRecord, WALLET_AMOUNT_FIELDS } from '../engine/index.ts'
-import { asSeenBy, formatStoredUnits18, presentStoredWallet, walletRecordOf } from './reporting.ts'
+import {
+  formatUnits18,
+  isOtherModelField,
+  presentWalletRecord,
+  WALLET_AMOUNT_FIELDS,
+} from '../engine/index.ts'
+import {
+  asSeenBy,
+  formatStoredUnits18,
+  presentStoredWallet,
+  WITHHELD_FROM_OTHERS,
+  walletRecordOf,
+} from './wallet-presentation.ts'
 
 /** Amounts as Postgres prints numeric(78,0): no leading zeros, '-' for negatives. */
 const amount = fc
@@ -22,9 +33,15 @@ const row = fc.record({
   }),
   org: fc.constantFrom(...ORGS),
   rate: fc.constantFrom('0', '0.05', '0.1'),
+  model: fc.constantFrom('v0' as const, 'v3' as const),
 })
 
-function storedRow(r: { amounts: string[]; org: string | null; rate: string }): WalletRecordRow {
+function storedRow(r: {
+  amounts: string[]
+  org: string | null
+  rate: string
+  model: 'v0' | 'v3'
+}): WalletRecordRow {
   const base: Record<string, unknown> = {
     report_epoch: '400450',
     address: '0x819779164c0c23f0ced42926c140e01aaaf9e40d',
@@ -34,7 +51,7 @@ function storedRow(r: { amounts: string[]; org: string | null; rate: string }): 
     originator_org_id: r.org,
     on_platform: r.org !== null,
     target_fee_rate: r.org ? r.rate : null,
-    fee_model: 'v3',
+    fee_model: r.model,
     fee_schedule_id: 'fs_1',
     conversion_rate: '1.000162737844012569',
     previous_conversion_rate: '1.000081',
@@ -61,14 +78,32 @@ describe('formatStoredUnits18', () => {
   })
 })
 
+const views = fc.constantFrom(['v0', 'lseth'] as const, ['v1', 'lseth'] as const, ['v0', 'eth'] as const)
+
 describe('presentStoredWallet', () => {
-  test.prop([row, fc.constantFrom('org_a', 'org_b'), fc.constantFrom('v0' as const, 'v1' as const)])(
-    'behavior: equals the engine path (walletRecordOf, asSeenBy, presentWalletRecord) for every reader',
-    (r, reader, version) => {
+  test.prop([row, fc.constantFrom('org_a', 'org_b'), views])(
+    'behavior: equals the engine path (walletRecordOf, presentWalletRecord, asSeenBy) for every reader and view',
+    (r, reader, [version, unit]) => {
       const stored = storedRow(r)
-      expect(presentStoredWallet(stored, reader, version)).toEqual(
-        presentWalletRecord(asSeenBy(walletRecordOf(stored), reader), version),
+      expect(presentStoredWallet(stored, reader, version, unit)).toEqual(
+        asSeenBy(presentWalletRecord(walletRecordOf(stored), version, unit), stored, reader),
       )
+    },
+  )
+
+  test.prop([row, fc.constantFrom('org_a', 'org_b'), views])(
+    "behavior: the other model's period parts and, on another's wallet, the withheld fields are null; nothing else",
+    (r, reader, [version, unit]) => {
+      const stored = storedRow(r)
+      const presented = presentStoredWallet(stored, reader, version, unit)
+      const own = stored.org_id === reader
+      for (const [field, value] of Object.entries(presented)) {
+        const hidden = isOtherModelField(field, r.model) || (!own && WITHHELD_FROM_OTHERS.has(field))
+        if (hidden) expect(value, field).toBeNull()
+        else if (field !== 'account_id' && field !== 'org_id' && field !== 'target_fee_rate')
+          expect(value, field).not.toBeNull()
+      }
+      expect(presented.fee_model).toBe(r.model)
     },
   )
 })
