@@ -33,6 +33,7 @@ import { oauthRoutes } from './routes/oauth.ts'
 import { platformRoutes } from './routes/platform.ts'
 import { projectionRoutes } from './routes/projections.ts'
 import { redeemRoutes } from './routes/redeems.ts'
+import { reportVersionRoutes } from './routes/report-versions.ts'
 import { rewardRoutes } from './routes/rewards.ts'
 import { solRoutes } from './routes/sol.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
@@ -402,6 +403,7 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
   app.decorateReply('answerEtag', undefined)
   rewardRoutes(app, { repos })
   feeRoutes(app, { repos })
+  reportVersionRoutes(app, { repos })
   discountRoutes(app, { repos })
   projectionRoutes(app, {
     repos,

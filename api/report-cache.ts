@@ -42,8 +42,19 @@ const dayKeys = new WeakMap<ReportDay, string>()
  */
 export function createReportReads(
   repos: Repos,
-  options: { ttlMs?: number; maxEntries?: number; now?: () => number } = {},
+  options: {
+    ttlMs?: number
+    maxEntries?: number
+    now?: () => number
+    /**
+     * Where the days come from: the visible ones (default), or (`asOf`) those visible at an instant, whose
+     * superseded versions keep their records: a version that is no longer visible is still the answer.
+     */
+    asOf?: Date
+  } = {},
 ) {
+  const asOf = options.asOf
+  const readDays = () => (asOf === undefined ? repos.reports.visibleDays() : repos.reports.daysAsOf(asOf))
   const ttlMs = options.ttlMs ?? REPORT_DAYS_TTL_MS
   const maxEntries = options.maxEntries ?? REPORT_CACHE_MAX_ENTRIES
   const now = options.now ?? Date.now
@@ -72,7 +83,7 @@ export function createReportReads(
     // join a read started no earlier than asked (a read started before a write may miss it)
     if (loading && loading.startedAt >= (after ?? t - ttlMs)) return loading.promise
     const startedAt = t
-    const promise = repos.reports.visibleDays().then(
+    const promise = readDays().then(
       (days) => {
         const next = { at: startedAt, days, byDate: new Map(days.map((d) => [d.date, d])) }
         if (!snapshot || startedAt >= snapshot.at) {
@@ -164,7 +175,7 @@ export function createReportReads(
           })
         }
         const read = await repos.reports.walletRecordsOnDays(missingDays, [...missingAddresses])
-        if (read.current.some((c) => !c) && attempt < 2) {
+        if (asOf === undefined && read.current.some((c) => !c) && attempt < 2) {
           // a version went away meanwhile: answer from the days as they are now
           const s = await snapshotOf(now())
           current = current.flatMap((d) => s.byDate.get(d.date) ?? [])
@@ -283,6 +294,14 @@ export function createReportReads(
   }
 }
 export type ReportReads = ReturnType<typeof createReportReads>
+
+/**
+ * The reporting reads as of an instant (a read's `as_of`): the days the restatement log says were visible
+ * then, with their records (superseded versions keep theirs). One per request: nothing is shared or kept.
+ */
+export function reportReadsAsOf(repos: Repos, asOf: Date): ReportReads {
+  return createReportReads(repos, { ttlMs: Number.POSITIVE_INFINITY, asOf })
+}
 
 const readsOf = new WeakMap<Repos, ReportReads>()
 /** The reporting reads of a repository set: one per app (routes built over the same repos share it). */

@@ -8,12 +8,13 @@ import {
   EngineError,
   InvalidInputError,
   parseDateOnly,
+  parseIsoInstantMs,
   ReportRangeError,
 } from '../engine/index.ts'
 import { impersonatedOrg } from './auth/impersonation.ts'
 import { caller } from './auth/plugin.ts'
 import { ApiError } from './errors.ts'
-import { reportReads } from './report-cache.ts'
+import { type ReportReads, reportReads, reportReadsAsOf } from './report-cache.ts'
 
 /**
  * What every reporting route shares: dates and the report answering for them (404 when none), the report
@@ -50,9 +51,60 @@ export function daySpan(from: string, to: string): number {
   return (parseDateOnly(to) - parseDateOnly(from)) / 86_400 + 1
 }
 
+/** The `as_of` query parameter of every reporting read (README "For finance", restatements). */
+export const AsOfQuery = {
+  as_of: Type.Optional(
+    Type.String({
+      description:
+        'RFC 3339 instant with a zone, not in the future: answer with the versions of the days visible then ' +
+        '(the restatement log), byte for byte what was answered at that instant',
+    }),
+  ),
+}
+
+/** Per request: its reads (the app's, or as of its `as_of`). */
+const readsOfRequest = new WeakMap<FastifyRequest, ReportReads>()
+
+/**
+ * The reporting reads of a request: the app's shared ones, or, with `?as_of=<RFC 3339 instant>`, the days as
+ * they were visible then (`reportReadsAsOf`). A malformed or future `as_of`: 400 IR1000.
+ */
+export function readsFor(request: FastifyRequest, repos: Repos): ReportReads {
+  const held = readsOfRequest.get(request)
+  if (held) return held
+  const query = request.query as Record<string, unknown> | undefined
+  const value = query?.as_of
+  let reads: ReportReads
+  if (value === undefined) reads = reportReads(repos)
+  else {
+    const asOf = parseInstant(value, 'as_of')
+    if (asOf.getTime() > Date.now()) {
+      throw new ApiError('IR1000', `as_of (${value}) is in the future: give an instant up to now`)
+    }
+    reads = reportReadsAsOf(repos, asOf)
+  }
+  readsOfRequest.set(request, reads)
+  return reads
+}
+
+/** Parses an RFC 3339 instant with a zone, to the millisecond (400 IR1000 naming the field). */
+export function parseInstant(value: unknown, field: string): Date {
+  if (typeof value === 'string') {
+    try {
+      return new Date(parseIsoInstantMs(value, field))
+    } catch (err) {
+      if (!(err instanceof InvalidInputError)) throw err
+    }
+  }
+  throw new ApiError(
+    'IR1000',
+    `${field} must be an RFC 3339 timestamp with a zone (e.g. 2026-05-03T12:00:00Z)`,
+  )
+}
+
 /** An explanation of why a date (or range) has no computed report. */
-export async function noReport(repos: Repos, what: string): Promise<ApiError> {
-  const bounds = await reportReads(repos).bounds()
+export async function noReport(reads: ReportReads, what: string): Promise<ApiError> {
+  const bounds = await reads.bounds()
   const known = bounds
     ? `reports are computed from ${bounds.first.date} to ${bounds.latest.date}`
     : 'no report has been computed yet'
@@ -60,9 +112,9 @@ export async function noReport(repos: Repos, what: string): Promise<ApiError> {
 }
 
 /** The report answering for `date` (YYYY-MM-DD, already validated), or 404 IR4000. */
-export async function reportOr404(repos: Repos, date: string): Promise<ReportDay> {
-  const day = await reportReads(repos).day(date)
-  if (!day) throw await noReport(repos, date)
+export async function reportOr404(reads: ReportReads, date: string): Promise<ReportDay> {
+  const day = await reads.day(date)
+  if (!day) throw await noReport(reads, date)
   return day
 }
 
@@ -71,14 +123,14 @@ export async function reportOr404(repos: Repos, date: string): Promise<ReportDay
  * from > to, or more than 366 days: 400 IR4001 (nothing computed yet and no `to`: 404 IR4000).
  */
 export async function summaryDates(
-  repos: Repos,
+  reads: ReportReads,
   query: { from?: string | undefined; to?: string | undefined },
 ): Promise<{ from: string; to: string }> {
   let to = query.to === undefined ? undefined : parseDate(query.to, 'to')
   const fromGiven = query.from === undefined ? undefined : parseDate(query.from, 'from')
   if (to === undefined) {
-    const bounds = await reportReads(repos).bounds()
-    if (!bounds) throw await noReport(repos, 'any date')
+    const bounds = await reads.bounds()
+    if (!bounds) throw await noReport(reads, 'any date')
     to = bounds.latest.date
   }
   const from = fromGiven ?? addDaysToDate(to, -(DEFAULT_SUMMARY_DAYS - 1))
@@ -94,12 +146,12 @@ export async function summaryDates(
 
 /** The dates of a summary (`summaryDates`) and their reports (404 IR4000 when none). */
 export async function summaryRange(
-  repos: Repos,
+  reads: ReportReads,
   query: { from?: string | undefined; to?: string | undefined },
 ): Promise<{ from: string; to: string; days: ReportDay[] }> {
-  const { from, to } = await summaryDates(repos, query)
-  const days = await reportReads(repos).between(from, to)
-  if (days.length === 0) throw await noReport(repos, `${from} to ${to}`)
+  const { from, to } = await summaryDates(reads, query)
+  const days = await reads.between(from, to)
+  if (days.length === 0) throw await noReport(reads, `${from} to ${to}`)
   return { from, to, days }
 }
 
@@ -108,22 +160,42 @@ export async function summaryRange(
  * address: from memory for computed days (`reportReads`), else in one round trip.
  */
 export async function walletRecordsOr404(
-  repos: Repos,
+  reads: ReportReads,
   from: string,
   to: string,
   addresses: readonly string[],
 ): Promise<{ days: ReportDay[]; rows: WalletRecordRow[] }> {
-  const reads = reportReads(repos)
   const days = from === to ? [await reads.day(from)].flatMap((d) => d ?? []) : await reads.between(from, to)
   const read = days.length === 0 ? { days, rows: [] } : await reads.walletRows(days, addresses)
-  if (read.days.length === 0) throw await noReport(repos, from === to ? from : `${from} to ${to}`)
+  if (read.days.length === 0) throw await noReport(reads, from === to ? from : `${from} to ${to}`)
   return read
 }
 
-/** Sets `X-Report-Epoch` / `X-Report-Date`: the report a response reflects (the latest one for ranges). */
-export function setReportHeaders(reply: FastifyReply, day: Pick<ReportDay, 'report_epoch' | 'date'>): void {
-  reply.header('x-report-epoch', day.report_epoch)
-  reply.header('x-report-date', day.date)
+/** An answer's data_as_of: when the newest of its days' versions became visible (RFC 3339, ms). */
+export function dataAsOfDays(days: readonly Pick<ReportDay, 'data_as_of'>[]): string {
+  let asOf = (days[0] as Pick<ReportDay, 'data_as_of'>).data_as_of
+  for (const day of days) if (day.data_as_of > asOf) asOf = day.data_as_of
+  return asOf.toISOString()
+}
+
+/** The days of an answer as the report headers need them. */
+type HeaderDay = Pick<ReportDay, 'report_epoch' | 'date' | 'visible_version' | 'data_as_of'>
+
+/**
+ * Sets the report headers of an answer over `days` (one day, or a range's days in order): `X-Report-Epoch`,
+ * `X-Report-Date` and `X-Report-Version` name the last day's report and its version; `X-Report-Data-As-Of`
+ * is when the newest of the days' versions became visible (the answer's `data_as_of`: a read `as_of` that
+ * instant or later, until the next restatement, answers the same bytes). Returns that instant.
+ */
+export function setReportHeaders(reply: FastifyReply, days: HeaderDay | readonly HeaderDay[]): string {
+  const list: readonly HeaderDay[] = Array.isArray(days) ? days : [days as HeaderDay]
+  const last = list[list.length - 1] as HeaderDay
+  const dataAsOf = dataAsOfDays(list)
+  reply.header('x-report-epoch', last.report_epoch)
+  reply.header('x-report-date', last.date)
+  reply.header('x-report-version', String(last.visible_version))
+  reply.header('x-report-data-as-of', dataAsOf)
+  return dataAsOf
 }
 
 /**

@@ -64,12 +64,13 @@ export function parseDateOnly(date: string, field = 'date'): number {
 }
 
 /**
- * Parses an RFC 3339 timestamp with an explicit zone (`Z` or `+hh:mm`) into unix seconds (floor).
+ * Parses an RFC 3339 timestamp with an explicit zone (`Z` or `+hh:mm`) into unix milliseconds (digits past
+ * the millisecond are dropped: floor).
  *
  * @example
- * parseIsoTimestamp('2026-05-01T00:00:00Z') // 1777593600
+ * parseIsoInstantMs('2026-05-01T00:00:00.25Z') // 1777593600250
  */
-export function parseIsoTimestamp(value: string, field = 'timestamp'): number {
+export function parseIsoInstantMs(value: string, field = 'timestamp'): number {
   const ok = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value)
   const ms = ok ? Date.parse(value) : Number.NaN
   if (Number.isNaN(ms)) {
@@ -78,8 +79,18 @@ export function parseIsoTimestamp(value: string, field = 'timestamp'): number {
       details: { field, value },
     })
   }
+  return ms
+}
+
+/**
+ * Parses an RFC 3339 timestamp with an explicit zone (`Z` or `+hh:mm`) into unix seconds (floor).
+ *
+ * @example
+ * parseIsoTimestamp('2026-05-01T00:00:00Z') // 1777593600
+ */
+export function parseIsoTimestamp(value: string, field = 'timestamp'): number {
   // rounding: floor to whole seconds
-  return Math.floor(ms / 1000)
+  return Math.floor(parseIsoInstantMs(value, field) / 1000)
 }
 
 /**

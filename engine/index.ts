@@ -6,20 +6,25 @@
 
 /**
  * Version stamped on computed records (`engine_version`): bump when a formula or a rounding changes.
+ * 1.2.0: balance_lseth is the balance at the end of the report transaction (its fee mint and burns included);
+ * the LsETH flows are also kept in ETH at each day's rate (balance_eth, mints_eth, burns_eth and totals);
+ * a_srr_7d is null until seven report dates of its window have a step.
  *
  * @example
  * row.engine_version = ENGINE_VERSION
  */
-export const ENGINE_VERSION = '1.1.0'
+export const ENGINE_VERSION = '1.2.0'
 
 export * from './account-record.ts'
 export * from './dates.ts'
 export * from './discount.ts'
 export * from './errors.ts'
 export * from './exit-queue.ts'
+export * from './fee-model-fields.ts'
 export * from './fee-schedule.ts'
 export * from './fee-split.ts'
 export * from './fee-totals.ts'
+export * from './fiat.ts'
 export * from './lots.ts'
 export * from './operator-fees.ts'
 export * from './projections.ts'

@@ -11,6 +11,8 @@ import { findWithdrawalEvent, validateWithdrawalStack } from './redemptions.ts'
  * event covers it. Otherwise the shortfall (position - stack total, in ETH at rate_k) is covered either at
  * the next report (when the redeem buffer plus the expected daily skims cover it) or at the first report
  * after now + exit wait + withdrawability delay + half a sweep (validators must exit first).
+ * `explainProjection` says which of these cases was decided, from which inputs, and when the estimate is next
+ * recomputed.
  */
 
 /** What projections need to know, all as parameters (no clock). */
@@ -153,4 +155,79 @@ export function projectRedeemManager(
 ): Projection & { projected_fulfilled_at: string } {
   const result = projectPosition(info.total_amount_redeem_queue_lseth, events, ctx)
   return { ...result, projected_fulfilled_at: result.projected_at_iso }
+}
+
+/** The exit queue durations an `exit_queue` projection waited for (seconds). */
+export type ProjectionExitWait = ProjectionContext['exit_queue']
+
+/**
+ * Why a projection is what it is: the case `projectPosition` decided and the inputs it decided from.
+ * Amounts are wei (LsETH share units for `_lseth`).
+ */
+export interface ProjectionExplanation {
+  /** The case decided: the projection's `basis` (and the API's X-Projection-Basis header). */
+  case: ProjectionBasis
+  inputs: {
+    /** The position projected: a request's height + amount, or the end of the redeem queue. */
+    queue_position_lseth: bigint
+    /** Total LsETH of the withdrawal stack (height + amount of its last event; 0 when empty). */
+    withdrawal_stack_lseth: bigint
+    /** queue_position - stack total when positive, else 0. */
+    shortfall_lseth: bigint
+    /** The shortfall in ETH at rate_k, floor. */
+    shortfall_eth: bigint
+    redeem_buffer_eth: bigint
+    expected_daily_skims_eth: bigint
+    /** The exit wait taken: only for `exit_queue` (null when the case did not need validators to exit). */
+    exit_queue: ProjectionExitWait | null
+  }
+  /**
+   * When the estimate is next recomputed from new inputs: the first scheduled report strictly after now
+   * (`nextReportAfter(now, last_report_at, interval)`), unix seconds. A `satisfied` answer is final; an
+   * `exit_queue` one may also move as the consensus layer's exit queue changes.
+   */
+  next_calculation_at: number
+  /** next_calculation_at in RFC 3339. */
+  next_calculation_at_iso: string
+}
+
+/**
+ * The explanation of `projectPosition(end, events, ctx)`: its case (computed by `projectPosition` itself, so
+ * it is the engine's decision), the inputs the case was decided from and the next report after now.
+ *
+ * @example
+ * explainProjection(110n * E, events, ctx)
+ * // { case: 'exit_queue', inputs: { queue_position_lseth: 110n * E, withdrawal_stack_lseth: 10n * E,
+ * //   shortfall_lseth: 100n * E, ..., exit_queue: { exit_seconds: 1920, ... } },
+ * //   next_calculation_at_iso: '2026-05-02T12:00:00Z' }
+ */
+export function explainProjection(
+  end: bigint,
+  events: readonly WithdrawalEventInput[],
+  ctx: ProjectionContext,
+): ProjectionExplanation {
+  const decided = projectPosition(end, events, ctx)
+  const last = events[events.length - 1]
+  const next = nextReportAfter(ctx.now, ctx.last_report_at, ctx.report_interval_seconds ?? SECONDS_PER_DAY)
+  return {
+    case: decided.basis,
+    inputs: {
+      queue_position_lseth: end,
+      withdrawal_stack_lseth: last === undefined ? 0n : last.height + last.amount,
+      shortfall_lseth: decided.shortfall_lseth,
+      shortfall_eth: decided.shortfall_eth,
+      redeem_buffer_eth: ctx.redeem_buffer_eth,
+      expected_daily_skims_eth: ctx.expected_daily_skims_eth,
+      exit_queue:
+        decided.basis === 'exit_queue'
+          ? {
+              exit_seconds: ctx.exit_queue.exit_seconds,
+              mandatory_exit_delay_seconds: ctx.exit_queue.mandatory_exit_delay_seconds,
+              sweep_seconds: ctx.exit_queue.sweep_seconds,
+            }
+          : null,
+    },
+    next_calculation_at: next,
+    next_calculation_at_iso: isoTimestampOf(next),
+  }
 }

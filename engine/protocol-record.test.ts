@@ -20,29 +20,69 @@ function growingHistory(days: number, num: bigint, den: bigint): RateObservation
 }
 
 describe('computeASrr7d', () => {
-  test('behavior: annualizes one day of 0.01 % to 3.65 %', () => {
-    expect(
-      computeASrr7d([
-        { timestamp: 0, underlying: 100n, supply: 100n },
-        { timestamp: DAY, underlying: 10001n, supply: 10000n },
-      ]),
-    ).toBe('3.65')
+  test('behavior: annualizes seven days of 0.01 % to 3.65 %', () => {
+    expect(computeASrr7d(growingHistory(7, 10_001n, 10_000n))).toBe('3.65')
   })
 
-  test('behavior: null without a previous report; fewer than 7 days gives the mean of what exists', () => {
+  test('behavior: null until 7 dates of the window have a step (never 0 for unknown)', () => {
     expect(computeASrr7d([])).toBeNull()
     expect(computeASrr7d([{ timestamp: T0, underlying: 1n, supply: 1n }])).toBeNull()
-    const history = [
-      { timestamp: T0, underlying: 10_000n, supply: 10_000n },
-      { timestamp: T0 + DAY, underlying: 10_001n, supply: 10_000n },
-      { timestamp: T0 + 2 * DAY, underlying: 10_001n, supply: 10_000n },
-    ]
-    // (3.65 + 0) / 2
-    expect(computeASrr7d(history)).toBe('1.825')
+    // one to six daily steps: null, even when the rate moved
+    for (let days = 1; days <= 6; days++) {
+      expect(computeASrr7d(growingHistory(days, 10_001n, 10_000n)), `${days} steps`).toBeNull()
+    }
+    // a missed date inside the window: the step after it spans two days but the window has 6 dates
+    const daily = growingHistory(9, 10_001n, 10_000n)
+    const missed = daily.filter((_, j) => j !== 6)
+    expect(computeASrr7d(missed.slice(0, -1))).toBeNull()
+    expect(computeASrr7d(missed)).toBeNull()
+    // ... until the missed date leaves the window
+    const later = growingHistory(13, 10_001n, 10_000n).filter((_, j) => j !== 6)
+    expect(computeASrr7d(later.slice(0, -1))).toBeNull()
+    expect(computeASrr7d(later)).not.toBeNull()
+    expect(computeASrr7d(growingHistory(14, 10_001n, 10_000n).filter((_, j) => j !== 6))).toBe('3.65')
+  })
+
+  test('behavior: two reports on one date count as one date; both steps enter the mean', () => {
+    // 7 daily reports at noon + one more at 18:00 on the last date: 6 dates with a step, then 7
+    const history = growingHistory(6, 10_001n, 10_000n)
+    const last = history[history.length - 1] as RateObservation
+    const sameDate = [...history, { ...last, timestamp: last.timestamp + 6 * 3600 }]
+    expect(computeASrr7d(sameDate)).toBeNull()
+    const next = { ...last, timestamp: last.timestamp + DAY }
+    // steps: 6 x 3.65 % and two of 0 % (same rate): mean 21.9 / 8 = 2.7375
+    expect(computeASrr7d([...sameDate, next])).toBe('2.7375')
+  })
+
+  test.prop(
+    [
+      fc.integer({ min: 1, max: 7 }),
+      fc.array(fc.bigInt({ min: 9_990n, max: 10_030n }), { minLength: 7, maxLength: 7 }),
+    ],
+    { numRuns: 200 },
+  )('property: 1..6 dates with a step give null; 7 give the exact mean of the 7 steps', (dates, growths) => {
+    // daily reports: the report of date `dates` has steps on dates 1..dates
+    const supply = 10n ** 21n
+    let underlying = supply * 10_000n ** 7n
+    const history: RateObservation[] = [{ timestamp: T0, underlying, supply }]
+    for (const growth of growths.slice(0, dates)) {
+      underlying = (underlying * growth) / 10_000n
+      history.push({ timestamp: T0 + history.length * DAY, underlying, supply })
+    }
+    const actual = computeASrr7d(history)
+    if (dates < 7) {
+      expect(actual).toBeNull()
+      return
+    }
+    const mean = growths
+      .map((g) => new Dec((g - 10_000n).toString()).div(10_000).mul(365).mul(100))
+      .reduce((a, b) => a.plus(b), new Dec(0))
+      .div(7)
+    expect(actual).toBe(formatDec(mean))
   })
 
   test('behavior: the window is the report date and the 6 dates before it', () => {
-    // 9 days: day 1 earns 1 % (outside the window of day 8), the rest earn nothing
+    // 9 daily reports: the step of date 1 earns 1 % (outside the window of date 8), the rest earn nothing
     const history: RateObservation[] = [
       { timestamp: T0, underlying: 100n, supply: 100n },
       { timestamp: T0 + DAY, underlying: 101n, supply: 100n },
@@ -53,24 +93,29 @@ describe('computeASrr7d', () => {
       })),
     ]
     expect(computeASrr7d(history)).toBe('0')
-    expect(computeASrr7d(history.slice(0, 8))).not.toBe('0')
+    // the same 1 % one date later (date k - 6, the window's first date) is in: 365 % on one date of 7
+    const inside = history.map((r, j) => (j === 1 ? { ...r, underlying: 100n } : r))
+    expect(computeASrr7d(inside)).toBe(formatDec(new Dec(365).div(7)))
   })
 
   test('behavior: the elapsed time between reports annualizes each step', () => {
-    const twoDays = [
-      { timestamp: T0, underlying: 10_000n, supply: 10_000n },
-      { timestamp: T0 + 2 * DAY, underlying: 10_002n, supply: 10_000n },
-    ]
-    expect(computeASrr7d(twoDays)).toBe('3.65')
-    expect(() => computeASrr7d([...twoDays].reverse())).toThrow(InvalidInputError)
+    // the window's first step spans two days (+0.02 %), the six others one day (+0.01 %): 3.65 % each
+    const supply = 10_000n ** 8n
+    const history: RateObservation[] = [{ timestamp: T0 - 2 * DAY, underlying: supply, supply }]
+    for (let j = 0; j < 7; j++) {
+      const underlying = 10_002n * 10_001n ** BigInt(j) * 10_000n ** BigInt(7 - j)
+      history.push({ timestamp: T0 + j * DAY, underlying, supply })
+    }
+    expect(computeASrr7d(history)).toBe('3.65')
+    expect(() => computeASrr7d([...history].reverse())).toThrow(InvalidInputError)
   })
 
   test.prop([fc.integer({ min: 1, max: 20 }), fc.bigInt({ min: 10_000n, max: 10_010n })], { numRuns: 100 })(
-    'property: a constant daily growth gives exactly its annualized rate',
+    'property: a constant daily growth gives exactly its annualized rate (from the 7th step on)',
     (days, num) => {
       const history = growingHistory(days, num, 10_000n)
       const apr = new Dec((num - 10_000n).toString()).div(10_000).mul(365).mul(100)
-      expect(computeASrr7d(history)).toBe(formatDec(apr))
+      expect(computeASrr7d(history)).toBe(days < 7 ? null : formatDec(apr))
     },
   )
 
@@ -78,15 +123,15 @@ describe('computeASrr7d', () => {
     [
       fc.array(
         fc.tuple(
-          fc.integer({ min: 3600, max: 3 * DAY }),
+          fc.integer({ min: 3600, max: 2 * DAY }),
           fc.bigInt({ min: 10n ** 20n, max: 10n ** 24n }),
           fc.bigInt({ min: 10n ** 20n, max: 10n ** 24n }),
         ),
-        { minLength: 2, maxLength: 12 },
+        { minLength: 2, maxLength: 24 },
       ),
     ],
     { numRuns: 200 },
-  )('property: equals the decimal.js mean of the annualized steps (to 1e-18)', (steps) => {
+  )('property: the decimal.js mean of the annualized steps (to 1e-18), or null under 7 dates', (steps) => {
     let timestamp = T0
     const history = steps.map(([gap, underlying, supply]) => {
       timestamp += gap
@@ -95,10 +140,12 @@ describe('computeASrr7d', () => {
     const last = history[history.length - 1] as RateObservation
     const windowStart = addDaysToDate(utcDateOf(last.timestamp), -6)
     const terms: Dec[] = []
+    const dates = new Set<string>()
     for (let j = history.length - 1; j >= 1; j--) {
       const cur = history[j] as RateObservation
       const prev = history[j - 1] as RateObservation
       if (utcDateOf(cur.timestamp) < windowStart) break
+      dates.add(utcDateOf(cur.timestamp))
       const ratio = toDec(cur.underlying)
         .mul(toDec(prev.supply))
         .div(toDec(cur.supply).mul(toDec(prev.underlying)))
@@ -110,8 +157,12 @@ describe('computeASrr7d', () => {
           .mul(100),
       )
     }
-    const mean = terms.reduce((a, b) => a.plus(b), new Dec(0)).div(terms.length)
     const actual = computeASrr7d(history)
+    if (dates.size < 7) {
+      expect(actual).toBeNull()
+      return
+    }
+    const mean = terms.reduce((a, b) => a.plus(b), new Dec(0)).div(terms.length)
     expect({
       diff: toDec(actual as string)
         .minus(mean)
@@ -141,7 +192,12 @@ describe('computeProtocolRecord', () => {
       burns_lseth: 7n,
       validators_count: 30,
       stopped_validator_count_per_operator: [4, 1, 3],
-      previous_reports: [{ timestamp: T0, underlying: 1000n * 10n ** 18n, supply: 1000n * 10n ** 18n }],
+      // a week at rate 1 before: six steps of 0 % in the window and this report's step
+      previous_reports: Array.from({ length: 7 }, (_, i) => ({
+        timestamp: T0 - (6 - i) * DAY,
+        underlying: 1000n * 10n ** 18n,
+        supply: 1000n * 10n ** 18n,
+      })),
     })
     expect(record).toEqual({
       oracle_report: '400123',
@@ -154,12 +210,13 @@ describe('computeProtocolRecord', () => {
       gross_fee_lseth: 99_910_080_927_165_551n,
       conversion_rate: '1.0009',
       total_lseth_supply: 1000n * 10n ** 18n + 99_910_080_927_165_551n,
-      // (rate_k / rate_{k-1} - 1) x 365 x 100 with rate_{k-1} = 1 and rate_k = 1001 / (1000 + minted / 1e18)
+      // ((rate_k / rate_{k-1} - 1) x 365 x 100 + 6 x 0) / 7 with rate_{k-1} = 1, rate_k = 1001 / (1000 + minted / 1e18)
       a_srr_7d: formatDec(
         new Dec(1001n * 10n ** 18n * 1000n * 10n ** 18n + '')
           .div((1000n * 10n ** 18n + 99_910_080_927_165_551n) * 1000n * 10n ** 18n + '')
           .minus(1)
-          .mul(36_500),
+          .mul(36_500)
+          .div(7),
       ),
     })
   })
@@ -181,7 +238,7 @@ describe('computeProtocolRecord', () => {
     }
     expect(computeProtocolRecord(base).a_srr_7d).toBeNull()
     expect(presentProtocolRecord(computeProtocolRecord({ ...base, supply: 4n * 10n ** 17n }))).toMatchObject({
-      a_srr_7d: '0',
+      a_srr_7d: null,
       total_lseth_supply: '0.4',
       total_protocol_active_keys_count: 1,
       conversion_rate: '0.000000000000000002',

@@ -30,11 +30,18 @@ export const A_SRR_WINDOW_DAYS = 7
  * dates date_k - 6 .. date_k, that has a predecessor j-1 in `history`:
  * apr_j = (rate_j / rate_{j-1} - 1) x (365 days / (t_j - t_{j-1})) x 100.
  * The result is the arithmetic mean of the apr_j (exact rational arithmetic, then 18 dp ROUND_DOWN) as a
- * percent string; null when no report of the window has a predecessor (the very first report).
+ * percent string.
+ *
+ * Null ("not known yet", never '0') until the window is full: when fewer than A_SRR_WINDOW_DAYS (7) distinct
+ * UTC dates of the window have an apr_j. So a chain's first 7 reports (one a day) have none: the first has no
+ * predecessor, the 7th has 6 steps; the 8th is the mean of 7. A date without a report inside the window
+ * (a missed oracle report) also leaves it null until that date leaves the window, even though the next
+ * report's step spans the gap: the average is of seven report dates, never of fewer. Two reports on one date
+ * count as one date and both steps enter the mean.
  *
  * @example
- * computeASrr7d([{ timestamp: 0, underlying: 100n, supply: 100n }, { timestamp: 86400, underlying: 10001n, supply: 10000n }])
- * // '3.65' (0.01 % in a day, annualized)
+ * computeASrr7d(eightDailyReportsGrowing0_01PercentADay) // '3.65' (0.01 % a day, annualized)
+ * computeASrr7d(eightDailyReportsGrowing0_01PercentADay.slice(0, 7)) // null (6 dates with a step)
  */
 export function computeASrr7d(history: readonly RateObservation[]): string | null {
   const last = history[history.length - 1]
@@ -51,9 +58,11 @@ export function computeASrr7d(history: readonly RateObservation[]): string | nul
   let sumNum = 0n
   let sumDen = 1n
   let count = 0n
+  const dates = new Set<string>()
   for (let j = history.length - 1; j >= 1; j--) {
     const current = history[j] as RateObservation
-    if (utcDateOf(current.timestamp) < windowStart) break
+    const date = utcDateOf(current.timestamp)
+    if (date < windowStart) break
     const previous = history[j - 1] as RateObservation
     if (previous.underlying <= 0n || previous.supply <= 0n || current.supply <= 0n) {
       throw new InvalidInputError('rates of the history must be positive', {
@@ -70,9 +79,11 @@ export function computeASrr7d(history: readonly RateObservation[]): string | nul
     sumNum = sumNum * den + num * sumDen
     sumDen *= den
     count += 1n
+    dates.add(date)
   }
+  if (dates.size < A_SRR_WINDOW_DAYS) return null
   // rounding: ROUND_DOWN (toward zero) at 18 decimals, once, on the exact mean
-  return count === 0n ? null : formatRatio(sumNum, sumDen * count, 18)
+  return formatRatio(sumNum, sumDen * count, 18)
 }
 
 /** Inputs of the protocol record of report k. */
@@ -112,7 +123,7 @@ export interface ProtocolRecord {
   gross_fee_lseth: bigint
   conversion_rate: string
   total_lseth_supply: bigint
-  /** Percent string; null for the very first report (no previous rate). */
+  /** Percent string; null until 7 dates of the window have a step (`computeASrr7d`). */
   a_srr_7d: string | null
 }
 
@@ -158,12 +169,12 @@ export function computeProtocolRecord(input: ProtocolRecordInput): ProtocolRecor
 
 /**
  * Presents a protocol record for `/eth/v0/protocol/{date}`: amounts as exact decimal strings, the active keys
- * count as an integer, a_srr_7d as a percent string ('0' for the very first report).
+ * count as an integer, a_srr_7d as a percent string, or null while it is not known (`computeASrr7d`).
  *
  * @example
  * presentProtocolRecord(record).total_lseth_supply // '400000'
  */
-export function presentProtocolRecord(record: ProtocolRecord): Record<string, string | number> {
+export function presentProtocolRecord(record: ProtocolRecord): Record<string, string | number | null> {
   return {
     oracle_report: record.oracle_report,
     date: record.date,
@@ -175,6 +186,6 @@ export function presentProtocolRecord(record: ProtocolRecord): Record<string, st
     gross_fee_lseth: formatUnits18(record.gross_fee_lseth),
     conversion_rate: record.conversion_rate,
     total_lseth_supply: formatUnits18(record.total_lseth_supply),
-    a_srr_7d: record.a_srr_7d ?? '0',
+    a_srr_7d: record.a_srr_7d,
   }
 }

@@ -17,6 +17,7 @@ import {
 } from '../fixtures/engine/hand-report.ts'
 import { Dec, decFloorToBigint, toDec } from './decimal.ts'
 import { EngineError, FeeScheduleError, InvalidInputError } from './errors.ts'
+import { floorDiv } from './units.ts'
 import type { ReportInput, WalletInput, WalletRecord } from './wallet-record.ts'
 import {
   CUMULATIVE_FIELDS,
@@ -449,4 +450,153 @@ describe('computeWalletRecord', () => {
     const b = [...wallets].reverse().map((w) => computeWalletRecord(backward, w))
     expect(a).toEqual(b.reverse())
   })
+
+  test('behavior: the collector holds its fee mint at the report (balance after) but earns nothing on it', () => {
+    const report = handReport(CUTOVER)
+    const ctx = prepareReport(report)
+    const feeShares = report.supply - report.supply_pre_fee
+    // a collector with nothing before the report: its balance is the fee mint, its rewards 0
+    const fresh = computeWalletRecord(ctx, wallet({ shares: 0n, report_delta: feeShares, mints: feeShares }))
+    expect(fresh.balance_lseth).toBe(feeShares)
+    expect(fresh.mints_lseth).toBe(feeShares)
+    expect([fresh.gross_rewards_eth, fresh.rewards_eth, fresh.fees_eth]).toEqual([0n, 0n, 0n])
+    // with 100 LsETH before: the hand example's rewards on 100 LsETH, and a balance of 100 LsETH + the fee mint
+    const held = computeWalletRecord(ctx, wallet({ report_delta: feeShares, mints: feeShares }))
+    expect(held.balance_lseth).toBe(100n * E + feeShares)
+    expect(held.gross_rewards_eth).toBe(100_000_000_000_000_000n)
+    expect(held.rewards_eth).toBe(90_000_000_000_000_000n)
+    // the RedeemManager's shares burned by the report: they earned it, and are gone from the balance after
+    const burned = computeWalletRecord(ctx, wallet({ report_delta: -100n * E, burns: 100n * E }))
+    expect(burned.balance_lseth).toBe(0n)
+    expect(burned.rewards_eth).toBe(90_000_000_000_000_000n)
+    expect(() => computeWalletRecord(ctx, wallet({ report_delta: -100n * E - 1n }))).toThrow(
+      InvalidInputError,
+    )
+    expect(() => computeWalletRecord(ctx, wallet({ report_delta: 1 as unknown as bigint }))).toThrow(
+      /report_delta must be a bigint/,
+    )
+  })
+
+  test.prop(
+    [
+      arbRawReport().chain((r) =>
+        fc.tuple(
+          fc.constant(r),
+          arbWallet(r.supply_pre_fee),
+          fc.bigInt({ min: 0n, max: r.supply }),
+          fc.bigInt({ min: 0n, max: r.supply_pre_fee }),
+        ),
+      ),
+    ],
+    { numRuns: 300 },
+  )(
+    "property: earning shares + report delta = balance_lseth; every other amount is the earning shares' alone",
+    ([report, w, minted, burnSeed]) => {
+      const ctx = prepareReport(report)
+      // the report transaction mints `minted` to the wallet and burns at most what it held before
+      const burned = burnSeed % (w.shares + 1n)
+      const reportDelta = minted - burned
+      const moved = computeWalletRecord(ctx, { ...w, report_delta: reportDelta })
+      const still = computeWalletRecord(ctx, w)
+      expect(moved.balance_lseth).toBe(w.shares + reportDelta)
+      expect(still.balance_lseth).toBe(w.shares)
+      for (const field of WALLET_AMOUNT_FIELDS) {
+        if (field.startsWith('balance_')) continue
+        expect({ field, value: moved[field] }).toEqual({ field, value: still[field] })
+      }
+    },
+  )
+
+  test.prop(
+    [
+      fc.tuple(fc.bigInt({ min: E, max: 10n ** 25n }), fc.integer({ min: 2, max: 6 })).chain(([supply, n]) =>
+        fc.tuple(
+          fc.constant(supply),
+          fc.array(
+            fc.record({
+              step: arbStep(supply),
+              // the period's own movements: before the report transaction, and in it (a fraction of the
+              // fee mint to this wallet, a burn of a fraction of what it holds)
+              mintBefore: fc.bigInt({ min: 0n, max: supply / 3n }),
+              burnBefore: fc.integer({ min: 0, max: 100 }),
+              feeShare: fc.integer({ min: 0, max: 100 }),
+              burnInReport: fc.integer({ min: 0, max: 100 }),
+            }),
+            { minLength: n, maxLength: n },
+          ),
+        ),
+      ),
+    ],
+    { numRuns: 150 },
+  )(
+    'property: over successive reports balance_k = balance_{k-1} + mints_k - burns_k, rewards on the shares before',
+    ([supply, periods]) => {
+      let U = supply
+      let S = supply
+      let previous: WalletRecord | null = null
+      periods.forEach((period, k) => {
+        const after = protocolStep(U, S, period.step)
+        const timestamp = CUTOVER - 3 * 86_400 + k * 86_400
+        const ctx = prepareReport({
+          oracle_report: String(k),
+          timestamp,
+          underlying: after.underlying,
+          supply_pre_fee: after.supplyPreFee,
+          supply: after.supply,
+          previous_underlying: U,
+          previous_supply: S,
+          global_fee_bps: period.step.bps,
+          fee_schedule: timestamp < CUTOVER ? V0 : V3,
+        })
+        const balanceBefore: bigint = previous === null ? 0n : (previous as WalletRecord).balance_lseth
+        const held = balanceBefore + period.mintBefore
+        const burnBefore = (held * BigInt(period.burnBefore)) / 100n
+        const shares = held - burnBefore
+        const feeMint = ((after.supply - after.supplyPreFee) * BigInt(period.feeShare)) / 100n
+        const burnInReport = (shares * BigInt(period.burnInReport)) / 100n
+        const record: WalletRecord = computeWalletRecord(ctx, {
+          address: '0x01',
+          shares,
+          report_delta: feeMint - burnInReport,
+          mints: period.mintBefore + feeMint,
+          burns: burnBefore + burnInReport,
+          previous: previous === null ? null : walletTotalsOf(previous),
+        })
+        expect(record.balance_lseth).toBe(balanceBefore + record.mints_lseth - record.burns_lseth)
+        expect(record.balance_lseth).toBe(record.total_mints_lseth - record.total_burns_lseth)
+        expect(record.gross_rewards_eth).toBe(
+          computeWalletRecord(ctx, { address: '0x01', shares, mints: 0n, burns: 0n, previous: null })
+            .gross_rewards_eth,
+        )
+        previous = record
+        U = after.underlying
+        S = after.supply
+      })
+    },
+  )
+
+  test.prop(
+    [arbRealisticReport().chain((r) => fc.tuple(fc.constant(r), arbPartition(r.supply_pre_fee, 5)))],
+    { numRuns: 200 },
+  )(
+    "property: with the fee mint in the collector's balance the holders' balances sum to the supply after the report",
+    ([report, holdings]) => {
+      const ctx = prepareReport(report)
+      const feeShares = report.supply - report.supply_pre_fee
+      // the last holder is the collector: the report transaction mints it the fee shares
+      const records = holdings.map((shares, i) =>
+        computeWalletRecord(
+          ctx,
+          wallet({ shares, report_delta: i === holdings.length - 1 ? feeShares : 0n }),
+        ),
+      )
+      const sum = (field: 'balance_lseth' | 'gross_rewards_eth') =>
+        records.reduce((total, r) => total + r[field], 0n)
+      expect(sum('balance_lseth')).toBe(report.supply)
+      // the earning shares are the supply before the fee mint: the gross rewards are theirs, one floor each
+      const exactGross = floorDiv(report.supply_pre_fee * ctx.gross_step.num, ctx.gross_step.den)
+      expect(exactGross - sum('gross_rewards_eth') >= 0n).toBe(true)
+      expect(exactGross - sum('gross_rewards_eth') < BigInt(holdings.length)).toBe(true)
+    },
+  )
 })

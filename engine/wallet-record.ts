@@ -2,11 +2,18 @@ import { utcDateOf } from './dates.ts'
 import type { PreparedDiscount } from './discount.ts'
 import { computeRebate, prepareDiscount } from './discount.ts'
 import { FeeScheduleError, InvalidInputError } from './errors.ts'
+import { isOtherModelField } from './fee-model-fields.ts'
 import type { FeeModel, FeeSchedule } from './fee-schedule.ts'
 import { feeModelAt } from './fee-schedule.ts'
 import type { FeePartRates, PreparedFeeSplit } from './fee-split.ts'
 import { feePartRates, prepareFeeSplit, splitFee } from './fee-split.ts'
-import { conversionRate, feeBpsToBigint, feeRateOfBps, sharesFromUnderlying } from './rates.ts'
+import {
+  conversionRate,
+  feeBpsToBigint,
+  feeRateOfBps,
+  sharesFromUnderlying,
+  underlyingFromShares,
+} from './rates.ts'
 import type { Fraction } from './units.ts'
 import { floorDiv, formatUnits18 } from './units.ts'
 
@@ -85,6 +92,10 @@ export interface WalletTotals {
   total_rewards_eth: bigint
   total_mints_lseth: bigint
   total_burns_lseth: bigint
+  /** Running sum of `mints_eth`: each day's minted shares valued at that day's rate. */
+  total_mints_eth: bigint
+  /** Running sum of `burns_eth`. */
+  total_burns_eth: bigint
   total_fees_eth: bigint
   total_lc_fees_lseth: bigint
   total_tech_provider_fees_lseth: bigint
@@ -105,11 +116,20 @@ export interface WalletTotals {
 /** One wallet at one report. Only `address`, `shares`, `mints`, `burns` and `previous` are required. */
 export interface WalletInput {
   address: string
-  /** The wallet's LsETH shares at the report's block (before the report). */
+  /**
+   * The earning shares: the wallet's LsETH right before the report transaction. They earn the report's
+   * rewards (shares the report mints earn nothing that report; shares it burns earned it).
+   */
   shares: bigint
-  /** Shares minted to the wallet (from 0x0) since the previous report. */
+  /**
+   * Net LsETH the report transaction itself moved to (+) or from (-) the wallet: the fee mint to the
+   * collector, the RedeemManager's shares burned by the withdrawal event. Default 0n.
+   * `balance_lseth` = shares + report_delta: the balance at the end of the report transaction.
+   */
+  report_delta?: bigint
+  /** Shares minted to the wallet (from 0x0) after the previous report transaction, up to this one included. */
   mints: bigint
-  /** Shares burned or redeemed from the wallet since the previous report. */
+  /** Shares burned or redeemed from the wallet after the previous report transaction, up to this one included. */
   burns: bigint
   /** The previous record's totals (any object with the `total_*` fields), or null for the first record. */
   previous: WalletTotals | null
@@ -139,11 +159,17 @@ export interface WalletRecord extends WalletTotals, FeePartRates {
   on_platform: boolean
   target_fee_rate: string | null
   balance_lseth: bigint
+  /** `balance_lseth` valued at the report's rate, floor(balance x U / S). */
+  balance_eth: bigint
   rewards_eth: bigint
   conversion_rate: string
   previous_conversion_rate: string
   mints_lseth: bigint
   burns_lseth: bigint
+  /** `mints_lseth` valued at the report's rate, floor(mints x U / S): the ETH flow of the day. */
+  mints_eth: bigint
+  /** `burns_lseth` valued at the report's rate, floor. */
+  burns_eth: bigint
   fees_eth: bigint
   period_lc_fees_lseth: bigint
   period_tech_provider_fees_lseth: bigint
@@ -168,6 +194,8 @@ export const CUMULATIVE_FIELDS = [
   ['rewards_eth', 'total_rewards_eth'],
   ['mints_lseth', 'total_mints_lseth'],
   ['burns_lseth', 'total_burns_lseth'],
+  ['mints_eth', 'total_mints_eth'],
+  ['burns_eth', 'total_burns_eth'],
   ['fees_eth', 'total_fees_eth'],
   ['period_lc_fees_lseth', 'total_lc_fees_lseth'],
   ['period_tech_provider_fees_lseth', 'total_tech_provider_fees_lseth'],
@@ -188,6 +216,7 @@ export const CUMULATIVE_FIELDS = [
 /** Every bigint field of a wallet record (period amounts, balance and totals). */
 export const WALLET_AMOUNT_FIELDS = [
   'balance_lseth',
+  'balance_eth',
   ...CUMULATIVE_FIELDS.map(([period]) => period),
   ...CUMULATIVE_FIELDS.map(([, total]) => total),
 ] as const satisfies ReadonlyArray<keyof WalletRecord>
@@ -195,8 +224,8 @@ export const WALLET_AMOUNT_FIELDS = [
 /** An amount field name of the wallet record. */
 export type WalletAmountField = (typeof WALLET_AMOUNT_FIELDS)[number]
 
-/** Fields of the interface's "Wallet reward record (v1)" (in its order), plus the V3 lc / tech rates. */
-export const V1_WALLET_RECORD_FIELDS = [
+/** The fields of the interface's "Wallet reward record (v1)", in its order, plus the V3 lc / tech rates. */
+const V1_INTERFACE_FIELDS = [
   'oracle_report',
   'address',
   'account_id',
@@ -225,14 +254,50 @@ export const V1_WALLET_RECORD_FIELDS = [
   'period_tech_provider_fees_rate',
 ] as const satisfies ReadonlyArray<keyof WalletRecord>
 
-/** The "Additional fields in the v0 reward record", in the interface's order. */
-export const V0_ADDITIONAL_FIELDS = [
+/** The V3 parts in ETH (the v1 record's lc / tech parts are otherwise LsETH): a V3 fee sums in ETH. */
+const V3_PARTS_IN_ETH = [
+  'lc_fees_eth',
+  'total_lc_fees_eth',
+  'tech_provider_fees_eth',
+  'total_tech_provider_fees_eth',
+] as const satisfies ReadonlyArray<keyof WalletRecord>
+
+/** The v0 parts the V3 model has not (null in a V3 record; totals kept). */
+const V0_PARTS = [
   'dao_fees_eth',
   'total_dao_fees_eth',
   'provider_fees_eth',
   'total_provider_fees_eth',
   'slashing_fees_eth',
   'total_slashing_fees_eth',
+] as const satisfies ReadonlyArray<keyof WalletRecord>
+
+/** The discount and rebate fields ("exposed by the v0 reward endpoints and by /rewards/wallets"). */
+const DISCOUNT_FIELDS = [
+  'platform_fees_at_discount_rate_eth',
+  'total_platform_fees_at_discount_rate_eth',
+  'discount_rate',
+  'rebate_eth',
+  'total_rebate_eth',
+  'rebate_lseth',
+  'total_rebate_lseth',
+] as const satisfies ReadonlyArray<keyof WalletRecord>
+
+/**
+ * The v1 wallet record: the interface's fields, then the record's `fee_model`, the parts of both models in
+ * ETH (the other model's period parts null: engine/fee-model-fields.ts) and the discount fields.
+ */
+export const V1_WALLET_RECORD_FIELDS = [
+  ...V1_INTERFACE_FIELDS,
+  'fee_model',
+  ...V3_PARTS_IN_ETH,
+  ...V0_PARTS,
+  ...DISCOUNT_FIELDS,
+] as const satisfies ReadonlyArray<keyof WalletRecord>
+
+/** The "Additional fields in the v0 reward record", in the interface's order. */
+export const V0_ADDITIONAL_FIELDS = [
+  ...V0_PARTS,
   'platform_fees_at_discount_rate_eth',
   'total_platform_fees_at_discount_rate_eth',
   'gross_protocol_fee_rate',
@@ -247,18 +312,24 @@ export const V0_ADDITIONAL_FIELDS = [
   'total_rebate_lseth',
 ] as const satisfies ReadonlyArray<keyof WalletRecord>
 
-/** The v0 record: the v1 fields without the V3-only lc / tech provider fields, plus the v0 additional fields. */
+/**
+ * The v0 record: the v1 interface fields without the V3-only lc / tech provider fields, the v0 additional
+ * fields, then the record's `fee_model` and the V3 parts in ETH (null before the cutover), so the v0 parts
+ * of a V3 record sum to its fee.
+ */
 export const V0_WALLET_RECORD_FIELDS = [
-  ...V1_WALLET_RECORD_FIELDS.filter(
-    (field) => !field.includes('lc_fees') && !field.includes('tech_provider'),
-  ),
+  ...V1_INTERFACE_FIELDS.filter((field) => !field.includes('lc_fees') && !field.includes('tech_provider')),
   ...V0_ADDITIONAL_FIELDS,
+  'fee_model',
+  ...V3_PARTS_IN_ETH,
 ] as const satisfies ReadonlyArray<keyof WalletRecord>
 
 const ZERO_TOTALS: WalletTotals = Object.freeze({
   total_rewards_eth: 0n,
   total_mints_lseth: 0n,
   total_burns_lseth: 0n,
+  total_mints_eth: 0n,
+  total_burns_eth: 0n,
   total_fees_eth: 0n,
   total_lc_fees_lseth: 0n,
   total_tech_provider_fees_lseth: 0n,
@@ -378,19 +449,30 @@ function discountFor(ctx: ReportContext, target: string): PreparedDiscount {
 }
 
 /**
- * The wallet record of one wallet at one report. Per wallet:
- * gross = floor(shares x gross_step), net (rewards_eth) = floor(shares x net_step), fees = gross - net;
- * the fee split, rebate and LsETH conversions follow, and every `total_*` = previous total + period value.
+ * The wallet record of one wallet at one report. Per wallet, on the earning shares (held right before the
+ * report transaction): gross = floor(shares x gross_step), net (rewards_eth) = floor(shares x net_step),
+ * fees = gross - net; the fee split, rebate and LsETH conversions follow, and every `total_*` = previous
+ * total + period value. `balance_lseth` = shares + report_delta: the balance at the end of the report
+ * transaction (the collector's fee mint included).
  *
  * @example
  * computeWalletRecord(ctx, { address: '0xab…', shares: 100n * E, mints: 0n, burns: 0n, previous: null })
- * // { gross_rewards_eth: 100000000000000000n, rewards_eth: 90009000900090009n, fees_eth: 9990999099909991n, ... }
+ * // { balance_lseth: 100000000000000000000n, gross_rewards_eth: 100000000000000000n, rewards_eth: 90009000900090009n, ... }
  */
 export function computeWalletRecord(ctx: ReportContext, wallet: WalletInput): WalletRecord {
   const { shares, mints, burns } = wallet
   checkAmount(shares, 'shares', 0n)
   checkAmount(mints, 'mints', 0n)
   checkAmount(burns, 'burns', 0n)
+  const reportDelta = wallet.report_delta ?? 0n
+  if (typeof reportDelta !== 'bigint') {
+    throw new InvalidInputError('report_delta must be a bigint', {
+      details: { field: 'report_delta', value: String(reportDelta) },
+    })
+  }
+  // the balance at the end of the report transaction; the rewards below are the earning shares'
+  const balance = shares + reportDelta
+  checkAmount(balance, 'shares + report_delta (the balance after the report)', 0n)
   const onPlatform = wallet.on_platform === true
   const orgId = wallet.org_id ?? null
   if (onPlatform && orgId === null) {
@@ -408,6 +490,9 @@ export function computeWalletRecord(ctx: ReportContext, wallet: WalletInput): Wa
   // rounding: floor (LsETH at rate_k)
   const lcLseth = sharesFromUnderlying(parts.lc_fees_eth, U, S)
   const techLseth = sharesFromUnderlying(parts.tech_provider_fees_eth, U, S)
+  // rounding: floor (the day's LsETH flows in ETH at rate_k, summed into the ETH totals)
+  const mintsEth = underlyingFromShares(mints, U, S)
+  const burnsEth = underlyingFromShares(burns, U, S)
   const target = onPlatform ? (wallet.target_fee_rate ?? null) : null
   const discount = target === null ? NO_DISCOUNT : discountFor(ctx, target)
   const rebate = computeRebate(discount, gross, parts.platform_fees_eth, U, S)
@@ -423,7 +508,9 @@ export function computeWalletRecord(ctx: ReportContext, wallet: WalletInput): Wa
     fee_schedule_id: ctx.fee_schedule_id,
     on_platform: onPlatform,
     target_fee_rate: target,
-    balance_lseth: shares,
+    balance_lseth: balance,
+    // NB: follows balance_lseth (the same shares, valued at rate_k, floor)
+    balance_eth: underlyingFromShares(balance, U, S),
     rewards_eth: net,
     total_rewards_eth: p.total_rewards_eth + net,
     conversion_rate: ctx.conversion_rate,
@@ -432,6 +519,10 @@ export function computeWalletRecord(ctx: ReportContext, wallet: WalletInput): Wa
     total_mints_lseth: p.total_mints_lseth + mints,
     burns_lseth: burns,
     total_burns_lseth: p.total_burns_lseth + burns,
+    mints_eth: mintsEth,
+    total_mints_eth: p.total_mints_eth + mintsEth,
+    burns_eth: burnsEth,
+    total_burns_eth: p.total_burns_eth + burnsEth,
     fees_eth: fees,
     total_fees_eth: p.total_fees_eth + fees,
     period_lc_fees_lseth: lcLseth,
@@ -497,12 +588,45 @@ export type PresentedWalletRecord = Record<string, string | null>
  * @example
  * presentWalletRecord(record, 'v1').rewards_eth // '0.090009000900090009'
  */
-export function presentWalletRecord(record: WalletRecord, version: 'v0' | 'v1'): PresentedWalletRecord {
-  const fields = version === 'v1' ? V1_WALLET_RECORD_FIELDS : V0_WALLET_RECORD_FIELDS
+export function presentWalletRecord(
+  record: WalletRecord,
+  version: 'v0' | 'v1',
+  unit: 'lseth' | 'eth' = 'lseth',
+): PresentedWalletRecord {
   const out: PresentedWalletRecord = {}
-  for (const field of fields) {
-    const value = record[field]
-    out[field] = typeof value === 'bigint' ? formatUnits18(value) : value
+  for (const field of recordFields(version, unit)) {
+    const value = record[field as keyof WalletRecord]
+    if (isOtherModelField(field, record.fee_model)) out[field] = null
+    else out[field] = typeof value === 'bigint' ? formatUnits18(value) : (value as string | null)
   }
   return out
+}
+
+/** LsETH fields the ETH view leaves out: their ETH amounts are fields of the record already. */
+const NOT_IN_ETH_VIEW: ReadonlySet<string> = new Set(['rebate_lseth', 'total_rebate_lseth'])
+
+/**
+ * The v0 record's fields in ETH: every `*_lseth` amount replaced by its stored `*_eth` counterpart, valued
+ * at each day's rate (balance_eth at the record's report; mints_eth / burns_eth each day's flow at that
+ * day's rate, their totals the running sums of those, never a balance re-priced at a later rate);
+ * rebate_lseth and total_rebate_lseth are left out (rebate_eth and total_rebate_eth are their ETH amounts).
+ */
+const V0_ETH_FIELDS: readonly string[] = V0_WALLET_RECORD_FIELDS.flatMap((field) => {
+  if (NOT_IN_ETH_VIEW.has(field)) return []
+  return [field.endsWith('_lseth') ? field.replace(/_lseth$/, '_eth') : field]
+})
+
+/**
+ * The fields of a presented record of a version in a unit, in order: `lseth` (as stored), the version's
+ * fields; `eth` (v0 reads only: v1 reads take no unit), the v0 fields named and valued in ETH.
+ *
+ * @example
+ * recordFields('v0', 'eth').includes('total_mints_eth') // true
+ */
+export function recordFields(version: 'v0' | 'v1', unit: 'lseth' | 'eth' = 'lseth'): readonly string[] {
+  if (unit === 'eth') {
+    if (version !== 'v0') throw new InvalidInputError('only v0 records have an ETH view')
+    return V0_ETH_FIELDS
+  }
+  return version === 'v1' ? V1_WALLET_RECORD_FIELDS : V0_WALLET_RECORD_FIELDS
 }

@@ -1,21 +1,17 @@
 import { type Address, parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { riverAbi } from '../chain/abi.ts'
-import { toContracts } from '../chain/addresses.ts'
-import { createChainClient } from '../chain/client.ts'
-import { createLogFetcher } from '../chain/log-fetcher.ts'
 import { createLogger } from '../common/logger.ts'
-import type { Db, DbHandle } from '../db/index.ts'
+import type { Db } from '../db/index.ts'
 import * as reportTxStateMigration from '../db/migrations/006_report_tx_state.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { type ReportInput, riverCall, startTestChain, type TestChain } from '../devnet/testing.ts'
 import { ABANDONED_RUN_MS, scheduleDays } from '../jobs/days/scheduler.ts'
-import { createFollower } from '../jobs/follower.ts'
-import { createJobs } from '../jobs/index.ts'
-import { createInlineRunner, type Flow, type JobRunner } from '../jobs/runner.ts'
-import { computeInline, dayStatuses, recordsHash, verifyRecordsAgainstChain } from './helpers/records.ts'
+import type { Flow } from '../jobs/runner.ts'
+import { type TestChainService, testChainService } from './helpers/days.ts'
+import { dayStatuses, recordsHash, verifyRecordsAgainstChain } from './helpers/records.ts'
 import { readReportPosition } from './helpers/report-chain.ts'
-import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
+import { postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
 const ETH = 10n ** 18n
@@ -27,8 +23,7 @@ const silent = createLogger({ level: 'silent' })
  */
 describe.runIf(pgOk)('daily records across reorgs and bad data (Postgres, anvil)', () => {
   let chain: TestChain
-  const handles: DbHandle[] = []
-  const runners: JobRunner[] = []
+  const services: TestChainService[] = []
   const alice: Address = '0x00000000000000000000000000000000000a11ce'
   const bob: Address = '0x0000000000000000000000000000000000000b0b'
   const carol: Address = '0x000000000000000000000000000000000000ca01'
@@ -55,36 +50,10 @@ describe.runIf(pgOk)('daily records across reorgs and bad data (Postgres, anvil)
     chain.mine([chain.riverTx(from, riverCall.transfer(to, value))])
 
   /** A database following the chain, with the day jobs on an inline runner. */
-  async function service(): Promise<{ db: Db; sync: () => Promise<unknown>; compute: () => Promise<void> }> {
-    const dbh = await migratedTestDatabase()
-    handles.push(dbh)
-    const contracts = toContracts({ ...chain.deployment.contracts, startBlock: chain.deployment.deployBlock })
-    const setup = {
-      chainId: chain.anvil.chainId,
-      rpcUrl: chain.anvil.rpcUrl,
-      contracts,
-      allowerPrivateKey: undefined,
-    }
-    const jobs = createJobs({ db: dbh.db, logger: silent, chain: setup, confirmations: 0 })
-    const client = createChainClient({ rpcUrl: chain.anvil.rpcUrl, chainId: chain.anvil.chainId })
-    const follower = createFollower({
-      db: dbh.db,
-      client,
-      fetcher: createLogFetcher({ client, baseDelayMs: 20, maxDelayMs: 200 }),
-      chainId: chain.anvil.chainId,
-      contracts,
-      confirmations: 0,
-      logger: silent,
-    })
-    const runner = createInlineRunner(jobs.processors, silent)
-    jobs.useRunner(runner)
-    await runner.start()
-    runners.push(runner)
-    return {
-      db: dbh.db,
-      sync: () => follower.syncOnce(),
-      compute: () => computeInline(dbh.db, runner, 1),
-    }
+  async function service() {
+    const s = await testChainService(chain)
+    services.push(s)
+    return s
   }
   const holders = () => [alice, bob, carol, chain.deployment.roles.collector]
   const verify = (db: Db) =>
@@ -115,8 +84,7 @@ describe.runIf(pgOk)('daily records across reorgs and bad data (Postgres, anvil)
     await transfer(alice, carol, 10n * ETH)
   }, 120_000)
   afterAll(async () => {
-    for (const r of runners) await r.close()
-    for (const h of handles) await h.close()
+    for (const s of services) await s.close()
     await chain?.stop()
   })
 
@@ -189,7 +157,7 @@ describe.runIf(pgOk)('daily records across reorgs and bad data (Postgres, anvil)
       reports[0].epoch,
     ])
     // more scheduling passes change nothing: later days wait for the failed one
-    const runner = runners.at(-1) as JobRunner
+    const runner = (services.at(-1) as TestChainService).runner
     for (let i = 0; i < 3; i++) await runner.enqueue('days', {}, { jobId: `wait-${i}` })
     await runner.idle()
     expect((await dayStatuses(s.db)).map((d) => d.status)).toEqual(['computed', 'failed', 'pending'])
@@ -272,7 +240,7 @@ describe.runIf(pgOk)('daily records across reorgs and bad data (Postgres, anvil)
   test("behavior: a run started again while the replaced run's flow reaches the queue late computes once, as the new version", async () => {
     const s = await service()
     await s.sync()
-    const runner = runners.at(-1) as JobRunner
+    const runner = (services.at(-1) as TestChainService).runner
     const deps = {
       db: s.db,
       chainId: chain.anvil.chainId,

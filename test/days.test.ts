@@ -268,11 +268,17 @@ describe.runIf(servicesOk)('daily records end to end (Postgres, Redis, anvil)', 
     expect(await recordsHash(db)).toBe(before)
     const day = await createRepos(db).days.get(devnet.chainId, middle.report_epoch)
     expect(day?.visible_version).toBeGreaterThan(1)
-    // older versions are gone
+    // the previous version is kept, with its records, in the restatement log
     const versions = await db('wallet_records')
       .where({ report_epoch: middle.report_epoch })
       .distinct('version')
-    expect(versions).toHaveLength(1)
+    expect(versions).toHaveLength(2)
+    const log = await createRepos(db).reports.versions({
+      chain_id: devnet.chainId,
+      report_epoch: middle.report_epoch,
+    })
+    expect(log.map((v) => v.reason)).toEqual(['first', 'recompute requested'])
+    expect(log[0]?.visible_until).toEqual(log[1]?.visible_from)
 
     // a discount rate row moved back to day 45: recomputing from day 45 changes day 45 and every later day
     const account = await db('accounts').where({ key: 'omnibus' }).first()
@@ -297,7 +303,7 @@ describe.runIf(servicesOk)('daily records end to end (Postgres, Redis, anvil)', 
     await verifyRecordsAgainstChain(db, { rpcUrl: devnet.rpcUrl, river: devnet.contracts.river, holders })
 
     // a fee schedule added from day 55 on: a recompute of day 55 gives the new split there and after it,
-    // and leaves one version per day (no stale rows)
+    // and keeps exactly the published versions (the restatement log's), no stale rows of abandoned runs
     const from55 = (await db('days').where({ report_epoch: days[54]!.report_epoch }).first())
       .block_time as Date
     await db('fee_schedules').insert({
@@ -306,8 +312,22 @@ describe.runIf(servicesOk)('daily records end to end (Postgres, Redis, anvil)', 
       effective_from: new Date(from55.getTime() - 1000),
       shares: JSON.stringify({ lc: '0.5', tech_provider: '0.1', operators: '0.2', platform: '0.2' }),
     })
-    await createRepos(db).days.requestRecompute(devnet.chainId, { from: days[54]!.date, to: days[54]!.date })
+    await createRepos(db).days.requestRecompute(
+      devnet.chainId,
+      { from: days[54]!.date, to: days[54]!.date },
+      'fee schedule',
+    )
     await waitAllComputed(db, TOTAL_DAYS)
+    const restated = await createRepos(db).reports.versions({
+      chain_id: devnet.chainId,
+      report_epoch: days[54]!.report_epoch,
+    })
+    expect(restated.at(-1)?.reason).toBe('fee schedule')
+    const after55 = await createRepos(db).reports.versions({
+      chain_id: devnet.chainId,
+      report_epoch: days[56]!.report_epoch,
+    })
+    expect(after55.at(-1)?.reason).toBe('predecessor restated')
     const schedules = await db('wallet_records as w')
       .join('days as d', function () {
         this.on('d.report_epoch', 'w.report_epoch').andOn('d.visible_version', 'w.version')
@@ -324,11 +344,18 @@ describe.runIf(servicesOk)('daily records end to end (Postgres, Redis, anvil)', 
             : 'v0-default',
       )
     }
-    const versionsPerDay = await db('wallet_records')
+    type PerDay = { report_epoch: string; n: string }
+    const versionsPerDay: PerDay[] = await db('wallet_records')
       .select('report_epoch')
       .countDistinct({ n: 'version' })
       .groupBy('report_epoch')
-    expect(versionsPerDay.every((v) => Number(v.n) === 1)).toBe(true)
+    const logged: PerDay[] = await db('report_versions')
+      .select('report_epoch')
+      .count({ n: '*' })
+      .groupBy('report_epoch')
+    const loggedOf = new Map(logged.map((v) => [String(v.report_epoch), Number(v.n)]))
+    for (const v of versionsPerDay)
+      expect(Number(v.n), String(v.report_epoch)).toBe(loggedOf.get(String(v.report_epoch)))
     await verifyRecordsAgainstChain(db, { rpcUrl: devnet.rpcUrl, river: devnet.contracts.river, holders })
   }, 300_000)
 

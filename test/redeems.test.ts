@@ -4,8 +4,8 @@ import { redeemManagerAbi } from '../chain/abi.ts'
 import { createChainClient } from '../chain/client.ts'
 import type { DbHandle } from '../db/index.ts'
 import { devnetRiverAbi } from '../devnet/abi.ts'
-import { parseUnits18 } from '../engine/index.ts'
-import { http, startTestApi, type TestApi } from './helpers/api.ts'
+import { formatUnits18, parseUnits18 } from '../engine/index.ts'
+import { http, orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
 import { devnetFollower } from './helpers/chain.ts'
 import { SHORT_VERSIONED_HISTORY, startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
@@ -29,7 +29,8 @@ describe.runIf(pgOk)('redemption reads against the devnet', () => {
     })
     dbh = await migratedTestDatabase()
     await devnetFollower(dbh.db, devnet).syncOnce()
-    api = await startTestApi('postgres', {}, { dbh })
+    // the devnet's data directory holds its consensus facts (the exit queue of the projections)
+    api = await startTestApi('postgres', { DATA_DIR: devnet.dataDir }, { dbh })
   }, 300_000)
   afterAll(async () => {
     await api?.close()
@@ -153,6 +154,89 @@ describe.runIf(pgOk)('redemption reads against the devnet', () => {
       parseUnits18(String(before.claimed_amount_lseth)) + parseUnits18(String(before.claimable_amount_lseth)),
     )
     expect(after.body.claimable_amount_lseth).toBe('0')
+  })
+
+  test('behavior: projections explain themselves: case = basis, the inputs, the next report (v1 = v0)', async () => {
+    const { token } = await orgWithToken(api, { scopes: 'read:eth-redeems' })
+    const call = http(api.url, token)
+    const anon = http(api.url)
+    const info = (await anon('GET', '/eth/v1/redeems_info')).body
+    const stack = parseUnits18(info.total_amount_withdrawal_stack_lseth)
+    const queue = (await anon('GET', '/eth/v1/validators/queue')).body
+    // the engine's inputs, read independently: the two latest reports and the chain's clock
+    const [latest, previous] = await dbh
+      .db('oracle_reports')
+      .orderBy([
+        { column: 'block_number', order: 'desc' },
+        { column: 'log_index', order: 'desc' },
+      ])
+      .limit(2)
+    const head = await dbh.db('chain_heads').max('time as t').first()
+    const now = Math.floor(new Date(head?.t as Date).getTime() / 1000)
+    const lastReport = Math.floor(new Date(latest.block_time).getTime() / 1000)
+    const skimmed = BigInt(latest.validators_skimmed_balance) - BigInt(previous.validators_skimmed_balance)
+    const skims = (skimmed > 0n ? skimmed : 0n) + BigInt(latest.trace_pulled_el_fees)
+    const nextReport = lastReport + (Math.floor((now - lastReport) / 86_400) + 1) * 86_400
+    const iso = (t: number) => new Date(t * 1000).toISOString().replace('.000Z', 'Z')
+    const rate = (lseth: bigint) =>
+      (lseth * BigInt(latest.total_underlying_supply)) / BigInt(latest.total_supply)
+
+    const requests = (await anon('GET', '/eth/v1/redeems?ids=0,1,2,3,4,5,6,7,8,9,10,11')).body as {
+      id: number
+      height: string
+      total_amount_lseth: string
+    }[]
+    expect(requests.length).toBeGreaterThan(5)
+    const cases = new Set<string>()
+    let previousAt = 0
+    for (const r of requests) {
+      const res = await call('GET', `/eth/v1/redeems/${r.id}/projection`)
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      const { explanation } = res.body
+      cases.add(explanation.case)
+      expect(explanation.case, `request ${r.id}`).toBe(res.headers.get('x-projection-basis'))
+      const position = parseUnits18(r.height) + parseUnits18(r.total_amount_lseth)
+      const shortfall = position > stack ? position - stack : 0n
+      expect(explanation.inputs).toEqual({
+        queue_position_lseth: formatUnits18(position),
+        withdrawal_stack_lseth: info.total_amount_withdrawal_stack_lseth,
+        shortfall_lseth: formatUnits18(shortfall),
+        shortfall_eth: formatUnits18(rate(shortfall)),
+        redeem_buffer_eth: '0',
+        expected_daily_skims_eth: formatUnits18(skims),
+        exit_queue: explanation.case === 'exit_queue' ? queue : null,
+      })
+      expect(explanation.next_calculation_at).toBe(iso(nextReport))
+      const at = Date.parse(res.body.projected_redeemable_at) / 1000
+      if (explanation.case === 'satisfied') expect(shortfall).toBe(0n)
+      if (explanation.case === 'buffer') {
+        expect(rate(shortfall) <= skims).toBe(true)
+        expect(res.body.projected_redeemable_at).toBe(explanation.next_calculation_at)
+      }
+      if (explanation.case === 'exit_queue') {
+        expect(rate(shortfall) > skims).toBe(true)
+        expect(at).toBeGreaterThanOrEqual(nextReport)
+      }
+      // requests are in queue order: a later one is never projected earlier
+      expect(at).toBeGreaterThanOrEqual(previousAt)
+      previousAt = at
+      expect((await call('GET', `/eth/v0/redeems/${r.id}/projection`)).body).toEqual(res.body)
+    }
+    expect(cases).toContain('satisfied')
+    expect([...cases].some((c) => c !== 'satisfied')).toBe(true)
+
+    const manager = await call('GET', '/eth/v1/redeems_info/projection')
+    expect(manager.status, JSON.stringify(manager.body)).toBe(200)
+    const end = parseUnits18(info.total_amount_redeem_queue_lseth)
+    expect(manager.body.explanation).toMatchObject({
+      case: manager.headers.get('x-projection-basis'),
+      inputs: {
+        queue_position_lseth: info.total_amount_redeem_queue_lseth,
+        shortfall_lseth: formatUnits18(end > stack ? end - stack : 0n),
+      },
+      next_calculation_at: iso(nextReport),
+    })
+    expect((await call('GET', '/eth/v0/redeems_info/projection')).body).toEqual(manager.body)
   })
 
   test('behavior: filters, display_eth, v0 shape and errors', async () => {

@@ -16,7 +16,7 @@ import { computeExitQueue } from '../engine/index.ts'
 import { createPlatformService } from '../platform/service.ts'
 import { type Backend, startTestApi, type TestApi } from './helpers/api.ts'
 import { type ComputedHistory, computedHistory } from './helpers/days.ts'
-import { netReward } from './helpers/records.ts'
+import { balancesAfterReport, netReward } from './helpers/records.ts'
 import { type ChainReportStep, readReportSteps } from './helpers/report-chain.ts'
 import { postgresAvailable } from './helpers/services.ts'
 
@@ -44,6 +44,8 @@ interface Onboarded {
 interface ChainReport extends ChainReportStep {
   epoch: string
   date: string
+  /** `balanceOf` each of `addresses` at the end of the report transaction (what `balance_lseth` holds). */
+  balancesAfter(addresses: readonly string[]): Promise<bigint[]>
 }
 
 describe('reporting endpoints over HTTP with computed devnet days', () => {
@@ -117,6 +119,7 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
             ? BigInt((log.args as { roundId: Hex }).roundId).toString()
             : String((log.args as { report: { epoch: bigint } }).report.epoch),
         date: new Date(Number(time) * 1000).toISOString().slice(0, 10),
+        balancesAfter: (addresses) => balancesAfterReport(client, river, step.block, addresses),
       })
     }
     const roles = devnet.simulator.deployment.roles
@@ -202,16 +205,25 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
         expect(res.headers['x-report-epoch']).toBe(report.epoch)
         expect(res.headers['x-report-date']).toBe(report.date)
         const served = new Map((res.body as Record<string, string>[]).map((r) => [r.address, r]))
-        const balances = await report.balancesBefore(holders)
+        // the balance at the end of the report transaction (the collector's fee mint, the RedeemManager's
+        // burn included); the rewards on the shares held right before it
+        const [before, after] = await Promise.all([
+          report.balancesBefore(holders),
+          report.balancesAfter(holders),
+        ])
         holders.forEach((address, i) => {
-          const balance = balances[i] as bigint
+          const shares = before[i] as bigint
+          const balance = after[i] as bigint
           const record = served.get(address)
           if (!record) {
-            expect(balance, `${address} on ${report.date} has LsETH but no record`).toBe(0n)
+            expect([shares, balance], `${address} on ${report.date} has LsETH but no record`).toEqual([
+              0n,
+              0n,
+            ])
             return
           }
           const where = `${address} on ${report.date}`
-          const rewards = netReward(balance, report)
+          const rewards = netReward(shares, report)
           const total = (running.get(address) ?? 0n) + rewards
           running.set(address, total)
           expect(wei(record.balance_lseth as string), `balance of ${where}`).toBe(balance)

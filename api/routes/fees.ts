@@ -11,12 +11,13 @@ import {
   V3_CUTOVER_ISO,
 } from '../../engine/index.ts'
 import { feeModelOf, setFeeModelHeaders } from '../fee-model-headers.ts'
-import { reportReads } from '../report-cache.ts'
 import {
+  AsOfQuery,
   answeredFromCache,
   KEPT_ANSWERS,
   parseDate,
   readingOrg,
+  readsFor,
   rejectUnit,
   reportOr404,
   setReportHeaders,
@@ -72,6 +73,7 @@ function feeRecordSchema(version: 'v0' | 'v1') {
     date: Str,
     org_id: Str,
     fee_model: StringEnum(['v0', 'v3']),
+    data_as_of: Type.String({ description: "when the day's version became visible (X-Report-Data-As-Of)" }),
     wallets: Type.Integer(),
     ...Object.fromEntries(amounts.map((f) => [f, field])),
     ...Object.fromEntries(rates.map((f) => [f, field])),
@@ -99,7 +101,7 @@ const ProtocolRecordSchema = Type.Object({
   gross_fee_lseth: Str,
   conversion_rate: Str,
   total_lseth_supply: Str,
-  a_srr_7d: Str,
+  a_srr_7d: NullableStr,
 })
 
 /**
@@ -118,6 +120,7 @@ function presentFeeRecord(
     date: day.date,
     org_id: orgId,
     fee_model: model,
+    data_as_of: day.data_as_of.toISOString(),
     wallets: row?.wallets ?? 0,
   }
   for (const f of FEE_AMOUNTS[version]) {
@@ -147,11 +150,13 @@ function linkSuccessor(reply: FastifyReply, day: ReportDay, path: string): void 
 /** Platform, originator and operator fees (v1 and v0) and the public protocol record. */
 export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   const { repos } = deps
-  const reads = reportReads(repos)
+  /** The request's reporting reads (the app's, or as of its `as_of`). */
+  const readsOf = (request: FastifyRequest) => readsFor(request, repos)
   // the answers of these reads are kept under their ETag (api/answer-memo.ts)
   const rewards = { onRequest: app.requireScope('read:eth-rewards'), ...KEPT_ANSWERS }
   const tags = ['fees']
   const DateParams = Type.Object({ date: Type.String({ description: 'YYYY-MM-DD' }) })
+  const AsOf = Type.Object(AsOfQuery)
   const ImpersonateHeaders = Type.Object({ 'impersonate-org': Type.Optional(Type.String()) })
 
   async function orgFees(
@@ -164,12 +169,12 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     const { date } = request.params as { date: string }
     parseDate(date, 'date')
     const orgId = await readingOrg(request, repos)
-    const day = await reportOr404(repos, date)
+    const day = await reportOr404(readsOf(request), date)
     setReportHeaders(reply, day)
     setFeeModelHeaders(request, reply, new Set([feeModelOf(day)]))
     if (version === 'v0') linkSuccessor(reply, day, `/eth/v1/${kind}s/${date}`)
     if (answeredFromCache(request, reply, [day], { orgId })) return reply
-    const row = await reads.cached([day], `fee:${kind}:${orgId}`, () =>
+    const row = await readsOf(request).cached([day], `fee:${kind}:${orgId}`, () =>
       repos.reports.feeRecord(day, kind, orgId),
     )
     return presentFeeRecord(row, day, orgId, version)
@@ -179,12 +184,14 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     if (version === 'v1') rejectUnit(request)
     const { date } = request.params as { date: string }
     parseDate(date, 'date')
-    const day = await reportOr404(repos, date)
+    const day = await reportOr404(readsOf(request), date)
     setReportHeaders(reply, day)
     setFeeModelHeaders(request, reply, new Set([feeModelOf(day)]))
     if (version === 'v0') linkSuccessor(reply, day, `/eth/v1/operators/${date}`)
     if (answeredFromCache(request, reply, [day], {})) return reply
-    const rows = await reads.cached([day], 'operators', () => repos.reports.operatorFeeRecords(day))
+    const rows = await readsOf(request).cached([day], 'operators', () =>
+      repos.reports.operatorFeeRecords(day),
+    )
     return rows.map((row) => presentOperator(row, day))
   }
 
@@ -204,6 +211,7 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
         summary: 'Platform fees and rates of a date (V3 fields), for the org owning the accounts',
         description: feeDescription('platform'),
         params: DateParams,
+        querystring: AsOf,
         headers: ImpersonateHeaders,
         response: { 200: feeRecordSchema('v1'), ...errorResponses(400, 401, 403, 404) },
       },
@@ -219,6 +227,7 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
         summary: 'Originator fees and rates of a date (V3 fields), for the org that added the wallets',
         description: feeDescription('originator'),
         params: DateParams,
+        querystring: AsOf,
         headers: ImpersonateHeaders,
         response: { 200: feeRecordSchema('v1'), ...errorResponses(400, 401, 403, 404) },
       },
@@ -233,6 +242,7 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
         tags,
         summary: 'Node operator fees of a date: the operator share split by active validators',
         params: DateParams,
+        querystring: AsOf,
         response: { 200: Type.Array(OperatorRecordSchema), ...errorResponses(400, 401, 403, 404) },
       },
     },
@@ -247,6 +257,7 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
         summary: 'Platform fees and rates of a date (v0 fields; history through 2026-04-30)',
         description: feeDescription('platform') + v0Note,
         params: DateParams,
+        querystring: AsOf,
         headers: ImpersonateHeaders,
         response: { 200: feeRecordSchema('v0'), ...errorResponses(400, 401, 403, 404) },
       },
@@ -262,6 +273,7 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
         summary: 'Node operator fees of a date (v0; history through 2026-04-30)',
         description: `Operators and their active validators.${v0Note}`,
         params: DateParams,
+        querystring: AsOf,
         response: { 200: Type.Array(OperatorRecordSchema), ...errorResponses(400, 401, 403, 404) },
       },
     },
@@ -276,16 +288,17 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
         tags: ['protocol'],
         summary: 'Protocol record of a date (public): rewards, fee, rate, supply, a_srr_7d',
         params: DateParams,
+        querystring: AsOf,
         response: { 200: Type.Array(ProtocolRecordSchema), ...errorResponses(400, 404) },
       },
     },
     async (request, reply) => {
       const { date } = request.params as { date: string }
       parseDate(date, 'date')
-      const day = await reportOr404(repos, date)
+      const day = await reportOr404(readsOf(request), date)
       setReportHeaders(reply, day)
       if (answeredFromCache(request, reply, [day], {})) return reply
-      const row = await reads.cached([day], 'protocol', () => repos.reports.protocolRecord(day))
+      const row = await readsOf(request).cached([day], 'protocol', () => repos.reports.protocolRecord(day))
       if (!row) return []
       return [
         presentProtocolRecord({

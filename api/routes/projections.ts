@@ -5,13 +5,15 @@ import type { Repos } from '../../db/repos/index.ts'
 import {
   computeExitQueue,
   type ExitQueueInfo,
+  explainProjection,
+  formatUnits18,
   type ProjectionContext,
   projectRedeemManager,
   projectRedeemRequest,
   type WithdrawalEventInput,
 } from '../../engine/index.ts'
 import { ApiError } from '../errors.ts'
-import { errorResponses } from '../schemas.ts'
+import { errorResponses, StringEnum } from '../schemas.ts'
 import { eventInput } from './redeems.ts'
 
 /**
@@ -23,7 +25,9 @@ import { eventInput } from './redeems.ts'
  * - else, with shortfall = position - stack total (in ETH at the latest rate): the next report when the
  *   expected skims of a day cover it, otherwise the first report after now + exit wait + withdrawability
  *   delay + half a sweep. "now" is the chain's (the head the follower last saw).
- * The basis of each estimate is in the `X-Projection-Basis` header.
+ * The basis of each estimate is in the `X-Projection-Basis` header and, with the inputs it was decided from, in
+ * the answer's `explanation` (`explainProjection`): `case` (= the basis), `inputs` (exact decimal amounts; the
+ * exit queue in hours, only for `exit_queue`) and `next_calculation_at`, the next scheduled report after now.
  */
 
 const Idx = Type.Object({ idx: Type.Integer({ minimum: 0, maximum: 4_294_967_295 }) })
@@ -33,7 +37,64 @@ const ExitQueue = Type.Object({
   sweep_time_hours: Type.String(),
 })
 
+/** An exact decimal amount (formatUnits18). */
+const Amount = Type.String()
+/** Why a projection is what it is (README "Redemption reads"); the same object for v1 and v0. */
+const Explanation = Type.Object({
+  case: StringEnum(['satisfied', 'buffer', 'exit_queue', 'no_demand'] as const, {
+    description: 'the case the engine decided; equals the X-Projection-Basis header',
+  }),
+  inputs: Type.Object({
+    queue_position_lseth: Amount,
+    withdrawal_stack_lseth: Amount,
+    shortfall_lseth: Amount,
+    shortfall_eth: Amount,
+    redeem_buffer_eth: Amount,
+    expected_daily_skims_eth: Amount,
+    exit_queue: Type.Union([ExitQueue, Type.Null()]),
+  }),
+  next_calculation_at: Type.String({ format: 'date-time' }),
+})
+
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000)
+
+/** The exit queue as `/eth/v1/validators/queue` shows it (hours, 2 decimals rounded up). */
+function exitQueueHours(info: ExitQueueInfo) {
+  return {
+    exit_time_hours: info.exit_time_hours,
+    mandatory_exit_delay_hours: info.mandatory_exit_delay_hours,
+    sweep_time_hours: info.sweep_time_hours,
+  }
+}
+
+/**
+ * The `explanation` of a projection answer: the engine's `explainProjection` of the same position and context,
+ * amounts as exact decimal strings, the exit queue as read from the consensus layer (only for `exit_queue`).
+ */
+function explanationOf(
+  end: bigint,
+  events: readonly WithdrawalEventInput[],
+  projection: { ctx: ProjectionContext; exitQueue: ExitQueueInfo | null },
+) {
+  const explained = explainProjection(end, events, projection.ctx)
+  const { inputs } = explained
+  return {
+    case: explained.case,
+    inputs: {
+      queue_position_lseth: formatUnits18(inputs.queue_position_lseth),
+      withdrawal_stack_lseth: formatUnits18(inputs.withdrawal_stack_lseth),
+      shortfall_lseth: formatUnits18(inputs.shortfall_lseth),
+      shortfall_eth: formatUnits18(inputs.shortfall_eth),
+      redeem_buffer_eth: formatUnits18(inputs.redeem_buffer_eth),
+      expected_daily_skims_eth: formatUnits18(inputs.expected_daily_skims_eth),
+      exit_queue:
+        inputs.exit_queue !== null && projection.exitQueue !== null
+          ? exitQueueHours(projection.exitQueue)
+          : null,
+    },
+    next_calculation_at: explained.next_calculation_at_iso,
+  }
+}
 
 /** The exit queue estimate from a consensus snapshot. */
 export function exitQueueOf(snapshot: ConsensusSnapshot): ExitQueueInfo {
@@ -62,8 +123,14 @@ export function projectionRoutes(app: FastifyInstance, deps: { repos: Repos; con
     return exitQueueOf(snapshot)
   }
 
-  /** The projection context; the exit queue is read only when the position is not covered yet. */
-  async function context(end: bigint, events: WithdrawalEventInput[]): Promise<ProjectionContext> {
+  /**
+   * The projection context and the exit queue it holds; the exit queue is read only when the position is not
+   * covered yet (else null, and zero waits in the context).
+   */
+  async function context(
+    end: bigint,
+    events: WithdrawalEventInput[],
+  ): Promise<{ ctx: ProjectionContext; exitQueue: ExitQueueInfo | null }> {
     const state = await repos.reports.projectionState()
     const [latest, previous] = state.reports
     if (!latest)
@@ -76,7 +143,8 @@ export function projectionRoutes(app: FastifyInstance, deps: { repos: Repos; con
       latest.validators_skimmed_balance === null || !previous || previous.validators_skimmed_balance === null
         ? 0n
         : skimmedOf(latest) - skimmedOf(previous)
-    return {
+    const queue = covered || end <= 0n ? null : await exitQueue()
+    const ctx: ProjectionContext = {
       now: seconds(state.now),
       last_report_at: seconds(latest.block_time),
       underlying: BigInt(latest.total_underlying_supply),
@@ -85,11 +153,9 @@ export function projectionRoutes(app: FastifyInstance, deps: { repos: Repos; con
       redeem_buffer_eth: 0n,
       // what a day brings without exits: the latest report's skimmed increase and execution-layer fees
       expected_daily_skims_eth: (skimmed > 0n ? skimmed : 0n) + BigInt(latest.trace_pulled_el_fees),
-      exit_queue:
-        covered || end <= 0n
-          ? { exit_seconds: 0, mandatory_exit_delay_seconds: 0, sweep_seconds: 0 }
-          : await exitQueue(),
+      exit_queue: queue ?? { exit_seconds: 0, mandatory_exit_delay_seconds: 0, sweep_seconds: 0 },
     }
+    return { ctx, exitQueue: queue }
   }
 
   async function requestProjection(idx: number, reply: FastifyReply) {
@@ -100,13 +166,14 @@ export function projectionRoutes(app: FastifyInstance, deps: { repos: Repos; con
     if (!request) throw new ApiError('IR3400', `redeem request ${idx} not found`)
     const inputs = events.map(eventInput)
     const position = { height: BigInt(request.height), amount: BigInt(request.amount) }
-    const projection = projectRedeemRequest(
-      position,
-      inputs,
-      await context(position.height + position.amount, inputs),
-    )
+    const end = position.height + position.amount
+    const projected = await context(end, inputs)
+    const projection = projectRedeemRequest(position, inputs, projected.ctx)
     reply.header('x-projection-basis', projection.basis)
-    return { projected_redeemable_at: projection.projected_redeemable_at }
+    return {
+      projected_redeemable_at: projection.projected_redeemable_at,
+      explanation: explanationOf(end, inputs, projected),
+    }
   }
 
   async function managerProjection(reply: FastifyReply) {
@@ -116,13 +183,13 @@ export function projectionRoutes(app: FastifyInstance, deps: { repos: Repos; con
     ])
     const inputs = events.map(eventInput)
     const end = last ? BigInt(last.height) + BigInt(last.amount) : 0n
-    const projection = projectRedeemManager(
-      { total_amount_redeem_queue_lseth: end },
-      inputs,
-      await context(end, inputs),
-    )
+    const projected = await context(end, inputs)
+    const projection = projectRedeemManager({ total_amount_redeem_queue_lseth: end }, inputs, projected.ctx)
     reply.header('x-projection-basis', projection.basis)
-    return { projected_fulfilled_at: projection.projected_fulfilled_at }
+    return {
+      projected_fulfilled_at: projection.projected_fulfilled_at,
+      explanation: explanationOf(end, inputs, projected),
+    }
   }
 
   for (const version of ['v1', 'v0'] as const) {
@@ -135,10 +202,14 @@ export function projectionRoutes(app: FastifyInstance, deps: { repos: Repos; con
           summary: 'When a redeem request is projected to be redeemable (an estimate)',
           description:
             'Covered by the withdrawal stack: the report that covered it (past). Otherwise the next report when a ' +
-            "day's skims cover the shortfall, else the first report after the validator exit wait. Basis in X-Projection-Basis.",
+            "day's skims cover the shortfall, else the first report after the validator exit wait. Basis in X-Projection-Basis; " +
+            'the case, its inputs and the next report after now (next_calculation_at) in explanation.',
           params: Idx,
           response: {
-            200: Type.Object({ projected_redeemable_at: Type.String({ format: 'date-time' }) }),
+            200: Type.Object({
+              projected_redeemable_at: Type.String({ format: 'date-time' }),
+              explanation: Explanation,
+            }),
             ...errorResponses(400, 401, 403, 404, 503),
           },
         },
@@ -153,9 +224,13 @@ export function projectionRoutes(app: FastifyInstance, deps: { repos: Repos; con
           tags,
           summary: 'When the whole redeem queue is projected to be fulfilled (an estimate)',
           description:
-            'In the past when supply already covers demand (then: the report that covered the latest request).',
+            'In the past when supply already covers demand (then: the report that covered the latest request). ' +
+            'The case, its inputs (the queue end as position) and the next report after now in explanation.',
           response: {
-            200: Type.Object({ projected_fulfilled_at: Type.String({ format: 'date-time' }) }),
+            200: Type.Object({
+              projected_fulfilled_at: Type.String({ format: 'date-time' }),
+              explanation: Explanation,
+            }),
             ...errorResponses(401, 403, 404, 503),
           },
         },
@@ -177,12 +252,7 @@ export function projectionRoutes(app: FastifyInstance, deps: { repos: Repos; con
       },
     },
     async () => {
-      const info = await exitQueue()
-      return {
-        exit_time_hours: info.exit_time_hours,
-        mandatory_exit_delay_hours: info.mandatory_exit_delay_hours,
-        sweep_time_hours: info.sweep_time_hours,
-      }
+      return exitQueueHours(await exitQueue())
     },
   )
 }

@@ -15,9 +15,10 @@ import {
 } from '../../engine/index.ts'
 import { ApiError } from '../errors.ts'
 import { feeModelOf, feeModelsOf, setFeeModelHeaders } from '../fee-model-headers.ts'
-import { reportReads } from '../report-cache.ts'
 import {
+  AsOfQuery,
   answeredFromCache,
+  dataAsOfDays,
   engineErrorToApi,
   jsonOrCsv,
   KEPT_ANSWERS,
@@ -25,6 +26,7 @@ import {
   noReport,
   parseDate,
   readingOrg,
+  readsFor,
   rejectUnit,
   reportOr404,
   sendCsv,
@@ -61,6 +63,7 @@ const UnitSchema = Type.Union([Type.Literal('lseth'), Type.Literal('eth')], {
     'lseth (default): as stored; eth: every *_lseth amount replaced by its *_eth counterpart, valued at each ' +
     "day's rate (totals: the running sums of the daily ETH flows); rebate_lseth fields left out",
 })
+const AsOf = Type.Object(AsOfQuery)
 const FeeModelSchema = StringEnum(['v0', 'v3'])
 const FeeModels = Type.Array(FeeModelSchema, {
   description: 'the fee models of the days covered (both: the range crosses the 2026-05-01 cutover)',
@@ -95,6 +98,9 @@ function accountRecordSchema(version: RecordVersion, unit: Unit) {
   })
 }
 
+const DataAsOf = Type.String({
+  description: "when the newest of the days' versions became visible (X-Report-Data-As-Of)",
+})
 const Requested = Type.Object(
   { from: Type.String(), to: Type.String() },
   { description: 'the range asked for (from / to are the dates of the reports it covers)' },
@@ -108,6 +114,7 @@ function walletSummarySchema(version: RecordVersion, unit: Unit) {
     to: Type.String({ description: 'the date of the last report covered' }),
     requested: Requested,
     fee_models: FeeModels,
+    data_as_of: DataAsOf,
     totals: totalsSchema(version, unit),
     days: Type.Array(walletRecordSchema(version, unit)),
   })
@@ -120,6 +127,7 @@ function accountSummarySchema(version: RecordVersion, unit: Unit) {
     to: Type.String({ description: 'the date of the last report covered' }),
     requested: Requested,
     fee_models: FeeModels,
+    data_as_of: DataAsOf,
     totals: totalsSchema(version, unit),
     days: Type.Array(
       Type.Object({
@@ -164,7 +172,8 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   const { repos } = deps
   // the answers of these reads are kept under their ETag (api/answer-memo.ts)
   const rewards = { onRequest: app.requireScope('read:eth-rewards'), ...KEPT_ANSWERS }
-  const reads = reportReads(repos)
+  /** The request's reporting reads (the app's, or as of its `as_of`). */
+  const readsOf = (request: FastifyRequest) => readsFor(request, repos)
   const tags = ['rewards']
 
   /** The caller's accounts among ids / keys, in request order (others: omitted, as unknown ones). */
@@ -191,12 +200,12 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     checkCount(body.accounts, 'accounts')
     const date = parseDate(body.date, 'date')
     const orgId = await readingOrg(request, repos)
-    const day = await reportOr404(repos, date)
+    const day = await reportOr404(readsOf(request), date)
     setReportHeaders(reply, day)
     const csv = wantsCsv(request)
     const ids = await accountsOf(orgId, body.accounts)
     if (answeredFromCache(request, reply, [day], { orgId, ids, unit, csv })) return reply
-    const [accounts, wallets] = await reads.cached([day], `accounts:${ids.join(',')}`, () =>
+    const [accounts, wallets] = await readsOf(request).cached([day], `accounts:${ids.join(',')}`, () =>
       Promise.all([repos.reports.accountRecords(day, ids), repos.reports.accountWalletRecords(day, ids)]),
     )
     const storedOf = new Map(accounts.map((a) => [a.account_id, a]))
@@ -235,12 +244,17 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     return { idOrKey, query, orgId: await readingOrg(request, repos), csv: wantsCsv(request) }
   }
 
-  /** A summary's `from` / `to` (the dates of the first and last reports covered) and the range asked for. */
-  function coveredDates(days: readonly ReportDay[], from: string, to: string) {
+  /**
+   * A summary's `from` / `to` (the dates of the first and last reports covered), the range asked for, the
+   * fee models of its days and its data_as_of.
+   */
+  function coverage(days: readonly ReportDay[], from: string, to: string, models: ReadonlySet<FeeModel>) {
     return {
       from: (days[0] as ReportDay).date,
       to: (days[days.length - 1] as ReportDay).date,
       requested: { from, to },
+      fee_models: [...models].sort(),
+      data_as_of: dataAsOfDays(days),
     }
   }
 
@@ -251,7 +265,7 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     days: readonly ReportDay[],
     inputs: Record<string, unknown>,
   ): boolean {
-    setReportHeaders(reply, days[days.length - 1] as ReportDay)
+    setReportHeaders(reply, days)
     return answeredFromCache(request, reply, days, inputs)
   }
 
@@ -263,8 +277,8 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   ) {
     const { idOrKey, query, orgId, csv } = await summaryRequest(request)
     const address = await summaryAddress(orgId, idOrKey)
-    const { from, to } = await summaryDates(repos, query)
-    const { days, rows } = await walletRecordsOr404(repos, from, to, [address])
+    const { from, to } = await summaryDates(readsOf(request), query)
+    const { days, rows } = await walletRecordsOr404(readsOf(request), from, to, [address])
     if (summaryAnsweredFromCache(request, reply, days, { orgId, address, from, to, unit, csv })) return reply
     const models = feeModelsOf(days)
     setFeeModelHeaders(request, reply, models)
@@ -275,8 +289,7 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     return {
       address,
       account_id: own ? (last?.account_id ?? null) : null,
-      ...coveredDates(days, from, to),
-      fee_models: [...models].sort(),
+      ...coverage(days, from, to, models),
       totals: totalsOf(
         rows.length > 0 ? summarizeRange(rows.map(amountsOf)) : zeroWalletAmounts(),
         version,
@@ -297,11 +310,11 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     const { idOrKey, query, orgId, csv } = await summaryRequest(request)
     const account = await repos.accounts.findByIdOrKey(orgId, idOrKey)
     if (!account) throw new ApiError('IR3000', `account ${JSON.stringify(idOrKey)} not found`)
-    const { from, to, days } = await summaryRange(repos, query)
+    const { from, to, days } = await summaryRange(readsOf(request), query)
     if (summaryAnsweredFromCache(request, reply, days, { orgId, account: account.id, from, to, unit, csv })) {
       return reply
     }
-    const series = await reads.cached(days, `account-series:${account.id}`, () =>
+    const series = await readsOf(request).cached(days, `account-series:${account.id}`, () =>
       repos.reports.accountSeries(days, account.id),
     )
     const dayOf = new Map(days.map((d) => [d.report_epoch, d]))
@@ -326,8 +339,7 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     }
     return {
       account_id: account.id,
-      ...coveredDates(days, from, to),
-      fee_models: [...models].sort(),
+      ...coverage(days, from, to, models),
       totals: totalsOf(
         daily.length > 0 ? summarizeRange(daily.map((d) => d.amounts)) : zeroWalletAmounts(),
         version,
@@ -355,6 +367,7 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
           'Per lot: start/end rate = post-fee rate of the last report on or before from / to (to defaults to the ' +
           'latest report); accrued = floor18(balance x end) - floor18(balance x start). At most 1000 lots.',
         body: Type.Array(LotRequest, { minItems: 1 }),
+        querystring: AsOf,
         response: { 200: LotsResponse, ...errorResponses(400, 401, 403, 404) },
       },
     },
@@ -366,7 +379,7 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
         parseDate(lot.from, `[${i}].from`)
         if (lot.to !== undefined) parseDate(lot.to, `[${i}].to`)
       })
-      const [days, bounds] = await Promise.all([reads.all(), reads.bounds()])
+      const [days, bounds] = await Promise.all([readsOf(request).all(), readsOf(request).bounds()])
       if (!bounds) throw new ApiError('IR4000', 'no computed report yet: lots need at least one')
       setReportHeaders(reply, bounds.latest)
       const rates = days.map((d) => ({
@@ -409,6 +422,7 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
           "only for the reading organization's wallets. At most 1000 addresses.",
         headers: ImpersonateHeaders,
         body: walletsBody,
+        querystring: AsOf,
         response: {
           200: jsonOrCsv(Type.Array(walletRecordSchema('v1'))),
           ...errorResponses(400, 401, 403, 404),
@@ -424,7 +438,7 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
       const org = readingOrg(request, repos)
       // the date's report and the records of the addresses on it: from memory once read, and then answered
       // with no promise at all
-      const held = typeof org === 'string' ? reads.heldWalletRows(date, addresses) : undefined
+      const held = typeof org === 'string' ? readsOf(request).heldWalletRows(date, addresses) : undefined
       if (held && typeof org === 'string') {
         walletsReply(request, reply, org, addresses, held.days[0] as ReportDay, held.rows)
         return
@@ -434,8 +448,8 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
         const {
           days: [day],
           rows,
-        } = await walletRecordsOr404(repos, date, date, addresses)
-        if (!day) throw await noReport(repos, date)
+        } = await walletRecordsOr404(readsOf(request), date, date, addresses)
+        if (!day) throw await noReport(readsOf(request), date)
         return walletsReply(request, reply, orgId, addresses, day, rows)
       })()
     },
@@ -473,6 +487,7 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
           'holding LsETH that day has zero totals and no wallets. At most 1000 accounts.',
         headers: ImpersonateHeaders,
         body: accountsBody,
+        querystring: AsOf,
         response: {
           200: jsonOrCsv(Type.Array(accountRecordSchema('v1', 'lseth'))),
           ...errorResponses(400, 401, 403, 404),
@@ -493,6 +508,7 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
         tags,
         summary: 'Account reward records of a date with the v0 fields (discount and rebates)',
         headers: ImpersonateHeaders,
+        querystring: AsOf,
         body: Type.Object({
           accounts: accountsBody.properties.accounts,
           date: DateString,
@@ -519,8 +535,8 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   for (const version of ['v1', 'v0'] as const) {
     const query =
       version === 'v1'
-        ? Type.Object(rangeQuery)
-        : Type.Object({ ...rangeQuery, unit: Type.Optional(UnitSchema) })
+        ? Type.Object({ ...rangeQuery, ...AsOfQuery })
+        : Type.Object({ ...rangeQuery, ...AsOfQuery, unit: Type.Optional(UnitSchema) })
     const unitOf = (request: FastifyRequest): Unit => {
       if (version === 'v1') {
         rejectUnit(request)

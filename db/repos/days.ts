@@ -45,6 +45,30 @@ const DAY_COLUMNS = (tx: Queryable, alias = 'days') => [
   tx.raw(`to_char(${alias}.date, 'YYYY-MM-DD') as date`),
 ]
 
+/** Why an operator asks for a recompute: the restatement log's reason for the versions it makes. */
+export const RECOMPUTE_REASONS = [
+  'discount',
+  'fee schedule',
+  'engine upgrade',
+  'recompute requested',
+] as const
+/** A reason an operator gives a recompute. */
+export type RecomputeReason = (typeof RECOMPUTE_REASONS)[number]
+/** Why a version of a day was made (README "For finance", restatements). */
+export type RestatementReason = 'first' | 'reorg' | 'predecessor restated' | RecomputeReason
+
+/**
+ * The restatement reason of a run about to be published, from its day as the run found it: its first
+ * version; a reorg (the report moved or the chain rolled back); a recompute asked with a reason; or the
+ * predecessor's figures changed under it.
+ */
+export function restatementReason(day: Pick<DayRow, 'visible_version' | 'reason'>): RestatementReason {
+  if (day.visible_version === null) return 'first'
+  if (day.reason !== null && /reorg/.test(day.reason)) return 'reorg'
+  const asked = RECOMPUTE_REASONS.find((r) => r === day.reason)
+  return asked ?? 'predecessor restated'
+}
+
 /** Tables holding a day's computed records (all keyed by chain_id, report_epoch, version). */
 export const RECORD_TABLES = [
   'wallet_records',
@@ -84,7 +108,7 @@ export function createDaysRepo(db: Queryable) {
             .whereRaw('r.chain_id = days.chain_id and r.epoch::bigint = days.report_epoch'),
         )
       for (const { report_epoch: epoch } of orphans) {
-        for (const table of RECORD_TABLES) {
+        for (const table of [...RECORD_TABLES, 'report_versions']) {
           await db(table).where({ chain_id: chainId, report_epoch: epoch }).delete()
         }
         await db('days').where({ chain_id: chainId, report_epoch: epoch }).delete()
@@ -195,7 +219,11 @@ export function createDaysRepo(db: Queryable) {
         .update({ status: 'failed', error: error.slice(0, 2000), computing_version: null })
     },
 
-    /** Makes `version` the visible one: status computed, with its figures. Call on the finalizing transaction's repositories. */
+    /**
+     * Makes `version` the visible one: status computed, with its figures, and logs it in the restatement log
+     * (`report_versions`: the previous visible version's row closed at the same instant). Call on the
+     * finalizing transaction's repositories.
+     */
     async finishRun(
       chainId: number,
       epoch: string,
@@ -206,8 +234,13 @@ export function createDaysRepo(db: Queryable) {
         contentHash: string
         basedOnHash: string | null
         durationMs: number
+        /** Why this version was made (`restatementReason`). */
+        reason: RestatementReason
+        /** The version it replaces (null: the day's first). */
+        previousVersion: number | null
       },
     ): Promise<void> {
+      const [{ now }] = (await db.raw("select date_trunc('milliseconds', clock_timestamp()) as now")).rows
       await db('days').where({ chain_id: chainId, report_epoch: epoch }).update({
         status: 'computed',
         reason: null,
@@ -221,9 +254,26 @@ export function createDaysRepo(db: Queryable) {
         computed_at: db.fn.now(),
         duration_ms: done.durationMs,
       })
+      await db('report_versions')
+        .where({ chain_id: chainId, report_epoch: epoch })
+        .whereNull('visible_until')
+        .update({ visible_until: now })
+      await db('report_versions').insert({
+        chain_id: chainId,
+        report_epoch: epoch,
+        version: done.version,
+        content_hash: done.contentHash,
+        engine_version: done.engineVersion,
+        reason: done.reason,
+        previous_version: done.previousVersion,
+        visible_from: now,
+      })
     },
 
-    /** Deletes the records of every version of a day but the visible one (after a run, or abandoned runs). */
+    /**
+     * Deletes the records of the versions of a day that were never published (abandoned or failed runs):
+     * the visible version, the one being computed and every version of the restatement log keep theirs.
+     */
     async deleteHiddenVersions(chainId: number, epoch: string): Promise<void> {
       const day = await db<DayRow>('days').where({ chain_id: chainId, report_epoch: epoch }).first()
       if (!day) return
@@ -234,17 +284,32 @@ export function createDaysRepo(db: Queryable) {
             if (day.visible_version !== null) q.whereNot('version', day.visible_version)
             if (day.computing_version !== null) q.whereNot('version', day.computing_version)
           })
+          .whereNotExists((q) =>
+            q
+              .select(db.raw('1'))
+              .from('report_versions as v')
+              .whereRaw(
+                `v.chain_id = ${table}.chain_id and v.report_epoch = ${table}.report_epoch and v.version = ${table}.version`,
+              ),
+          )
           .delete()
       }
     },
 
-    /** Sends the days of a date range back to pending (an explicit recompute). Returns how many. */
-    async requestRecompute(chainId: number, range: { from: string; to: string }): Promise<number> {
+    /**
+     * Sends the days of a date range back to pending (an explicit recompute), with the reason the restatement
+     * log will give their next versions. Returns how many.
+     */
+    async requestRecompute(
+      chainId: number,
+      range: { from: string; to: string },
+      reason: RecomputeReason = 'recompute requested',
+    ): Promise<number> {
       return db('days')
         .where({ chain_id: chainId })
         .whereBetween('date', [range.from, range.to])
         .whereNot('status', 'computing')
-        .update({ status: 'pending', reason: 'recompute requested', requested_at: db.fn.now() })
+        .update({ status: 'pending', reason, requested_at: db.fn.now() })
     },
 
     /** Sends every day whose report is at or after `fromBlock` back to pending (a reorg rolled them back). */

@@ -67,7 +67,10 @@ export type PreviousWalletRow = { address: string } & Record<
 /** A wallet's LsETH movements over a day's period (decimal strings of shares). */
 export interface PeriodFlowRow {
   address: string
+  /** Net movement over the whole period, the report transaction included. */
   delta: string
+  /** Net movement of the report transaction alone (its fee mint, its burns): part of `delta`. */
+  report_delta: string
   mints: string
   burns: string
 }
@@ -183,45 +186,49 @@ export function createRecordsRepo(db: Queryable) {
 
     /**
      * Net LsETH movement, mints (from 0x0) and burns (to 0x0 or to a redeem address) of each address in
-     * `range` over transfers at positions [from, to) (from null: since the beginning).
+     * `range` over transfers at positions (after, upTo] (after null: since the first stored transfer): the
+     * previous report's transaction excluded, this report's included. `report_delta` is the part of `delta`
+     * moved by the transaction at `upTo` itself (the report's fee mint and burns).
      */
     async periodFlows(
       chainId: number,
-      window: { from: ChainPosition | null; to: ChainPosition },
+      window: { after: ChainPosition | null; upTo: ChainPosition },
       range: AddressRange,
       burnAddresses: readonly Address[],
     ): Promise<PeriodFlowRow[]> {
-      const position = (alias: string) => {
-        const fromSql = window.from
-          ? `and ${alias}.block_number >= ? and (${alias}.block_number, ${alias}.tx_index) >= (?, ?)`
-          : ''
-        const fromBindings = window.from ? [window.from.block, window.from.block, window.from.txIndex] : []
-        return {
-          sql: `${alias}.chain_id = ? ${fromSql} and ${alias}.block_number <= ? and (${alias}.block_number, ${alias}.tx_index) < (?, ?)`,
-          bindings: [chainId, ...fromBindings, window.to.block, window.to.block, window.to.txIndex],
-        }
+      const afterSql = window.after ? 'and t.block_number >= ? and (t.block_number, t.tx_index) > (?, ?)' : ''
+      const afterBindings = window.after ? [window.after.block, window.after.block, window.after.txIndex] : []
+      const position = {
+        sql: `t.chain_id = ? ${afterSql} and t.block_number <= ? and (t.block_number, t.tx_index) <= (?, ?)`,
+        bindings: [chainId, ...afterBindings, window.upTo.block, window.upTo.block, window.upTo.txIndex],
       }
-      const incoming = position('t')
-      const outgoing = position('t')
+      // the report transaction's own transfers
+      const inReportTx = 't.block_number = ? and t.tx_index = ?'
+      const reportTx = [window.upTo.block, window.upTo.txIndex]
       const to = inRange('t.to_address', range)
       const from = inRange('t.from_address', range)
       const burns = [ZERO_ADDRESS, ...burnAddresses]
       const result = await db.raw(
-        `select address, sum(delta)::text as delta, sum(mints)::text as mints, sum(burns)::text as burns from (
+        `select address, sum(delta)::text as delta, sum(report_delta)::text as report_delta,
+             sum(mints)::text as mints, sum(burns)::text as burns from (
            select t.to_address as address, t.value as delta,
+             case when ${inReportTx} then t.value else 0 end as report_delta,
              case when t.from_address = ? then t.value else 0 end as mints, 0 as burns
-           from lseth_transfers t where ${incoming.sql} and ${to.sql}
+           from lseth_transfers t where ${position.sql} and ${to.sql}
            union all
-           select t.from_address as address, -t.value as delta, 0 as mints,
+           select t.from_address as address, -t.value as delta,
+             case when ${inReportTx} then -t.value else 0 end as report_delta, 0 as mints,
              case when t.to_address = any(?) then t.value else 0 end as burns
-           from lseth_transfers t where ${outgoing.sql} and ${from.sql}
+           from lseth_transfers t where ${position.sql} and ${from.sql}
          ) m where address <> ? group by address order by address`,
         [
+          ...reportTx,
           ZERO_ADDRESS,
-          ...incoming.bindings,
+          ...position.bindings,
           ...to.bindings,
+          ...reportTx,
           burns,
-          ...outgoing.bindings,
+          ...position.bindings,
           ...from.bindings,
           ZERO_ADDRESS,
         ],

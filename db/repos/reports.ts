@@ -24,6 +24,8 @@ export interface ReportDay {
   status: 'pending' | 'computing' | 'computed' | 'failed'
   visible_version: number
   content_hash: string | null
+  /** When this version became visible (the restatement log's visible_from): what the answer is as of. */
+  data_as_of: Date
   /** U after the report (wei), S after the report (shares) and rate_k: from the protocol record. */
   total_underlying_eth: string
   total_lseth_supply: string
@@ -63,6 +65,17 @@ export type AccountRecordRow = {
   org_id: string | null
   wallets: number
 } & Record<AmountColumn, string>
+
+/** A version of a day in the restatement log. */
+export interface ReportVersionRow {
+  version: number
+  content_hash: string
+  engine_version: string
+  reason: string
+  previous_version: number | null
+  visible_from: Date
+  visible_until: Date | null
+}
 
 /** A stored protocol record. */
 export interface ProtocolRecordRow {
@@ -164,13 +177,20 @@ const recordsOnDays = namedStatement(
  * The database serves one chain (as the redemption reads do); `chainId` narrows it when given.
  */
 export function createReportsRepo(db: Queryable, options: { chainId?: number } = {}) {
-  /** days with visible records, one per date (the latest of the date), with the pool state after it. */
-  const visibleDays = () =>
+  /**
+   * Days with visible records, one per date (the latest of the date), with the pool state after it: the
+   * versions visible now, or (`asOf`) the versions the restatement log says were visible at that instant.
+   */
+  const visibleDays = (asOf?: Date) =>
     db('days as d')
+      .join('report_versions as v', function () {
+        this.on('v.chain_id', 'd.chain_id').andOn('v.report_epoch', 'd.report_epoch')
+        if (asOf === undefined) this.andOn('v.version', 'd.visible_version')
+      })
       .join('protocol_records as p', function () {
         this.on('p.chain_id', 'd.chain_id')
           .andOn('p.report_epoch', 'd.report_epoch')
-          .andOn('p.version', 'd.visible_version')
+          .andOn('p.version', 'v.version')
       })
       .distinctOn('d.date')
       .select(
@@ -180,14 +200,21 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
         'd.block_number',
         'd.log_index',
         'd.block_time',
-        'd.status',
-        'd.visible_version',
-        'd.content_hash',
+        asOf === undefined ? 'd.status' : db.raw(`'computed' as status`),
+        'v.version as visible_version',
+        'v.content_hash',
+        'v.visible_from as data_as_of',
         'p.total_underlying_eth',
         'p.total_lseth_supply',
         'p.conversion_rate',
       )
-      .whereNotNull('d.visible_version')
+      .modify((q) => {
+        if (asOf === undefined) q.whereNotNull('d.visible_version')
+        else
+          q.where('v.visible_from', '<=', asOf).where((w) =>
+            w.whereNull('v.visible_until').orWhere('v.visible_until', '>', asOf),
+          )
+      })
       .modify((q) => {
         if (options.chainId !== undefined) q.where('d.chain_id', options.chainId)
       })
@@ -221,6 +248,28 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
     async visibleDays(): Promise<ReportDay[]> {
       const rows = await visibleDays()
       return rows.map(strip)
+    },
+
+    /** Every date's report as it was visible at `asOf` (the restatement log), by date. */
+    async daysAsOf(asOf: Date): Promise<ReportDay[]> {
+      const rows = await visibleDays(asOf)
+      return rows.map(strip)
+    },
+
+    /** The restatement log of a report, oldest version first. */
+    async versions(day: Pick<ReportDay, 'chain_id' | 'report_epoch'>): Promise<ReportVersionRow[]> {
+      return db('report_versions')
+        .where({ chain_id: day.chain_id, report_epoch: day.report_epoch })
+        .select(
+          'version',
+          'content_hash',
+          'engine_version',
+          'reason',
+          'previous_version',
+          'visible_from',
+          'visible_until',
+        )
+        .orderBy('version')
     },
 
     /**

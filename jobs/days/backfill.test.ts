@@ -54,6 +54,8 @@ describe('startBackfill and backfillProgress', () => {
       contentHash: `hash-${i}`,
       basedOnHash: i === 0 ? null : `hash-${i - 1}`,
       durationMs: 5,
+      reason: 'first',
+      previousVersion: null,
     })
   }
   async function fail(i: number) {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Db } from '../../db/index.ts'
+import { restatementReason } from '../../db/repos/days.ts'
 import { createRepos, inTransaction } from '../../db/repos/index.ts'
 import type { DayKey, ShardResult } from '../../db/repos/records.ts'
 import {
@@ -83,13 +84,14 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
     repos.records.reportOperators(job.chainId, position),
     repos.records.transactionFlows(job.chainId, reportTx),
   ])
-  // every share before the report transaction belongs to a holder: the holders' records must add up
+  // every share before the report transaction belongs to a holder: the holders' records must add up. Their
+  // balances are at the end of the report transaction: its own mints and burns undone give the shares before
   const reconciliation = engineStep(inputs, () =>
     reconcileReport(
       ctx,
       {
         holders: summary.all.wallets,
-        shares: summary.all.balance_lseth,
+        shares: summary.all.balance_lseth - BigInt(ownFlows.mints) + BigInt(ownFlows.burns),
         gross_rewards: summary.all.gross_rewards_eth,
         fees: summary.all.fees_eth,
       },
@@ -206,10 +208,14 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
       contentHash,
       basedOnHash: inputs.previousHash,
       durationMs: day.started_at ? Date.now() - day.started_at.getTime() : 0,
+      reason: restatementReason(day),
+      previousVersion: day.visible_version,
     })
     // webhooks: a first version, or a recompute whose figures changed, is announced (same transaction)
     if (day.content_hash !== contentHash) {
-      await r.webhooks.emit(dayFinalizedEvent(day, job, inputs.day.date, contentHash, wallets))
+      await r.webhooks.emit(
+        dayFinalizedEvent(day, job, inputs.day.date, contentHash, wallets, restatementReason(day)),
+      )
     }
     return { status: 'computed', wallets, content_hash: contentHash }
   })

@@ -23,8 +23,13 @@ export interface DayInputs {
   previousHash: string | null
   ctx: ReportContext
   blockTime: Date
-  /** Wallet balances at this report: the predecessor's plus transfers at positions [from, to). */
-  window: { from: ChainPosition | null; to: ChainPosition }
+  /**
+   * This report's period: transfers at positions (after, upTo], from the previous report's transaction
+   * (excluded: the predecessor's balances hold it) to this report's (included: the balance at a report is
+   * the one at the end of its transaction). `after` is null for the first stored report: every stored
+   * transfer up to its transaction counts.
+   */
+  window: { after: ChainPosition | null; upTo: ChainPosition }
 }
 
 const positionOf = (r: StoredReport): ChainPosition => ({
@@ -110,7 +115,7 @@ export async function loadDayInputs(db: Queryable, chainId: number, epoch: strin
       previousHash,
       ctx,
       blockTime: report.block_time,
-      window: { from: previous ? positionOf(previous) : null, to: positionOf(report) },
+      window: { after: previous ? positionOf(previous) : null, upTo: positionOf(report) },
     }
   } catch (err) {
     if (err instanceof EngineError) {

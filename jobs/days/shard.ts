@@ -58,10 +58,11 @@ function recordValues(key: DayKey, record: WalletRecord, originator: string | nu
 /**
  * Computes and writes the wallet records of one shard (an address range) of a day: every address that held
  * LsETH at the previous report or moved LsETH since, with balance = previous balance + the period's
- * transfers, cumulative totals from the previous record, and attribution (account, org, On-Platform,
- * target fee rate) as of the report's block time. The rows are produced while they are written (COPY), the
- * shard is replaced as a whole on a retry, and its hash and fee summary are saved for the day's
- * finalization.
+ * transfers (the report transaction's included: the balance at the end of it), rewards on the shares held
+ * right before the report transaction, cumulative totals from the previous record, and attribution
+ * (account, org, On-Platform, target fee rate) as of the report's block time. The rows are produced while
+ * they are written (COPY), the shard is replaced as a whole on a retry, and its hash and fee summary are
+ * saved for the day's finalization.
  */
 export async function computeShard(
   db: Db,
@@ -93,12 +94,16 @@ export async function computeShard(
     for (const address of addresses) {
       const before = previous.get(address)
       const flow = flowByAddress.get(address)
-      const shares = (before ? BigInt(before.balance_lseth) : 0n) + (flow ? BigInt(flow.delta) : 0n)
-      if (shares < 0n) {
+      // the balance at the end of the report transaction, and the earning shares right before it
+      const balance = (before ? BigInt(before.balance_lseth) : 0n) + (flow ? BigInt(flow.delta) : 0n)
+      const reportDelta = flow ? BigInt(flow.report_delta) : 0n
+      const shares = balance - reportDelta
+      if (balance < 0n || shares < 0n) {
         throw new DayDataError(
-          `${describeReport(inputs.day)}: the balance of ${address} would be negative (${shares} shares): ` +
-            'transfers are missing or the previous day is inconsistent',
-          { details: { address, shares: shares.toString() } },
+          `${describeReport(inputs.day)}: the balance of ${address} would be negative (${shares} shares ` +
+            `before the report transaction, ${balance} after it): transfers are missing or the previous day ` +
+            'is inconsistent',
+          { details: { address, shares: shares.toString(), balance: balance.toString() } },
         )
       }
       const who = attributionOf.get(address)
@@ -107,6 +112,7 @@ export async function computeShard(
         record = computeWalletRecord(ctx, {
           address,
           shares,
+          report_delta: reportDelta,
           mints: flow ? BigInt(flow.mints) : 0n,
           burns: flow ? BigInt(flow.burns) : 0n,
           previous: before ? totalsOf(before) : null,

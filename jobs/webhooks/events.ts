@@ -4,7 +4,8 @@ import type { NewWebhookEvent } from '../../db/repos/webhooks.ts'
 /**
  * The day.finalized event of a run made visible: to every subscribed organization, once per (day, version).
  * `recomputed` is true when a visible version with other figures existed before; a recompute that gives the
- * same content hash emits nothing (the caller checks).
+ * same content hash emits nothing (the caller checks). A recompute links the versions: the previous version
+ * and content hash, the reason, and the day's restatement log (`GET /v1/reports/{date}/versions`).
  */
 export function dayFinalizedEvent(
   day: Pick<DayRow, 'chain_id' | 'report_epoch' | 'visible_version' | 'content_hash' | 'block_number'>,
@@ -12,6 +13,7 @@ export function dayFinalizedEvent(
   date: string,
   contentHash: string,
   wallets: number,
+  reason: string,
 ): NewWebhookEvent {
   return {
     type: 'day.finalized',
@@ -28,6 +30,9 @@ export function dayFinalizedEvent(
       recomputed: day.visible_version !== null,
       previous_version: day.visible_version,
       previous_content_hash: day.content_hash,
+      // the restatement log: why this version was made, and where every version of the day is listed
+      reason,
+      versions_url: `/v1/reports/${date}/versions`,
     },
   }
 }

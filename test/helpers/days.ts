@@ -1,15 +1,21 @@
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { toContracts } from '../../chain/addresses.ts'
+import { createChainClient } from '../../chain/client.ts'
+import { createLogFetcher } from '../../chain/log-fetcher.ts'
 import { setupFromDevnet } from '../../cli/chain-setup.ts'
 import { createLogger } from '../../common/logger.ts'
 import { type Db, type DbHandle, migrate, openDb } from '../../db/index.ts'
 import { createRepos } from '../../db/repos/index.ts'
 import { type DevnetHandle, type StartDevnetOptions, startDevnet } from '../../devnet/index.ts'
+import type { TestChain } from '../../devnet/testing.ts'
+import { createFollower } from '../../jobs/follower.ts'
 import { createJobs } from '../../jobs/index.ts'
-import { createInlineRunner } from '../../jobs/runner.ts'
+import { createInlineRunner, type JobRunner } from '../../jobs/runner.ts'
 import type { Backend } from './api.ts'
 import { SHORT_HISTORY_UPGRADES } from './devnet.ts'
+import { computeInline } from './records.ts'
 import { migratedTestDatabase } from './services.ts'
 
 const silent = createLogger({ level: 'silent' })
@@ -115,4 +121,53 @@ export async function computedHistory(options: {
     throw err
   }
   return { devnet, dataDir, databases, close }
+}
+
+/** A database following a bare test chain (`startTestChain`), with the day jobs on an inline runner. */
+export interface TestChainService {
+  dbh: DbHandle
+  db: Db
+  runner: JobRunner
+  /** One pass of the follower (its result says whether it rolled back). */
+  sync(): Promise<unknown>
+  /** Computes every pending day (at least one). */
+  compute(): Promise<void>
+  close(): Promise<void>
+}
+
+/** Starts a `TestChainService` over a fresh Postgres database. */
+export async function testChainService(chain: TestChain): Promise<TestChainService> {
+  const dbh = await migratedTestDatabase()
+  const contracts = toContracts({ ...chain.deployment.contracts, startBlock: chain.deployment.deployBlock })
+  const setup = {
+    chainId: chain.anvil.chainId,
+    rpcUrl: chain.anvil.rpcUrl,
+    contracts,
+    allowerPrivateKey: undefined,
+  }
+  const jobs = createJobs({ db: dbh.db, logger: silent, chain: setup, confirmations: 0 })
+  const client = createChainClient({ rpcUrl: chain.anvil.rpcUrl, chainId: chain.anvil.chainId })
+  const follower = createFollower({
+    db: dbh.db,
+    client,
+    fetcher: createLogFetcher({ client, baseDelayMs: 20, maxDelayMs: 200 }),
+    chainId: chain.anvil.chainId,
+    contracts,
+    confirmations: 0,
+    logger: silent,
+  })
+  const runner = createInlineRunner(jobs.processors, silent)
+  jobs.useRunner(runner)
+  await runner.start()
+  return {
+    dbh,
+    db: dbh.db,
+    runner,
+    sync: () => follower.syncOnce(),
+    compute: () => computeInline(dbh.db, runner, 1),
+    close: async () => {
+      await runner.close()
+      await dbh.close()
+    },
+  }
 }

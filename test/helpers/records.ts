@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
-import { type Address, createPublicClient, http } from 'viem'
+import { type Address, createPublicClient, http, type PublicClient, parseAbi } from 'viem'
 import { expect } from 'vitest'
-import { riverAbi } from '../../chain/abi.ts'
+import { REPORT_EVENT_NAMES, riverAbi, riverLegacyAbi } from '../../chain/abi.ts'
 import type { Db, DbHandle } from '../../db/index.ts'
 import { WALLET_AMOUNT_COLUMNS, WALLET_RECORD_COLUMNS } from '../../db/records/columns.ts'
 import { createRepos } from '../../db/repos/index.ts'
@@ -122,11 +122,86 @@ const V0_PARTS = [
 ]
 const V3_PARTS = ['lc_fees_eth', 'tech_provider_fees_eth', 'operator_fees_eth', 'platform_fees_eth']
 
+/** River's getters of the addresses a report transaction itself moves LsETH of (1.0.0 on for the RedeemManager). */
+const roleGettersAbi = parseAbi([
+  'function getCollector() view returns (address)',
+  'function getRedeemManager() view returns (address)',
+])
+
+/**
+ * The collector (fee recipient) and, from River 1.0.0 on, the RedeemManager, read from River at `block`:
+ * the holders whose balance the report transaction itself moves (fee mint, withdrawal event's burn).
+ */
+async function reportMovedHolders(client: PublicClient, river: Address, block: bigint): Promise<string[]> {
+  const read = (functionName: 'getCollector' | 'getRedeemManager') =>
+    client
+      .readContract({ address: river, abi: roleGettersAbi, functionName, blockNumber: block })
+      .then((address) => address.toLowerCase())
+      .catch(() => null) // no RedeemManager before River 1.0.0
+  const addresses = await Promise.all([read('getCollector'), read('getRedeemManager')])
+  const [collector] = addresses
+  expect(collector, `River's collector at block ${block}`).toMatch(/^0x[0-9a-f]{40}$/)
+  return addresses.filter((a): a is string => a !== null && BigInt(a) !== 0n)
+}
+
+/**
+ * LsETH `balanceOf` each of `addresses` (lower case) at the END of the report transaction of `block`: read at
+ * the block, with the transfers of the block's later transactions undone (eth_call answers for whole blocks
+ * only). The balance a record's `balance_lseth` must equal.
+ *
+ * @example
+ * const [collectorBalance] = await balancesAfterReport(client, river, reportBlock, [collector])
+ */
+export async function balancesAfterReport(
+  client: PublicClient,
+  river: Address,
+  block: bigint,
+  addresses: readonly string[],
+): Promise<bigint[]> {
+  const [logs, atBlockEnd] = await Promise.all([
+    client.getContractEvents({
+      address: river,
+      abi: [...riverAbi, ...riverLegacyAbi],
+      fromBlock: block,
+      toBlock: block,
+    }),
+    Promise.all(
+      addresses.map((address) =>
+        client.readContract({
+          address: river,
+          abi: riverAbi,
+          functionName: 'balanceOf',
+          args: [address as Address],
+          blockNumber: block,
+        }),
+      ),
+    ),
+  ])
+  const report = logs.find((l) => (REPORT_EVENT_NAMES as readonly string[]).includes(l.eventName))
+  if (!report) throw new Error(`no oracle report in block ${block}`)
+  const later = logs.filter(
+    (l) => l.eventName === 'Transfer' && (l.transactionIndex as number) > (report.transactionIndex as number),
+  )
+  return addresses.map((address, i) => {
+    let balance = atBlockEnd[i] as bigint
+    for (const log of later) {
+      const { from, to, value } = log.args as { from: string; to: string; value: bigint }
+      if (to.toLowerCase() === address) balance -= value
+      if (from.toLowerCase() === address) balance += value
+    }
+    return balance
+  })
+}
+
 /**
  * Checks the stored records of every day against the chain and against their own laws:
- * - every LsETH holder at each report has a record whose balance is `balanceOf` at the block before the
- *   report (the report is alone in its block on the devnet) and whose net reward is
- *   floor(shares x (U_k S_{k-1} - U_{k-1} S_k) / (S_k S_{k-1})) with U and S read on chain;
+ * - every LsETH holder at each report has a record whose `balance_lseth` is its `balanceOf` at the end of the
+ *   report transaction (at the report block on the devnet, where the report is alone in its block: the
+ *   collector's fee mint and the RedeemManager's burn by the report included), and whose net reward is
+ *   floor(shares x (U_k S_{k-1} - U_{k-1} S_k) / (S_k S_{k-1})) on the shares held right BEFORE the report
+ *   transaction, with U and S read on chain; the collector and the RedeemManager (read from River) are
+ *   always among the holders checked, whatever `holders` lists;
+ * - the balances before the report sum to the supply before the fee mint, those after it to the supply after;
  * - gross - net = fees and the fee parts of the day's model sum to the fees;
  * - every total_X is the running sum of X over the wallet's records;
  * - every account record is the sum of its wallets.
@@ -148,6 +223,8 @@ export async function verifyRecordsAgainstChain(
     river,
     days.map((d) => BigInt(d.block_number)),
   )
+  const last = days.at(-1)
+  const moved = last ? await reportMovedHolders(client, river, BigInt(last.block_number)) : []
   for (const [i, day] of days.entries()) {
     const position = steps[i] as ChainReportStep
     const { block, U, S, Up, Sp } = position
@@ -165,30 +242,41 @@ export async function verifyRecordsAgainstChain(
     let holdersFees = 0n
     let holders = 0n
     let holdersShares = 0n
+    let holdersBalances = 0n
     const records: Record<string, string | null>[] = await db('wallet_records')
       .where({ report_epoch: day.report_epoch, version: day.visible_version })
       .orderBy('address')
     const byAddress = new Map(records.map((r) => [r.address as string, r]))
-    const addresses = [...new Set([...chain.holders.map((h) => h.toLowerCase()), ...byAddress.keys()])]
-    const balances = await position.balancesBefore(addresses)
+    const addresses = [
+      ...new Set([...chain.holders.map((h) => h.toLowerCase()), ...moved, ...byAddress.keys()]),
+    ]
+    const [before, after] = await Promise.all([
+      position.balancesBefore(addresses),
+      balancesAfterReport(client, river, block, addresses),
+    ])
     addresses.forEach((address, i) => {
-      const balance = balances[i] as bigint
+      const shares = before[i] as bigint
+      const balance = after[i] as bigint
       const record = byAddress.get(address)
       if (!record) {
-        expect(balance, `holder ${address} has no record at report ${day.report_epoch}`).toBe(0n)
+        expect([shares, balance], `holder ${address} has no record at report ${day.report_epoch}`).toEqual([
+          0n,
+          0n,
+        ])
         return
       }
       walletDays += 1
       const where = `${address} at report ${day.report_epoch}`
-      expect(BigInt(record.balance_lseth as string), `balance of ${where}`).toBe(balance)
+      expect(BigInt(record.balance_lseth as string), `balance (after the report) of ${where}`).toBe(balance)
       expect(BigInt(record.rewards_eth as string), `net rewards of ${where}`).toBe(
-        netReward(balance, { U, S, Up, Sp }),
+        netReward(shares, { U, S, Up, Sp }),
       )
       expect(BigInt(record.gross_rewards_eth as string), `gross rewards of ${where}`).toBe(
-        netReward(balance, { U: Um as bigint, S: S0 as bigint, Up, Sp }),
+        netReward(shares, { U: Um as bigint, S: S0 as bigint, Up, Sp }),
       )
       holdersFees += BigInt(record.fees_eth as string)
-      holdersShares += balance
+      holdersShares += shares
+      holdersBalances += balance
       holders += 1n
       const amount = (field: string) => BigInt(record[field] as string)
       expect(amount('gross_rewards_eth') - amount('rewards_eth'), `fees of ${where}`).toBe(amount('fees_eth'))
@@ -199,7 +287,7 @@ export async function verifyRecordsAgainstChain(
       ).toBe(amount('fees_eth'))
       const totals = running.get(address) ?? {}
       for (const column of WALLET_AMOUNT_COLUMNS) {
-        if (column.startsWith('total_') || column === 'balance_lseth') continue
+        if (column.startsWith('total_') || column.startsWith('balance_')) continue
         const totalColumn = totalColumnOf(column)
         const sum = (totals[totalColumn] ?? 0n) + amount(column)
         expect(amount(totalColumn), `${totalColumn} of ${where}`).toBe(sum)
@@ -207,6 +295,8 @@ export async function verifyRecordsAgainstChain(
       }
       running.set(address, totals)
     })
+    // every share after the report transaction is held by someone (the records cover every holder)
+    expect(holdersBalances, `shares held after report ${day.report_epoch}`).toBe(S)
     // every share before the report was held by someone; the holders' fees are the minted shares' value at
     // the fee mint, to within one wei per holder (each wallet's amounts are floored)
     if (mint) {
@@ -246,8 +336,8 @@ export const STORED_WALLET_COLUMNS = WALLET_RECORD_COLUMNS
 
 /**
  * Publishes a new version of a computed day as the day pipeline does (records copied to the next version,
- * one wallet's rewards changed, the day's visible version and content hash flipped, the old version's
- * records deleted).
+ * one wallet's rewards changed, the day's visible version and content hash flipped and the version logged
+ * in the restatement log by `finishRun`; the old version keeps its records).
  */
 export async function publishNewVersion(dbh: DbHandle, day: ReportDay, address: string, rewards: string) {
   const next = day.visible_version + 1
@@ -269,11 +359,17 @@ export async function publishNewVersion(dbh: DbHandle, day: ReportDay, address: 
     await tx('wallet_records')
       .where({ ...key, version: next, address })
       .update({ rewards_eth: rewards })
-    await tx('days')
-      .where(key)
-      .update({ visible_version: next, last_version: next, content_hash: `test-${next}` })
-    await tx('wallet_records')
-      .where({ ...key, version: day.visible_version })
-      .delete()
+    const row = await tx('days').where(key).first()
+    await tx('days').where(key).update({ last_version: next })
+    await createRepos(tx).days.finishRun(day.chain_id, day.report_epoch, {
+      version: next,
+      wallets: row.wallets,
+      engineVersion: 'test',
+      contentHash: `test-${next}`,
+      basedOnHash: row.based_on_hash,
+      durationMs: 0,
+      reason: 'recompute requested',
+      previousVersion: day.visible_version,
+    })
   })
 }
