@@ -39,7 +39,7 @@ function addressesOf(contracts: ChainContracts): string[] {
 }
 
 describe('contractsFor', () => {
-  test('behavior: mainnet has the five PROTOCOL.md proxies and the firewall (in the stored form: lower case), each from its proxy deployment block', () => {
+  test('behavior: mainnet has the five PROTOCOL.md proxies, the firewall and the ETH / USD feed (in the stored form: lower case), each proxy from its deployment block', () => {
     const mainnet = contractsFor('mainnet')
     expect(mainnet).toEqual({
       river: '0x8c1bed5b9a0928467c9b1341da1d7bd5e10b6549',
@@ -48,6 +48,8 @@ describe('contractsFor', () => {
       oracle: '0x895a57ed71025d51fe4080530a3489d92e230683',
       operatorsRegistry: '0x1235f1b60df026b2620e48e735c422425e06b725',
       firewall: '0xf1b958564edf538dda1302d3d81eb58ee204b87f',
+      // Chainlink ETH / USD; no ETH / EUR feed (chain/addresses.ts says why)
+      priceFeeds: { usd: '0x5f4ec3df9cbd43714fe2740f5e3616155c5b8419' },
       startBlocks: {
         river: 15_676_402n,
         redeemManager: 17_371_894n,

@@ -11,6 +11,15 @@ export interface StartBlocks {
 }
 
 /**
+ * The Chainlink-shaped (AggregatorV3) feeds of ETH's price in each fiat currency on one chain
+ * (chain/price-feeds.ts reads them at every report's block). A currency without a feed stores a missing price.
+ */
+export interface PriceFeeds {
+  usd?: Address
+  eur?: Address
+}
+
+/**
  * The protocol contracts the service reads on one chain, and the blocks to scan logs from. Mainnet and hoodi
  * come from the protocol's deployment files (fixtures/protocol); a devnet builds this from its deploy at runtime.
  */
@@ -22,6 +31,8 @@ export interface ChainContracts {
   operatorsRegistry?: Address
   /** The AllowlistFirewall, when the Allowlist's allower is one (writes go through it). */
   firewall?: Address
+  /** ETH price feeds (not protocol contracts: no logs are scanned from them). */
+  priceFeeds?: PriceFeeds
   /** First block of each contract: the block its proxy was deployed in (no event of it lies before). */
   startBlocks: StartBlocks
   /** First block worth scanning: the smallest of `startBlocks`. */
@@ -67,6 +78,16 @@ const CONTRACTS: Record<KnownChain, ContractAddresses> = {
     oracle: '0x895a57eD71025D51fe4080530A3489D92E230683',
     operatorsRegistry: '0x1235f1b60df026B2620e48E735C422425E06b725',
     firewall: '0xF1b958564edF538dDa1302D3D81eB58eE204B87F',
+    priceFeeds: {
+      // Chainlink ETH / USD (EACAggregatorProxy, 8 decimals), docs.chain.link/data-feeds/price-feeds/addresses
+      usd: '0x5f4eC3Df9cbd43714FE2740f5E3616155c5b8419',
+      // eur: none. 0xb49f677943BC038e9857d61E7d053CaA2C1734C1, proposed as ETH / EUR, is Chainlink's EUR / USD
+      // (a fiat cross rate, ~1.08, 8 decimals): so named in Enzyme's and Synthetix's mainnet configurations and
+      // others found with the search tools (2026-11); no mainnet ETH / EUR feed was found. Stored as ETH/EUR it
+      // would be wrong by a factor of ~3,000 (the doctor and the reader refuse a feed whose description() is
+      // not "ETH / EUR"). Deriving ETH/EUR as ETH/USD / EUR/USD is a methodology choice left open: until one is
+      // made, EUR prices on mainnet are missing ('no ETH/EUR feed is configured for chain 1').
+    },
     startBlocks: START_BLOCKS.mainnet,
   },
   /** Hoodi testnet proxies and AllowlistFirewall (deployments/hoodi). */
@@ -77,6 +98,7 @@ const CONTRACTS: Record<KnownChain, ContractAddresses> = {
     oracle: '0xDb9C7257647169c8F48ddEbB3b30b94e5DF37f78',
     operatorsRegistry: '0x08CC4d7cE071BB80EB30184da96692C312Cfa904',
     firewall: '0x77a6Af070966D2668e0dAEe7354b3EC0dcFb100F',
+    // Hoodi has no Chainlink feeds: every price is missing ('no ETH/USD feed is configured for chain 560048')
     startBlocks: START_BLOCKS.hoodi,
   },
 }
@@ -107,6 +129,8 @@ export interface ContractAddresses {
   oracle?: string | undefined
   operatorsRegistry?: string | undefined
   firewall?: string | undefined
+  /** ETH price feeds (a devnet's are its deployment's PriceFeed contracts) */
+  priceFeeds?: { usd?: string | undefined; eur?: string | undefined } | undefined
   startBlock?: bigint | undefined
   startBlocks?: Partial<StartBlocks> | undefined
 }
@@ -143,7 +167,16 @@ export function toContracts(raw: ContractAddresses): ChainContracts {
       ? { operatorsRegistry: toAddress(raw.operatorsRegistry, 'operatorsRegistry') }
       : {}),
     ...(raw.firewall ? { firewall: toAddress(raw.firewall, 'firewall') } : {}),
+    ...(raw.priceFeeds ? { priceFeeds: toPriceFeeds(raw.priceFeeds) } : {}),
     startBlocks,
     startBlock,
+  }
+}
+
+/** The configured price feeds in the stored address form (currencies without one left out). */
+function toPriceFeeds(raw: NonNullable<ContractAddresses['priceFeeds']>): PriceFeeds {
+  return {
+    ...(raw.usd ? { usd: toAddress(raw.usd, 'priceFeeds.usd') } : {}),
+    ...(raw.eur ? { eur: toAddress(raw.eur, 'priceFeeds.eur') } : {}),
   }
 }

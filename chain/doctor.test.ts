@@ -22,9 +22,11 @@ import {
   checkCode,
   checkImplementations,
   checkLatestReport,
+  checkPriceFeeds,
   checkStartBlocks,
   runDoctorChecks,
 } from './doctor.ts'
+import { aggregatorV3Abi } from './price-feeds.ts'
 
 const OURS = privateKeyToAccount(
   '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
@@ -186,10 +188,23 @@ function mainnetContracts(
       implementation: '0x4cf3341e1be254c5229e8bcd05b8233a2b60940a' as Address,
     },
     [MAINNET.firewall!]: { from: 15_676_394n },
+    [MAINNET.priceFeeds!.usd!]: { from: 10_606_501n, calls: feedCalls('ETH / USD', 312_345_678_901n) },
   }
   for (const [address, o] of Object.entries(overrides))
     base[address] = { ...base[address]!, ...o } as FakeContract
   return base
+}
+
+/** A Chainlink-shaped feed answering decimals (8), description and latestRoundData (round 42, `answer`). */
+function feedCalls(description: string, price: bigint | null): Record<Hex, Hex> {
+  return Object.fromEntries([
+    answer(aggregatorV3Abi, 'decimals', 8),
+    answer(aggregatorV3Abi, 'description', description),
+    // null: latestRoundData reverts (no round yet)
+    ...(price === null
+      ? []
+      : [answer(aggregatorV3Abi, 'latestRoundData', [42n, price, 1_700_000_000n, 1_700_000_000n, 42n])]),
+  ])
 }
 
 /** A firewall answering getAdmin, executor and executorCanCall (the same answer for every selector). */
@@ -396,6 +411,76 @@ describe('checkLatestReport', () => {
   })
 })
 
+describe('checkPriceFeeds', () => {
+  const FEED = '0x00000000000000000000000000000000000000fe' as Address
+  const withFeeds = (feeds: { usd?: Address; eur?: Address }) => ({ ...MAINNET, priceFeeds: feeds })
+
+  test('behavior: a configured feed with code that answers as ETH / USD is ok, with its price and round; a currency without a feed is a warning naming it and the chain', async () => {
+    const [usd, eur] = await checkPriceFeeds(fakeNode({ contracts: mainnetContracts() }), 1, MAINNET)
+    expect(usd).toMatchObject({
+      check: 'price_feed_usd',
+      status: 'ok',
+      message: `ETH / USD price feed ${MAINNET.priceFeeds!.usd}: 3123.45678901 (round 42, updated 2023-11-14 22:13:20 UTC)`,
+    })
+    expect(eur).toMatchObject({
+      check: 'price_feed_eur',
+      status: 'warn',
+      message:
+        'no ETH/EUR price feed is configured for chain 1: EUR prices are stored as missing beside each report',
+    })
+    const hoodi = await checkPriceFeeds(fakeNode({ chainId: 560048 }), 560048, contractsFor('hoodi'))
+    expect(hoodi.map((r) => [r.check, r.status, r.message])).toEqual([
+      [
+        'price_feed_usd',
+        'warn',
+        expect.stringMatching(/^no ETH\/USD price feed is configured for chain 560048: USD/),
+      ],
+      [
+        'price_feed_eur',
+        'warn',
+        expect.stringMatching(/^no ETH\/EUR price feed is configured for chain 560048: EUR/),
+      ],
+    ])
+  })
+
+  test('behavior: a feed address without code fails; a feed of another pair (EUR / USD configured as ETH / EUR) fails', async () => {
+    const [, noCode] = await checkPriceFeeds(fakeNode({}), 1, withFeeds({ eur: FEED }))
+    expect(noCode).toMatchObject({
+      status: 'fail',
+      message: `no contract code at the ETH / EUR price feed ${FEED}: wrong address or chain`,
+    })
+    const crossRate = fakeNode({
+      contracts: { [FEED]: { from: 1n, calls: feedCalls('EUR / USD', 108_000_000n) } },
+    })
+    const [, wrongPair] = await checkPriceFeeds(crossRate, 1, withFeeds({ eur: FEED }))
+    expect(wrongPair).toMatchObject({
+      status: 'fail',
+      message: `the price feed configured for ETH / EUR (${FEED}) describes itself as "EUR / USD": it is not an ETH / EUR feed`,
+    })
+    const notAFeed = fakeNode({ contracts: { [FEED]: { from: 1n } } })
+    const [notAggregator] = await checkPriceFeeds(notAFeed, 1, withFeeds({ usd: FEED }))
+    expect(notAggregator).toMatchObject({ status: 'fail' })
+    expect(notAggregator!.message).toMatch(
+      /does not answer decimals\(\) and description\(\) as an AggregatorV3 feed/,
+    )
+  })
+
+  test('behavior: a feed without a round yet, or with a non-positive answer, is a warning (prices stored as missing)', async () => {
+    const empty = fakeNode({ contracts: { [FEED]: { from: 1n, calls: feedCalls('ETH / USD', null) } } })
+    const [noRound] = await checkPriceFeeds(empty, 1, withFeeds({ usd: FEED }))
+    expect(noRound).toMatchObject({ status: 'warn' })
+    expect(noRound!.message).toMatch(
+      /has no answer \(latestRoundData reverted: .*\): prices are stored as missing/,
+    )
+    const zero = fakeNode({ contracts: { [FEED]: { from: 1n, calls: feedCalls('ETH / USD', 0n) } } })
+    const [nonPositive] = await checkPriceFeeds(zero, 1, withFeeds({ usd: FEED }))
+    expect(nonPositive).toMatchObject({
+      status: 'warn',
+      message: `the ETH / USD price feed ${FEED} answers a non-positive price (0): prices are stored as missing`,
+    })
+  })
+})
+
 describe('runDoctorChecks', () => {
   const healthy = () =>
     fakeNode({
@@ -428,6 +513,8 @@ describe('runDoctorChecks', () => {
       'warn allower',
       'ok start_blocks',
       'ok latest_report',
+      'ok price_feed_usd',
+      'warn price_feed_eur',
     ])
   })
 

@@ -6,8 +6,10 @@
  * Hard failures (`fail`): the wrong chain, a node that cannot read historical state, a configured contract
  * without code, a start block after a contract's deployment, an RPC error. Warnings (`warn`): what limits the
  * service without making its data wrong (an unknown implementation version, an allower other than our key,
- * no recent oracle report).
+ * no recent oracle report, no ETH price feed for a currency or a feed without a round yet).
  */
+
+import { formatUnits } from 'viem'
 import type { Address } from '../common/address.ts'
 import { allowlistAbi, riverReportEventsAbi } from './abi.ts'
 import type { ChainContracts, StartBlocks } from './addresses.ts'
@@ -15,6 +17,8 @@ import { resolveAllowlistWriteRoute, writeSelector } from './allowlist-route.ts'
 import type { ChainClient } from './client.ts'
 import { AllowlistWriteRefusedError } from './errors.ts'
 import { createLogFetcher } from './log-fetcher.ts'
+import { aggregatorV3Abi, CURRENCIES, type Currency, feedDescription } from './price-feeds.ts'
+import { revertReasonOf } from './revert-reasons.ts'
 import { shortMessage } from './rpc-values.ts'
 import {
   implementationAt,
@@ -381,8 +385,117 @@ export async function checkLatestReport(
 }
 
 /**
+ * The ETH price feed of each currency (`contracts.priceFeeds`), at the head: it has code and answers
+ * `decimals()`, `description()` (which must be "ETH / USD" or "ETH / EUR": a feed of another pair, such as the
+ * EUR / USD cross rate, would store a wrong price) and `latestRoundData()` with a positive answer. One result
+ * per currency (`price_feed_usd`, `price_feed_eur`). No feed configured: a warning naming the currency and the
+ * chain (its prices are stored as missing). No code, or a contract that is not an ETH AggregatorV3 feed: a
+ * failure. No round yet or a non-positive answer: a warning (prices are stored as missing until it answers).
+ *
+ * @example
+ * await checkPriceFeeds(client, 560048, contractsFor('hoodi'))
+ * // [{check: 'price_feed_usd', status: 'warn', message: 'no ETH/USD price feed is configured for chain 560048: ...'}, ...]
+ */
+export async function checkPriceFeeds(
+  client: ChainClient,
+  chainId: number,
+  contracts: ChainContracts,
+): Promise<CheckResult[]> {
+  return Promise.all(CURRENCIES.map((currency) => checkPriceFeed(client, chainId, contracts, currency)))
+}
+
+async function checkPriceFeed(
+  client: ChainClient,
+  chainId: number,
+  contracts: ChainContracts,
+  currency: Currency,
+): Promise<CheckResult> {
+  const check = `price_feed_${currency}`
+  const pair = feedDescription(currency)
+  const feed = contracts.priceFeeds?.[currency]
+  if (!feed) {
+    return result(
+      check,
+      'warn',
+      `no ${pair.replaceAll(' ', '')} price feed is configured for chain ${chainId}: ${currency.toUpperCase()} prices are stored as missing beside each report`,
+      { currency, chain_id: chainId, feed: null },
+    )
+  }
+  const code = await client.getCode({ address: feed })
+  if (!code || code === '0x') {
+    return result(
+      check,
+      'fail',
+      `no contract code at the ${pair} price feed ${feed}: wrong address or chain`,
+      {
+        currency,
+        feed,
+      },
+    )
+  }
+  const read = <T>(functionName: 'decimals' | 'description' | 'latestRoundData') =>
+    client.readContract({ address: feed, abi: aggregatorV3Abi, functionName }) as Promise<T>
+  let decimals: number
+  let description: string
+  try {
+    ;[decimals, description] = await Promise.all([read<number>('decimals'), read<string>('description')])
+  } catch (error) {
+    return result(
+      check,
+      'fail',
+      `the ${pair} price feed ${feed} does not answer decimals() and description() as an AggregatorV3 feed: ${nodeSaid(error)}`,
+      { currency, feed },
+    )
+  }
+  if (description.trim() !== pair) {
+    return result(
+      check,
+      'fail',
+      `the price feed configured for ${pair} (${feed}) describes itself as "${description}": it is not an ${pair} feed`,
+      { currency, feed, description },
+    )
+  }
+  let round: readonly [bigint, bigint, bigint, bigint, bigint]
+  try {
+    round = await read('latestRoundData')
+  } catch (error) {
+    return result(
+      check,
+      'warn',
+      `the ${pair} price feed ${feed} has no answer (latestRoundData reverted: ${revertReasonOf(error)}): prices are stored as missing until it answers`,
+      { currency, feed, decimals, description },
+    )
+  }
+  const [roundId, answer, , updatedAt] = round
+  const details = {
+    currency,
+    feed,
+    decimals,
+    description,
+    round_id: roundId.toString(),
+    answer: answer.toString(),
+    updated_at: Number(updatedAt),
+  }
+  if (answer <= 0n) {
+    return result(
+      check,
+      'warn',
+      `the ${pair} price feed ${feed} answers a non-positive price (${answer}): prices are stored as missing`,
+      details,
+    )
+  }
+  const when = new Date(Number(updatedAt) * 1000).toISOString().replace('T', ' ').replace('.000Z', ' UTC')
+  return result(
+    check,
+    'ok',
+    `${pair} price feed ${feed}: ${formatUnits(answer, decimals)} (round ${roundId}, updated ${when})`,
+    details,
+  )
+}
+
+/**
  * Runs the checks in order: chain id, archive reads, code, implementations, allower, start blocks, latest
- * report. Stops at the first failure (later checks would only repeat it). Each result is passed to
+ * report, price feeds. Stops at the first failure (later checks would only repeat it). Each result is passed to
  * `onResult` as soon as it is known; an unexpected error (an RPC failure) is that check's failure.
  *
  * @example
@@ -402,6 +515,7 @@ export async function runDoctorChecks(
     ['allower', () => checkAllower(client, contracts, input.allower)],
     ['start_blocks', () => checkStartBlocks(client, contracts)],
     ['latest_report', () => checkLatestReport(client, contracts, input.reportLookback)],
+    ['price_feeds', () => checkPriceFeeds(client, input.chainId, contracts)],
   ]
   const results: CheckResult[] = []
   for (const [check, run] of steps) {

@@ -146,3 +146,16 @@ export const devnetOperatorsRegistryAbi = parseAbi([
   'event RequestedValidatorExits(uint256 indexed index, uint256 count)',
   'event UpdatedRequestedValidatorExitsUponStopped(uint256 indexed index, uint32 oldRequestedExits, uint32 newRequestedExits)',
 ])
+
+/**
+ * The devnet's PriceFeed (PriceFeed.sol) beyond the AggregatorV3 reads of chain/price-feeds.ts: the owner's
+ * update, its event, and the round lookup.
+ */
+export const devnetPriceFeedAbi = parseAbi([
+  'function updateAnswer(int256 answer)',
+  'function owner() view returns (address)',
+  'function version() view returns (uint256)',
+  'function getRoundData(uint80 roundId) view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)',
+  'event AnswerUpdated(int256 indexed current, uint256 indexed roundId, uint256 updatedAt)',
+  'error Unauthorized(address caller)',
+])

@@ -30,7 +30,8 @@ export const ARTIFACTS_PATH = path.join(here, 'build', 'artifacts.json')
 
 /**
  * The contracts the devnet deploys (contract name -> source file): each implementation version of the proxied
- * contracts (see `versions.ts`), the proxy, the AllowlistFirewall and the ETH vaults.
+ * contracts (see `versions.ts`), the proxy, the AllowlistFirewall, the ETH vaults, and the ETH price feeds
+ * (Chainlink-shaped, not protocol contracts).
  */
 export const CONTRACT_SOURCES = {
   RiverV0_4: 'River.sol',
@@ -51,6 +52,7 @@ export const CONTRACT_SOURCES = {
   ELFeeRecipient: 'Vaults.sol',
   Withdraw: 'Vaults.sol',
   DepositContract: 'Vaults.sol',
+  PriceFeed: 'PriceFeed.sol',
 } as const
 
 export type ContractName = keyof typeof CONTRACT_SOURCES

@@ -45,6 +45,10 @@ export interface DevnetContracts {
   elFeeRecipient: Address
   withdraw: Address
   depositContract: Address
+  /** the ETH / USD PriceFeed (Chainlink-shaped, not a protocol contract; its owner is the admin) */
+  usdPriceFeed: Address
+  /** the ETH / EUR PriceFeed */
+  eurPriceFeed: Address
 }
 
 export interface DevnetDeployment {
@@ -121,7 +125,9 @@ function implementationName(contract: ProxiedContract, version: ProtocolVersion)
  * start) with the proxy admin (dev account #7) and their initializers, the AllowlistFirewall (admin: the
  * simulator's allower #2, executor: the service's writer #1, allowed `allow` and `setAllowPermissions`),
  * ELFeeRecipient, Withdraw, DepositContract; then the Allowlist's denier (1.2.1), the oracle member, the keeper
- * and 5 operators. The Allowlist's admin and allower are the firewall.
+ * and 5 operators. The Allowlist's admin and allower are the firewall. Last, after every protocol contract and
+ * call (so their addresses do not depend on them), the ETH / USD and ETH / EUR PriceFeeds, without a round yet
+ * (the simulator sets each day's prices: `priceTxs`).
  *
  * @example
  * const deployment = await deployDevnet({ publicClient, testClient, timestamp: timeline.genesisTimestamp + 12n })
@@ -307,11 +313,22 @@ export async function deployDevnet(options: DeployOptions): Promise<DevnetDeploy
       ),
     ),
   ]
+  // the price feeds come after everything else: every address above stays what it was without them
+  const feedAt = (i: number) =>
+    getContractAddress({ from: admin, nonce: BigInt(firstNonce + txs.length + i) })
+  const usdPriceFeed = feedAt(0)
+  const eurPriceFeed = feedAt(1)
+  txs.push(
+    creation(deploy('PriceFeed', ['ETH / USD'], 'deploy ETH / USD PriceFeed'), usdPriceFeed),
+    creation(deploy('PriceFeed', ['ETH / EUR'], 'deploy ETH / EUR PriceFeed'), eurPriceFeed),
+  )
   const blocks = await builder.mine(txs, options.timestamp)
   const first = blocks[0]
   if (!first) throw new Error('deployment mined no block')
-  created.forEach(({ label, address }, i) => {
-    const deployed = first.receipts[i]?.contractAddress?.toLowerCase()
+  // receipts in request order (a batch too big for one block is split over several)
+  const receipts = blocks.flatMap((b) => b.receipts)
+  created.forEach(({ label, address }) => {
+    const deployed = receipts[txs.findIndex((tx) => tx.label === label)]?.contractAddress?.toLowerCase()
     if (deployed !== address.toLowerCase())
       throw new Error(`${label}: deployed at ${deployed}, expected ${address}`)
   })
@@ -330,6 +347,8 @@ export async function deployDevnet(options: DeployOptions): Promise<DevnetDeploy
       elFeeRecipient,
       withdraw,
       depositContract,
+      usdPriceFeed,
+      eurPriceFeed,
     },
     roles,
     deployBlock: first.number,

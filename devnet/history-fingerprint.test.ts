@@ -9,9 +9,13 @@ import { startTestChain } from './testing.ts'
  * same seed; update it only for an intended change. Recorded again when the contracts moved behind EIP-1967
  * proxies with the AllowlistFirewall (new addresses, initializer events, allowlisting through the firewall;
  * the same users, deposits, reports and claims), and when the Allowlist and the firewall took their admin
- * handover from one Administrable contract (the same ABI and storage; other bytecode).
+ * handover from one Administrable contract (the same ABI and storage; other bytecode). Recorded again when the
+ * ETH / USD and ETH / EUR PriceFeeds joined the deploy block (after every protocol contract: no address moved)
+ * and each day's prices got a block of their own before the report: the head's hash and state root, the block
+ * numbers of later logs and the simulator's block and transaction counts changed; the protocol's logs (address,
+ * topics, data), addresses, wallets, reports and consensus facts were checked to be the same as before.
  */
-const EXPECTED = '340ac0517890dffdc1bfa83a46bcbee005a8309afb622b4f1f4001ddf3fb4c86'
+const EXPECTED = 'fc2b1c6ced60bd4f6cee879e3b53c2eef91c0442707d98df5bf9806756b73277'
 
 describe('createSimulator', () => {
   test('behavior: a seeded 6-day history has the recorded fingerprint (blocks, logs, state, consensus facts)', async () => {

@@ -67,7 +67,7 @@ export interface StartDevnetOptions {
   /** further simulator options (loss day, fee change, deny and undeny days, report time, behaviour) */
   simulator?: Pick<
     CreateSimulatorOptions,
-    'lossDay' | 'feeChange' | 'denyDay' | 'undenyDay' | 'reportSecondOfDay' | 'behavior'
+    'lossDay' | 'feeChange' | 'denyDay' | 'undenyDay' | 'reportSecondOfDay' | 'behavior' | 'pricesFromDay'
   >
 }
 
@@ -81,8 +81,16 @@ export interface ImplementationEntry {
 export interface DevnetHandle {
   rpcUrl: string
   chainId: number
-  /** the five contracts the service reads (the full set is in simulator.deployment.contracts) */
-  contracts: Pick<DevnetContracts, 'river' | 'redeemManager' | 'allowlist' | 'oracle' | 'operatorsRegistry'>
+  /**
+   * the five contracts the service reads, and the ETH price feeds it reads at each report (the full set is in
+   * simulator.deployment.contracts)
+   */
+  contracts: Pick<
+    DevnetContracts,
+    'river' | 'redeemManager' | 'allowlist' | 'oracle' | 'operatorsRegistry'
+  > & {
+    priceFeeds: DevnetPriceFeeds
+  }
   /** the service's allowlist writer (dev account #1, the AllowlistFirewall's executor) */
   allowerAddress: Address
   allowerPrivateKey: Hex
@@ -103,6 +111,12 @@ export interface DevnetHandle {
   stop(): Promise<void>
 }
 
+/** The devnet's ETH price feeds (PriceFeed.sol, Chainlink-shaped), by currency. */
+export interface DevnetPriceFeeds {
+  usd: Address
+  eur: Address
+}
+
 /** The content of `$DATA_DIR/devnet.json`. */
 export interface DevnetFile {
   rpc_url: string
@@ -113,6 +127,8 @@ export interface DevnetFile {
     allowlist: Address
     oracle: Address
     operatorsRegistry: Address
+    /** the devnet's ETH / USD and ETH / EUR PriceFeeds (absent from a devnet.json written before them) */
+    priceFeeds?: DevnetPriceFeeds
   }
   allower: { address: Address; private_key: Hex }
   /** the AllowlistFirewall (the Allowlist's allower; `allower` is its executor) */
@@ -230,7 +246,8 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
     })
     const allower = devAccount('allower')
     const { river, redeemManager, allowlist, oracle, operatorsRegistry } = deployment.contracts
-    const contracts = { river, redeemManager, allowlist, oracle, operatorsRegistry }
+    const priceFeeds = { usd: deployment.contracts.usdPriceFeed, eur: deployment.contracts.eurPriceFeed }
+    const contracts = { river, redeemManager, allowlist, oracle, operatorsRegistry, priceFeeds }
     const reportSecond = timeline.reportSecondOfDay
     const file: DevnetFile = {
       rpc_url: anvil.rpcUrl,

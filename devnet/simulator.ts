@@ -12,6 +12,7 @@ import { type ConsensusFacts, createConsensusModel } from './consensus.ts'
 import type { DevnetDeployment } from './deploy.ts'
 import { createRng } from './rng.ts'
 import { createSimulationRunner, type SimulationRunner } from './simulation/live.ts'
+import { PRICE_WALK_START } from './simulation/prices.ts'
 import {
   createWallets,
   DEFAULT_BEHAVIOR,
@@ -72,6 +73,11 @@ export interface CreateSimulatorOptions {
    * none; a versioned history: day 55)
    */
   undenyDay?: number | null
+  /**
+   * day index of the first report preceded by ETH prices on the devnet's PriceFeeds (default 0: every report);
+   * the reports before it find feeds without a round ("No data present")
+   */
+  pricesFromDay?: number
   /** called after a block that upgraded a proxy (the deployment's implementation records have its block) */
   onUpgrade?: () => void
   /** JSON file rewritten after every report with the consensus facts (see README) */
@@ -127,6 +133,10 @@ export async function createSimulator(options: CreateSimulatorOptions): Promise<
   const root = createRng(seed)
   const userRng = root.fork('users')
   const reportRng = root.fork('reports')
+  const priceRng = root.fork('prices')
+  const pricesFromDay = options.pricesFromDay ?? 0
+  if (!Number.isInteger(pricesFromDay) || pricesFromDay < 0)
+    throw new Error('pricesFromDay must be an integer >= 0')
   const consensusModel = createConsensusModel({
     rng: root.fork('consensus'),
     operatorCount: deployment.operators.length,
@@ -152,6 +162,9 @@ export async function createSimulator(options: CreateSimulatorOptions): Promise<
     builder,
     userRng,
     reportRng,
+    priceRng,
+    priceWalk: PRICE_WALK_START,
+    pricesFromDay,
     consensusModel,
     wallets,
     walletByAddress: new Map(wallets.map((w) => [w.address.toLowerCase(), w])),

@@ -15,6 +15,7 @@ import { recoverLegacyAllowlistAccounts } from '../chain/legacy-allowlist.ts'
 import type { DecodedLog } from '../chain/log-decoding.ts'
 import type { LogFetcher } from '../chain/log-fetcher.ts'
 import { readOperatorsAt } from '../chain/operators.ts'
+import { priceFeedCalls, priceReadsFrom } from '../chain/price-feeds.ts'
 import { withRetry } from '../chain/retry.ts'
 import type { Address as StoredAddress } from '../common/address.ts'
 import { forEachConcurrently } from '../common/concurrency.ts'
@@ -127,6 +128,8 @@ export function createFollower(deps: FollowerDeps) {
       }
     }
     await inTransaction(db, async (txRepos) => {
+      // the reports' prices go with them (before the reports: the rows reference them)
+      await txRepos.prices.rollbackFrom(chainId, forkPoint)
       const { allowlistAddresses } = await txRepos.chain.rollbackFrom(chainId, forkPoint)
       await recomputeWalletChainState(txRepos, chainId, allowlistAddresses)
       // the days of the rolled-back reports, and every later day's totals, are computed again
@@ -148,7 +151,9 @@ export function createFollower(deps: FollowerDeps) {
    * operator in the registry layout of the report's `shape` (a backfill has one report a day: one call per value
    * was most of its requests), and the previous block's pool when asked. The operators are none when the
    * registry address is not configured or its layout cannot be read (the day then leaves operator fees
-   * unallocated, and says so).
+   * unallocated, and says so). The ETH prices of the chain's feeds (`contracts.priceFeeds`) ride in River's
+   * multicall: three calls per feed; a feed that is not configured, has no code, reverts or answers a
+   * non-positive price gives a missing price with its reason, an RPC failure fails the chunk (retried).
    */
   async function reportReadsAt(
     blockNumber: bigint,
@@ -158,23 +163,34 @@ export function createFollower(deps: FollowerDeps) {
   ): Promise<ReportReads> {
     const registry = contracts.operatorsRegistry
     const river = { address: contracts.river, abi: riverAbi } as const
-    const [u, s, fee, count] = await readAllAtBlock(
+    const riverCalls = [
+      { ...river, functionName: 'totalUnderlyingSupply' },
+      { ...river, functionName: 'totalSupply' },
+      { ...river, functionName: 'getGlobalFee' },
+      ...(registry
+        ? [{ address: registry, abi: operatorsRegistryAbi, functionName: 'getOperatorCount' }]
+        : []),
+    ] as const
+    const outcomes = await readAllAtBlock(
       client,
-      [
-        { ...river, functionName: 'totalUnderlyingSupply' },
-        { ...river, functionName: 'totalSupply' },
-        { ...river, functionName: 'getGlobalFee' },
-        ...(registry
-          ? [{ address: registry, abi: operatorsRegistryAbi, functionName: 'getOperatorCount' }]
-          : []),
-      ],
+      [...riverCalls, ...priceFeedCalls(contracts.priceFeeds)],
       blockNumber,
     )
+    const [u, s, fee] = outcomes
+    // the registry's count when it was asked (the price reads follow River's calls)
+    const count = registry ? outcomes[3] : undefined
     // River's reads must answer (a revert fails the chunk); the registry may not
     const reads: Omit<ReportReads, 'operators'> = {
       totalUnderlyingSupply: resultOf(u) as bigint,
       totalSupply: resultOf(s) as bigint,
       globalFee: resultOf(fee) as bigint,
+      prices: await priceReadsFrom(
+        client,
+        chainId,
+        contracts.priceFeeds,
+        outcomes.slice(riverCalls.length),
+        blockNumber,
+      ),
     }
     if (poolBefore) {
       const [uBefore, sBefore] = await readAllAtBlock(
@@ -328,6 +344,8 @@ export function createFollower(deps: FollowerDeps) {
     end: { hash: string; time: Date },
   ) {
     for (const [table, list] of converted.tables) await txRepos.chain.insertEvents(table, list)
+    // the reports' prices, after their oracle_reports rows (which they reference), in the same transaction
+    await txRepos.prices.insert(converted.prices)
     await emitRedeemEvents(txRepos, chainId, converted.tables)
     const blocks = new Map<bigint, { number: bigint; hash: string; time: Date }>()
     for (const log of chunk.logs) {

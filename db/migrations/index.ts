@@ -9,6 +9,9 @@ import * as m007 from './007_report_shapes.ts'
 import * as m008 from './008_delegations.ts'
 import * as m009 from './009_webhook_breaker.ts'
 import * as m010 from './010_account_key_problems.ts'
+import * as m011 from './011_report_prices.ts'
+import * as m012 from './012_eth_flows.ts'
+import * as m013 from './013_report_versions.ts'
 
 interface Migration {
   up(db: Knex): Promise<void>
@@ -27,6 +30,9 @@ const migrations: [string, Migration][] = [
   ['008_delegations', m008],
   ['009_webhook_breaker', m009],
   ['010_account_key_problems', m010],
+  ['011_report_prices', m011],
+  ['012_eth_flows', m012],
+  ['013_report_versions', m013],
 ]
 
 /** knex migration source over the in-code list (works the same under tsx, vitest and any bundler). */

@@ -8,6 +8,7 @@ import { createDaysRepo } from './days.ts'
 import { createDelegationsRepo } from './delegations.ts'
 import { createDiscountsRepo } from './discounts.ts'
 import { createOrgsRepo } from './orgs.ts'
+import { createPricesRepo } from './prices.ts'
 import { createRecordsRepo } from './records.ts'
 import { createRedemptionsRepo } from './redemptions.ts'
 import { createReportsRepo } from './reports.ts'
@@ -32,6 +33,7 @@ const FACTORIES = {
   reports: createReportsRepo,
   webhooks: createWebhooksRepo,
   delegations: createDelegationsRepo,
+  prices: createPricesRepo,
 } as const
 
 /** Every repository over one database handle (the pool, or a transaction), as `createRepos` returns them. */
@@ -90,5 +92,6 @@ export type { AccountRow, AccountStatus } from './accounts.ts'
 export type { AllowlistChangeRow } from './allowlist-changes.ts'
 export type { ClientRow } from './clients.ts'
 export type { OrgRow } from './orgs.ts'
+export type { Price, PriceCurrency, ReportPrices } from './prices.ts'
 export type { SolAllowlistRow } from './sol-allowlist.ts'
 export type { WalletRow, WalletStatus, WalletView } from './wallets.ts'

@@ -10,6 +10,7 @@ import { devnetOracleAbi, devnetOracleLegacyAbi } from '../abi.ts'
 import { type ConsensusDay, type ConsensusFacts, DEPOSIT_SIZE } from '../consensus.ts'
 import { atLeast } from '../versions.ts'
 import { mine } from './ledger.ts'
+import { minePrices } from './prices.ts'
 import type { ReportRecord, SimulationContext } from './state.ts'
 import { call, GAS } from './transactions.ts'
 
@@ -71,6 +72,8 @@ export async function mineReport(ctx: SimulationContext, day: number, date: stri
         functionName: 'reportConsensusLayerData',
         args: [reportArgs],
       })
+  // the day's ETH prices, in a block of their own before the report's: the report's block reads them
+  const prices = await minePrices(ctx, day, date, timestamp)
   const [block] = await mine(
     ctx,
     [call(roles.oracleMember, contracts.oracle, data, GAS.report, `oracle report of ${date}`)],
@@ -121,6 +124,7 @@ export async function mineReport(ctx: SimulationContext, day: number, date: stri
     slashing,
     rebalanceDepositToRedeemMode: legacy ? false : rebalance,
     riverVersion,
+    prices,
   }
   ctx.reports.push(record)
   ctx.nextDay = day + 1

@@ -11,6 +11,7 @@ import type { DevnetDeployment } from '../deploy.ts'
 import type { Rng } from '../rng.ts'
 import type { Timeline } from '../timeline.ts'
 import type { ProtocolVersion, ProxiedContract } from '../versions.ts'
+import type { DayPrices, PriceWalk } from './prices.ts'
 
 /** Per-wallet daily behaviour of the simulated users (probabilities are per wallet per day). */
 export const DEFAULT_BEHAVIOR = {
@@ -79,6 +80,8 @@ export interface ReportRecord {
   rebalanceDepositToRedeemMode: boolean
   /** River's version at the report (0.4.0 / 0.5.0: ConsensusLayerDataUpdate; 1.x: ProcessedConsensusLayerReport) */
   riverVersion: ProtocolVersion
+  /** the ETH prices set on the PriceFeeds before the report (undefined on a day before `pricesFromDay`) */
+  prices: DayPrices | undefined
 }
 
 /** One simulated day: its date, its report block and how many transactions it mined. */
@@ -146,6 +149,11 @@ export interface SimulationContext {
   builder: BlockBuilder
   userRng: Rng
   reportRng: Rng
+  /** the ETH price walk's generator and state (simulation/prices.ts) */
+  priceRng: Rng
+  priceWalk: PriceWalk
+  /** the first day whose prices are set on the feeds (earlier reports find no round) */
+  pricesFromDay: number
   consensusModel: ConsensusModel
   wallets: WalletState[]
   /** wallets by lower-case address */

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import type { DecodedLog } from '../../chain/log-decoding.ts'
+import type { PriceReads } from '../../chain/price-feeds.ts'
 import { toAddress } from '../../common/address.ts'
 import { type ChunkContext, eventRows, legacyRewards, logKey, needsPoolBefore } from './event-rows.ts'
 
@@ -11,6 +12,12 @@ const A = toAddress('0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')
 const B = toAddress('0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb')
 const ZERO = toAddress('0x0000000000000000000000000000000000000000')
 const DENY = 1n << 255n
+const FEED = toAddress('0xfeedfeedfeedfeedfeedfeedfeedfeedfeedfeed')
+/** A report's prices when the chain has no feeds (the reason is the chain reader's, chain/price-feeds.ts). */
+const NO_PRICES: PriceReads = {
+  usd: { feed: null, missing_reason: `no ETH/USD feed is configured for chain ${CHAIN}` },
+  eur: { feed: null, missing_reason: `no ETH/EUR feed is configured for chain ${CHAIN}` },
+}
 
 let logIndex = 0
 /** A decoded log at block 10 of transaction `tx` (one hex digit), with the next log index. */
@@ -94,6 +101,10 @@ describe('eventRows', () => {
             totalSupply: 91n,
             globalFee: 1000n,
             operators: [{ operator_index: 0, funded: 4 }],
+            prices: {
+              usd: { feed: FEED, round_id: 42n, answer: 312_345_678_901n, decimals: 8, price_time: TIME },
+              eur: { feed: FEED, missing_reason: 'the feed reverted at block 10: No data present' },
+            },
             endOfPreviousBlock: { totalUnderlyingSupply: 100n, totalSupply: 90n },
           },
         ],
@@ -190,6 +201,28 @@ describe('eventRows', () => {
     ])
     expect(out.reports).toEqual(['2026-05-03'])
     expect(out.skippedLegacy).toEqual([])
+    // one price row per currency, keyed as the report: an answer as read, a missing price with its reason
+    expect(out.prices).toEqual([
+      {
+        chain_id: CHAIN,
+        block_number: 10n,
+        log_index: 3,
+        currency: 'usd',
+        feed: FEED,
+        round_id: 42n,
+        answer: 312_345_678_901n,
+        decimals: 8,
+        price_time: TIME,
+      },
+      {
+        chain_id: CHAIN,
+        block_number: 10n,
+        log_index: 3,
+        currency: 'eur',
+        feed: FEED,
+        missing_reason: 'the feed reverted at block 10: No data present',
+      },
+    ])
   })
 
   test('behavior: a report before River 1.0.0 (ConsensusLayerDataUpdate) is a legacy row: epoch from roundId, the figures it lacks null, rewards from its RewardsEarned', () => {
@@ -221,6 +254,7 @@ describe('eventRows', () => {
       totalSupply: 100n,
       globalFee: 1500n,
       operators: [],
+      prices: NO_PRICES,
       endOfPreviousBlock: { totalUnderlyingSupply: 100n, totalSupply: 90n },
     }
     const out = eventRows(CHAIN, logs, {
@@ -281,6 +315,7 @@ describe('eventRows', () => {
             totalSupply: 100n,
             globalFee: 0n,
             operators: [],
+            prices: NO_PRICES,
             endOfPreviousBlock: { totalUnderlyingSupply: 100n, totalSupply: 100n },
           },
         ],
@@ -318,7 +353,10 @@ describe('eventRows', () => {
     const out = eventRows(CHAIN, [v1], {
       blocks: new Map([[10n, { hash: HASH_BLOCK, time: TIME }]]),
       reportReads: new Map([
-        [logKey(v1), { totalUnderlyingSupply: 1n, totalSupply: 1n, globalFee: 0n, operators: [] }],
+        [
+          logKey(v1),
+          { totalUnderlyingSupply: 1n, totalSupply: 1n, globalFee: 0n, operators: [], prices: NO_PRICES },
+        ],
       ]),
       legacyAccounts: new Map(),
       storedPermissions: new Map(),

@@ -1,7 +1,9 @@
 import { REPORT_EVENT_NAMES } from '../../chain/abi.ts'
 import type { DecodedLog } from '../../chain/log-decoding.ts'
+import { CURRENCIES, type PriceReads } from '../../chain/price-feeds.ts'
 import type { Address } from '../../common/address.ts'
 import type { EventTable } from '../../db/repos/chain.ts'
+import type { ReportPriceRow } from '../../db/repos/prices.ts'
 import {
   type BlockEndReads,
   logsByBlock,
@@ -20,11 +22,13 @@ export interface BlockFacts {
 /**
  * What the chain said around an oracle report (`ProcessedConsensusLayerReport`, or `ConsensusLayerDataUpdate`
  * before River 1.0.0): at the end of its block River's U, S, fee (and the previous block's fee when the fee
- * changes after the report in its block) and the operators; at the end of the previous block River's U and S,
- * read only where they are needed (`needsPoolBefore`).
+ * changes after the report in its block), the operators and the ETH prices of the chain's feeds (each an
+ * answer or a missing price with its reason); at the end of the previous block River's U and S, read only where
+ * they are needed (`needsPoolBefore`).
  */
 export interface ReportReads extends BlockEndReads {
   operators: { operator_index: number; funded: number }[]
+  prices: PriceReads
   endOfPreviousBlock?: PoolReads
 }
 
@@ -86,6 +90,8 @@ export interface PermissionEvent {
 /** The rows of a chunk, by table, and what the follower does with them besides storing. */
 export interface EventRows {
   tables: Map<EventTable, Record<string, unknown>[]>
+  /** one row per report and currency (`report_prices`), written after the reports' rows */
+  prices: ReportPriceRow[]
   permissions: PermissionEvent[]
   /** UTC dates of the oracle reports in the chunk, in chain order. */
   reports: string[]
@@ -139,6 +145,7 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
     tables.set(table, list)
   }
   const permissions: PermissionEvent[] = []
+  const prices: ReportPriceRow[] = []
   const reports: string[] = []
   const skippedLegacy: DecodedLog[] = []
   // the fee shares minted by a report's transaction: its RewardsEarned supply increase
@@ -190,6 +197,15 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
         block_number: log.blockNumber,
         log_index: log.logIndex,
         ...operator,
+      })
+    }
+    for (const currency of CURRENCIES) {
+      prices.push({
+        chain_id: chainId,
+        block_number: log.blockNumber,
+        log_index: log.logIndex,
+        currency,
+        ...reads.prices[currency],
       })
     }
     return { after, before }
@@ -368,5 +384,5 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
         break // other River events (PulledELFees, ...) are not stored
     }
   }
-  return { tables, permissions, reports, skippedLegacy }
+  return { tables, prices, permissions, reports, skippedLegacy }
 }
