@@ -14,6 +14,7 @@ import {
 import { impersonatedOrg } from './auth/impersonation.ts'
 import { caller } from './auth/plugin.ts'
 import { ApiError } from './errors.ts'
+import { currencyOf } from './fiat-view.ts'
 import { type ReportReads, reportReads, reportReadsAsOf } from './report-cache.ts'
 
 /**
@@ -217,7 +218,8 @@ export function answeredFromCache(
   }
   // Fastify builds a new routeOptions object at each read: read it once
   const route = request.routeOptions
-  let text = `${request.method} ${route.url}\n${JSON.stringify(inputs)}\n`
+  // the currency asked for changes the answer (fiat values), as the inputs do
+  let text = `${request.method} ${route.url}\n${JSON.stringify(inputs)}\n${currencyOf(request) ?? ''}\n`
   for (const d of days) text += `${d.report_epoch}:${d.visible_version}:${d.content_hash ?? ''}\n`
   const etag = etagOf(text)
   reply.header('etag', etag)

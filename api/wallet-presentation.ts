@@ -11,6 +11,7 @@ import {
   type WalletAmounts,
   type WalletRecord,
 } from '../engine/index.ts'
+import { withFiatSchema } from './fiat-view.ts'
 import { Nullable } from './schemas.ts'
 
 /**
@@ -41,16 +42,16 @@ const NOT_NULL: ReadonlySet<string> = new Set(['oracle_report', 'address', 'date
 
 /** Response schema of a wallet reward record of the version and unit (strings; nullable but the keys). */
 export function walletRecordSchema(version: RecordVersion, unit: Unit = 'lseth') {
-  return Type.Object(
-    Object.fromEntries(
-      walletFields(version, unit).map((f) => [f, NOT_NULL.has(f) ? Type.String() : NullableString]),
-    ),
+  const properties = Object.fromEntries(
+    walletFields(version, unit).map((f) => [f, NOT_NULL.has(f) ? Type.String() : NullableString]),
   )
+  return Type.Object(withFiatSchema(properties, AMOUNT_FIELDS))
 }
 
 /** Response schema of an account's totals of the version and unit (null: a part of no day's model). */
 export function totalsSchema(version: RecordVersion, unit: Unit = 'lseth') {
-  return Type.Object(Object.fromEntries(totalsFields(version, unit).map((f) => [f, NullableString])))
+  const properties = Object.fromEntries(totalsFields(version, unit).map((f) => [f, NullableString]))
+  return Type.Object(withFiatSchema(properties, AMOUNT_FIELDS))
 }
 
 /**

@@ -1,4 +1,5 @@
 import { parse } from 'csv-parse/sync'
+import Decimal from 'decimal.js'
 import { parseUnits } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { WITHHELD_FROM_OTHERS } from '../api/wallet-presentation.ts'
@@ -40,6 +41,8 @@ describe.runIf(pgOk)('books across the fee-model cutover (Postgres, anvil, HTTP)
       after: 59, // 2026-04-01 .. 2026-06-01
       startDate: '2026-04-01',
       walletCount: 24,
+      // the price feeds get their first round on day 2: the first days have no price
+      simulator: { pricesFromDay: 2 },
       onboard: async (db: Db, _backend, devnet) => {
         const repos = createRepos(db)
         const platform = createPlatformService(db)
@@ -275,5 +278,65 @@ describe.runIf(pgOk)('books across the fee-model cutover (Postgres, anvil, HTTP)
         }
       }
     }
+  })
+
+  test("behavior: currency=usd adds amount x price (half-even, 8 places) from the report's on-chain price; CSV carries it; no price is null with a reason", async () => {
+    const ids = accounts.map((a) => a.id)
+    let priced = 0
+    let missing = 0
+    for (const date of dates) {
+      const res = await call('POST', '/eth/v1/rewards/accounts?currency=usd', { accounts: ids, date })
+      expect(res.status, date).toBe(200)
+      for (const account of res.body as { totals: Row; wallets: Row[] }[]) {
+        for (const record of [account.totals, ...account.wallets]) {
+          if (record.price_usd === null) {
+            missing += 1
+            expect(record.price_usd_missing_reason, date).toMatch(/\w/)
+            expect(record.rewards_usd).toBeNull()
+            continue
+          }
+          priced += 1
+          expect(record.price_usd_feed).toMatch(/^0x[0-9a-fA-F]{40}$/)
+          expect(Date.parse(record.price_usd_time as string)).toBeLessThanOrEqual(
+            Date.parse(`${date}T23:59:59Z`),
+          )
+          // independently: the exact product, rounded half-even to 8 places (decimal.js)
+          const price = new Decimal(record.price_usd as string)
+          for (const [name, amount] of [
+            ['rewards_usd', 'rewards_eth'],
+            ['fees_usd', 'fees_eth'],
+          ] as const) {
+            const expected = new Decimal(record[amount] as string)
+              .times(price)
+              .toDecimalPlaces(8, Decimal.ROUND_HALF_EVEN)
+            expect(new Decimal(record[name] as string).equals(expected), `${name} on ${date}`).toBe(true)
+          }
+          expect('total_rewards_usd' in record).toBe(false) // a running total is never re-priced
+        }
+      }
+      // CSV: the same values, one row per wallet-day
+      const csv = await fetch(`${api.url}/eth/v1/rewards/accounts?currency=usd`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/csv' },
+        body: JSON.stringify({ accounts: ids, date }),
+      })
+      const rows = csvRows(await csv.text())
+      expect(rows).toEqual((res.body as { wallets: Row[] }[]).flatMap((a) => a.wallets))
+    }
+    expect(priced).toBeGreaterThan(100)
+    expect(missing).toBeGreaterThan(0)
+    // a summary's fiat totals are the sums of its days' values, each at its own day's price
+    const account = accounts[0] as { id: string }
+    const from = dates[3] as string
+    const summary = await call(
+      'GET',
+      `/eth/v0/rewards/accounts/${account.id}/summary?from=${from}&currency=usd`,
+    )
+    expect(summary.status).toBe(200)
+    const sum = (summary.body.days as { totals: Row }[]).reduce(
+      (s, d) => s.plus(d.totals.rewards_usd as string),
+      new Decimal(0),
+    )
+    expect(new Decimal(summary.body.totals.rewards_usd).equals(sum)).toBe(true)
   })
 })

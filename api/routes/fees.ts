@@ -11,6 +11,7 @@ import {
   V3_CUTOVER_ISO,
 } from '../../engine/index.ts'
 import { feeModelOf, setFeeModelHeaders } from '../fee-model-headers.ts'
+import { CurrencyQuery, currencyOf, priceIn, withFiat, withFiatSchema } from '../fiat-view.ts'
 import {
   AsOfQuery,
   answeredFromCache,
@@ -75,34 +76,49 @@ function feeRecordSchema(version: 'v0' | 'v1') {
     fee_model: StringEnum(['v0', 'v3']),
     data_as_of: Type.String({ description: "when the day's version became visible (X-Report-Data-As-Of)" }),
     wallets: Type.Integer(),
-    ...Object.fromEntries(amounts.map((f) => [f, field])),
+    ...withFiatSchema(Object.fromEntries(amounts.map((f) => [f, field])), FEE_SOURCES),
     ...Object.fromEntries(rates.map((f) => [f, field])),
   })
 }
 
-const OperatorRecordSchema = Type.Object({
-  oracle_report: Str,
-  date: Str,
-  fee_model: StringEnum(['v0', 'v3']),
-  operator_id: Str,
-  active_validators: Type.Integer(),
-  operator_fees_eth: Str,
-  operator_fees_rate: Str,
-})
+/** The stored ETH amounts of each record kind fiat values are made from. */
+const FEE_SOURCES: ReadonlySet<string> = new Set(FEE_AMOUNT_COLUMNS)
+const OPERATOR_SOURCES: ReadonlySet<string> = new Set(['operator_fees_eth'])
+const PROTOCOL_SOURCES: ReadonlySet<string> = new Set(['rewards_eth'])
 
-const ProtocolRecordSchema = Type.Object({
-  oracle_report: Str,
-  date: Str,
-  total_protocol_mints_lseth: Str,
-  total_protocol_burns_lseth: Str,
-  total_protocol_active_keys_count: Type.Integer(),
-  rewards_eth: Str,
-  gross_fee_rate: Str,
-  gross_fee_lseth: Str,
-  conversion_rate: Str,
-  total_lseth_supply: Str,
-  a_srr_7d: NullableStr,
-})
+const OperatorRecordSchema = Type.Object(
+  withFiatSchema(
+    {
+      oracle_report: Str,
+      date: Str,
+      fee_model: StringEnum(['v0', 'v3']),
+      operator_id: Str,
+      active_validators: Type.Integer(),
+      operator_fees_eth: Str,
+      operator_fees_rate: Str,
+    },
+    OPERATOR_SOURCES,
+  ),
+)
+
+const ProtocolRecordSchema = Type.Object(
+  withFiatSchema(
+    {
+      oracle_report: Str,
+      date: Str,
+      total_protocol_mints_lseth: Str,
+      total_protocol_burns_lseth: Str,
+      total_protocol_active_keys_count: Type.Integer(),
+      rewards_eth: Str,
+      gross_fee_rate: Str,
+      gross_fee_lseth: Str,
+      conversion_rate: Str,
+      total_lseth_supply: Str,
+      a_srr_7d: NullableStr,
+    },
+    PROTOCOL_SOURCES,
+  ),
+)
 
 /**
  * A fee record in a version: the one rule of the reward reads (a part of the other fee model is null, the
@@ -156,7 +172,15 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   const rewards = { onRequest: app.requireScope('read:eth-rewards'), ...KEPT_ANSWERS }
   const tags = ['fees']
   const DateParams = Type.Object({ date: Type.String({ description: 'YYYY-MM-DD' }) })
-  const AsOf = Type.Object(AsOfQuery)
+  const AsOf = Type.Object({ ...AsOfQuery, ...CurrencyQuery })
+
+  /** The day's price in the currency the read asks for (undefined: none asked). */
+  async function priceOf(request: FastifyRequest, day: ReportDay) {
+    const currency = currencyOf(request)
+    if (currency === undefined) return undefined
+    const prices = await readsOf(request).cached([day], 'prices', () => repos.prices.ofDays([day]))
+    return { currency, price: priceIn(prices.get(day.report_epoch), currency) }
+  }
   const ImpersonateHeaders = Type.Object({ 'impersonate-org': Type.Optional(Type.String()) })
 
   async function orgFees(
@@ -177,7 +201,11 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     const row = await readsOf(request).cached([day], `fee:${kind}:${orgId}`, () =>
       repos.reports.feeRecord(day, kind, orgId),
     )
-    return presentFeeRecord(row, day, orgId, version)
+    const presented = presentFeeRecord(row, day, orgId, version)
+    const price = await priceOf(request, day)
+    if (!price) return presented
+    const amount = (source: string) => BigInt(row?.[source as (typeof FEE_AMOUNT_COLUMNS)[number]] ?? 0)
+    return withFiat(presented, amount, FEE_SOURCES, price.price, price.currency)
   }
 
   async function operators(request: FastifyRequest, reply: FastifyReply, version: 'v0' | 'v1') {
@@ -192,7 +220,13 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     const rows = await readsOf(request).cached([day], 'operators', () =>
       repos.reports.operatorFeeRecords(day),
     )
-    return rows.map((row) => presentOperator(row, day))
+    const price = await priceOf(request, day)
+    return rows.map((row) => {
+      const presented = presentOperator(row, day)
+      if (!price) return presented
+      const amount = () => BigInt(row.operator_fees_eth)
+      return withFiat(presented, amount, OPERATOR_SOURCES, price.price, price.currency)
+    })
   }
 
   const feeDescription = (who: string) =>
@@ -300,7 +334,8 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
       if (answeredFromCache(request, reply, [day], {})) return reply
       const row = await readsOf(request).cached([day], 'protocol', () => repos.reports.protocolRecord(day))
       if (!row) return []
-      return [
+      const price = await priceOf(request, day)
+      const presented = [
         presentProtocolRecord({
           oracle_report: row.report_epoch,
           date: row.block_time.toISOString().replace('.000Z', 'Z'),
@@ -315,6 +350,9 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
           a_srr_7d: row.a_srr_7d,
         }),
       ]
+      if (!price) return presented
+      const amount = () => BigInt(row.rewards_eth)
+      return presented.map((p) => withFiat(p, amount, PROTOCOL_SOURCES, price.price, price.currency))
     },
   )
 }

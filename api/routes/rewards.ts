@@ -3,18 +3,30 @@ import { type TSchema, Type } from 'typebox'
 import { toAddress as normalizeAddress } from '../../common/address.ts'
 import { groupBy } from '../../common/group.ts'
 import { isUuid } from '../../db/repos/accounts.ts'
-import type { Repos } from '../../db/repos/index.ts'
+import type { Price, Repos } from '../../db/repos/index.ts'
 import type { ReportDay, WalletRecordRow } from '../../db/repos/reports.ts'
 import {
   computeLotRewards,
   type FeeModel,
+  type PresentedWalletRecord,
   presentTotals,
   summarizeRange,
+  WALLET_AMOUNT_FIELDS,
+  type WalletAmountField,
   type WalletAmounts,
   zeroWalletAmounts,
 } from '../../engine/index.ts'
 import { ApiError } from '../errors.ts'
 import { feeModelOf, feeModelsOf, setFeeModelHeaders } from '../fee-model-headers.ts'
+import {
+  type Currency,
+  CurrencyQuery,
+  currencyOf,
+  fieldsWithFiat,
+  priceIn,
+  sumFiat,
+  withFiat,
+} from '../fiat-view.ts'
 import {
   AsOfQuery,
   answeredFromCache,
@@ -63,7 +75,7 @@ const UnitSchema = Type.Union([Type.Literal('lseth'), Type.Literal('eth')], {
     'lseth (default): as stored; eth: every *_lseth amount replaced by its *_eth counterpart, valued at each ' +
     "day's rate (totals: the running sums of the daily ETH flows); rebate_lseth fields left out",
 })
-const AsOf = Type.Object(AsOfQuery)
+const AsOf = Type.Object({ ...AsOfQuery, ...CurrencyQuery })
 const FeeModelSchema = StringEnum(['v0', 'v3'])
 const FeeModels = Type.Array(FeeModelSchema, {
   description: 'the fee models of the days covered (both: the range crosses the 2026-05-01 cutover)',
@@ -154,6 +166,39 @@ function checkCount(items: readonly unknown[], what: string): void {
   }
 }
 
+/** A read's currency and the price of each of its reports. */
+type Fiat = { currency: Currency; priceOf: (epoch: string) => Price }
+/** The stored ETH amounts fiat values of wallet records are made from. */
+const WALLET_SOURCES: ReadonlySet<string> = new Set(WALLET_AMOUNT_FIELDS)
+
+/** A presented wallet record with its fiat values when the read asks for a currency. */
+function walletInFiat(
+  fiat: Fiat | undefined,
+  row: WalletRecordRow,
+  presented: Readonly<PresentedWalletRecord>,
+) {
+  if (!fiat) return presented
+  const price = fiat.priceOf(row.report_epoch)
+  return withFiat(presented, (s) => BigInt(row[s as WalletAmountField]), WALLET_SOURCES, price, fiat.currency)
+}
+
+/** An account's presented totals of one report with their fiat values when the read asks for a currency. */
+function totalsInFiat(
+  fiat: Fiat | undefined,
+  epoch: string,
+  amounts: WalletAmounts,
+  totals: Record<string, string | null>,
+) {
+  if (!fiat) return totals
+  const price = fiat.priceOf(epoch)
+  return withFiat(totals, (s) => amounts[s as WalletAmountField], WALLET_SOURCES, price, fiat.currency)
+}
+
+/** The CSV header of wallet records of a version, unit and currency. */
+function csvFields(version: RecordVersion, unit: Unit, fiat: Fiat | undefined): readonly string[] {
+  return fieldsWithFiat(walletFields(version, unit), WALLET_SOURCES, fiat?.currency)
+}
+
 /** Summed amounts as a read's totals; `own` false: the fields withheld from a reader are null. */
 function totalsOf(
   amounts: WalletAmounts,
@@ -174,6 +219,14 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   const rewards = { onRequest: app.requireScope('read:eth-rewards'), ...KEPT_ANSWERS }
   /** The request's reporting reads (the app's, or as of its `as_of`). */
   const readsOf = (request: FastifyRequest) => readsFor(request, repos)
+
+  /** The currency a read asks for and the prices of its days (undefined: none asked). */
+  async function fiatOf(request: FastifyRequest, days: readonly ReportDay[]): Promise<Fiat | undefined> {
+    const currency = currencyOf(request)
+    if (currency === undefined) return undefined
+    const prices = await readsOf(request).cached(days, 'prices', () => repos.prices.ofDays(days))
+    return { currency, priceOf: (epoch) => priceIn(prices.get(epoch), currency) }
+  }
   const tags = ['rewards']
 
   /** The caller's accounts among ids / keys, in request order (others: omitted, as unknown ones). */
@@ -212,19 +265,28 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     const walletsOf = groupBy(wallets, (w) => w.account_id)
     const model = feeModelOf(day)
     setFeeModelHeaders(request, reply, new Set([model]))
+    const fiat = await fiatOf(request, [day])
     const records = ids.map((id) => {
       const stored = storedOf.get(id)
+      const amounts = stored ? amountsOf(stored) : zeroWalletAmounts()
       return {
         account_id: id,
         fee_model: model,
-        totals: totalsOf(stored ? amountsOf(stored) : zeroWalletAmounts(), version, unit, new Set([model])),
+        totals: totalsInFiat(
+          fiat,
+          day.report_epoch,
+          amounts,
+          totalsOf(amounts, version, unit, new Set([model])),
+        ),
         date: day.date,
-        wallets: (walletsOf.get(id) ?? []).map((w) => presentStoredWallet(w, orgId, version, unit)),
+        wallets: (walletsOf.get(id) ?? []).map((w) =>
+          walletInFiat(fiat, w, presentStoredWallet(w, orgId, version, unit)),
+        ),
       }
     })
     if (csv) {
       const rows = records.flatMap((r) => r.wallets)
-      return sendCsv(reply, `accounts-${day.date}`, walletFields(version, unit), rows)
+      return sendCsv(reply, `accounts-${day.date}`, csvFields(version, unit, fiat), rows)
     }
     return records
   }
@@ -282,21 +344,26 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     if (summaryAnsweredFromCache(request, reply, days, { orgId, address, from, to, unit, csv })) return reply
     const models = feeModelsOf(days)
     setFeeModelHeaders(request, reply, models)
-    const presented = rows.map((row) => presentStoredWallet(row, orgId, version, unit))
-    if (csv) return sendCsv(reply, `wallet-${address}-${from}-${to}`, walletFields(version, unit), presented)
+    const fiat = await fiatOf(request, days)
+    const presented = rows.map((row) =>
+      walletInFiat(fiat, row, presentStoredWallet(row, orgId, version, unit)),
+    )
+    if (csv)
+      return sendCsv(reply, `wallet-${address}-${from}-${to}`, csvFields(version, unit, fiat), presented)
     const last = rows[rows.length - 1]
     const own = rows.every((row) => row.org_id === orgId)
+    const totals = totalsOf(
+      rows.length > 0 ? summarizeRange(rows.map(amountsOf)) : zeroWalletAmounts(),
+      version,
+      unit,
+      models,
+      own,
+    )
     return {
       address,
       account_id: own ? (last?.account_id ?? null) : null,
       ...coverage(days, from, to, models),
-      totals: totalsOf(
-        rows.length > 0 ? summarizeRange(rows.map(amountsOf)) : zeroWalletAmounts(),
-        version,
-        unit,
-        models,
-        own,
-      ),
+      totals: fiat ? sumFiat(totals, presented, WALLET_SOURCES, fiat.currency) : totals,
       days: presented,
     }
   }
@@ -321,36 +388,52 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     const walletsOn = groupBy(series.wallets, (w) => w.report_epoch)
     const models = feeModelsOf(days)
     setFeeModelHeaders(request, reply, models)
+    const fiat = await fiatOf(request, days)
     const daily = series.accounts.map((row) => {
       const model = feeModelOf(dayOf.get(row.report_epoch) as ReportDay)
+      const amounts = amountsOf(row)
       return {
         oracle_report: row.report_epoch,
         date: row.date,
         fee_model: model,
-        amounts: amountsOf(row),
+        amounts,
+        totals: totalsInFiat(
+          fiat,
+          row.report_epoch,
+          amounts,
+          totalsOf(amounts, version, unit, new Set([model])),
+        ),
         wallets: (walletsOn.get(row.report_epoch) ?? []).map((w) =>
-          presentStoredWallet(w, orgId, version, unit),
+          walletInFiat(fiat, w, presentStoredWallet(w, orgId, version, unit)),
         ),
       }
     })
     if (csv) {
       const rows = daily.flatMap((d) => d.wallets)
-      return sendCsv(reply, `account-${account.id}-${from}-${to}`, walletFields(version, unit), rows)
+      return sendCsv(reply, `account-${account.id}-${from}-${to}`, csvFields(version, unit, fiat), rows)
     }
+    const totals = totalsOf(
+      daily.length > 0 ? summarizeRange(daily.map((d) => d.amounts)) : zeroWalletAmounts(),
+      version,
+      unit,
+      models,
+    )
     return {
       account_id: account.id,
       ...coverage(days, from, to, models),
-      totals: totalsOf(
-        daily.length > 0 ? summarizeRange(daily.map((d) => d.amounts)) : zeroWalletAmounts(),
-        version,
-        unit,
-        models,
-      ),
+      totals: fiat
+        ? sumFiat(
+            totals,
+            daily.map((d) => d.totals),
+            WALLET_SOURCES,
+            fiat.currency,
+          )
+        : totals,
       days: daily.map((d) => ({
         oracle_report: d.oracle_report,
         date: d.date,
         fee_model: d.fee_model,
-        totals: totalsOf(d.amounts, version, unit, new Set([d.fee_model])),
+        totals: d.totals,
         wallets: d.wallets,
       })),
     }
@@ -367,7 +450,7 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
           'Per lot: start/end rate = post-fee rate of the last report on or before from / to (to defaults to the ' +
           'latest report); accrued = floor18(balance x end) - floor18(balance x start). At most 1000 lots.',
         body: Type.Array(LotRequest, { minItems: 1 }),
-        querystring: AsOf,
+        querystring: Type.Object(AsOfQuery),
         response: { 200: LotsResponse, ...errorResponses(400, 401, 403, 404) },
       },
     },
@@ -440,8 +523,9 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
       // with no promise at all
       const held = typeof org === 'string' ? readsOf(request).heldWalletRows(date, addresses) : undefined
       if (held && typeof org === 'string') {
-        walletsReply(request, reply, org, addresses, held.days[0] as ReportDay, held.rows)
-        return
+        const sent = walletsReply(request, reply, org, addresses, held.days[0] as ReportDay, held.rows)
+        // a CSV or fiat answer is sent once the day's prices are read
+        return sent instanceof Promise ? sent : undefined
       }
       return (async () => {
         const orgId = await org
@@ -468,9 +552,15 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     const csv = wantsCsv(request)
     if (answeredFromCache(request, reply, [day], { orgId, addresses, csv })) return reply
     // rows: the records of addresses on this day, in request order (walletRows): the answer
-    if (csv) {
-      const records = rows.map((row) => presentStoredWallet(row, orgId, 'v1'))
-      return sendCsv(reply, `wallets-${day.date}`, walletFields('v1'), records)
+    const currency = currencyOf(request)
+    if (csv || currency !== undefined) {
+      // the fiat values need the day's prices: sent when they are read (the promise ends with the reply)
+      return (async () => {
+        const fiat = await fiatOf(request, [day])
+        const records = rows.map((row) => walletInFiat(fiat, row, presentStoredWallet(row, orgId, 'v1')))
+        if (!csv) return reply.send(records)
+        return sendCsv(reply, `wallets-${day.date}`, csvFields('v1', 'lseth', fiat), records)
+      })()
     }
     return sendStoredWallets(reply, rows, orgId, 'v1')
   }
@@ -535,8 +625,8 @@ export function rewardRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   for (const version of ['v1', 'v0'] as const) {
     const query =
       version === 'v1'
-        ? Type.Object({ ...rangeQuery, ...AsOfQuery })
-        : Type.Object({ ...rangeQuery, ...AsOfQuery, unit: Type.Optional(UnitSchema) })
+        ? Type.Object({ ...rangeQuery, ...AsOfQuery, ...CurrencyQuery })
+        : Type.Object({ ...rangeQuery, ...AsOfQuery, ...CurrencyQuery, unit: Type.Optional(UnitSchema) })
     const unitOf = (request: FastifyRequest): Unit => {
       if (version === 'v1') {
         rejectUnit(request)

@@ -1,0 +1,165 @@
+import type { FastifyRequest } from 'fastify'
+import { type TSchema, Type } from 'typebox'
+import type { Price, ReportPrices } from '../db/repos/index.ts'
+import { FIAT_DECIMALS, fiatValue, formatPrice, formatUnits, parseUnits } from '../engine/index.ts'
+import { ApiError } from './errors.ts'
+import { Nullable, StringEnum } from './schemas.ts'
+
+/**
+ * Fiat values on the reporting reads (README "For finance"): with `?currency=usd|eur`, every period amount and
+ * balance of a record gains a `<name>_usd` / `<name>_eur` value (its ETH amount x the ETH price stored beside
+ * its report, `engine/fiat.ts`: exact, rounded once half-even to 8 places) and the record names the price it
+ * used (`price_usd`, its feed, round and time). Running totals (`total_*`) gain none: their fiat value would
+ * re-price old flows at a later price; a summary's totals in fiat are the sums of its days' values. A day
+ * without a price answers null values and `price_<currency>_missing_reason`, never 0.
+ */
+
+/** A fiat currency of the reads. */
+export type Currency = 'usd' | 'eur'
+const CURRENCIES: readonly Currency[] = ['usd', 'eur']
+
+/** The `currency` query parameter. */
+export const CurrencyQuery = {
+  currency: Type.Optional(
+    StringEnum(['usd', 'eur'], {
+      description:
+        'add the fiat value of every period amount and balance (<name>_usd / <name>_eur) at the on-chain ETH ' +
+        'price stored beside each report (price_<currency>: its feed, round and time), half-even to 8 places',
+    }),
+  ),
+}
+
+/** The request's `currency` (undefined: none asked). */
+export function currencyOf(request: FastifyRequest): Currency | undefined {
+  const value = (request.query as Record<string, unknown> | undefined)?.currency
+  if (value === undefined) return undefined
+  if (value === 'usd' || value === 'eur') return value
+  throw new ApiError('IR1000', `currency must be usd or eur (got ${JSON.stringify(value)})`)
+}
+
+/** The stored ETH amount a field's fiat value is made from, if any (`mints_lseth` -> `mints_eth`). */
+function sourceOf(field: string, sources: ReadonlySet<string>): string | undefined {
+  if (field.startsWith('total_')) return undefined
+  const source = field.endsWith('_lseth') ? field.replace(/_lseth$/, '_eth') : field
+  return source.endsWith('_eth') && sources.has(source) ? source : undefined
+}
+
+/** The fiat fields of a record's fields in a currency: (name, source amount), in order, each once. */
+function fiatPairs(fields: readonly string[], sources: ReadonlySet<string>, currency: Currency) {
+  const pairs = new Map<string, { source: string; field: string }>()
+  for (const field of fields) {
+    const source = sourceOf(field, sources)
+    if (source === undefined) continue
+    const name = source.replace(/_eth$/, `_${currency}`)
+    if (!pairs.has(name)) pairs.set(name, { source, field })
+  }
+  return pairs
+}
+
+/** The price fields a record carries with its fiat values. */
+function priceFieldNames(currency: Currency): string[] {
+  const p = `price_${currency}`
+  return [p, `${p}_feed`, `${p}_round_id`, `${p}_time`, `${p}_missing_reason`]
+}
+
+/**
+ * A record schema's properties with the optional fiat fields of both currencies (present only when asked):
+ * `properties` are the record's, `sources` the stored ETH amounts fiat values can be made from.
+ */
+export function withFiatSchema(
+  properties: Record<string, TSchema>,
+  sources: ReadonlySet<string>,
+): Record<string, TSchema> {
+  const out: Record<string, TSchema> = { ...properties }
+  for (const currency of CURRENCIES) {
+    for (const name of fiatPairs(Object.keys(properties), sources, currency).keys()) {
+      out[name] = Type.Optional(Nullable('string'))
+    }
+    for (const name of priceFieldNames(currency)) out[name] = Type.Optional(Nullable('string'))
+  }
+  return out
+}
+
+/** A record's fields followed by its fiat fields in `currency` (none asked: the fields): the CSV header. */
+export function fieldsWithFiat(
+  fields: readonly string[],
+  sources: ReadonlySet<string>,
+  currency: Currency | undefined,
+): readonly string[] {
+  if (currency === undefined) return fields
+  return [...fields, ...fiatPairs(fields, sources, currency).keys(), ...priceFieldNames(currency)]
+}
+
+/** The price fields of a record (all null but the reason when the price is missing). */
+function priceFields(price: Price, currency: Currency): Record<string, string | null> {
+  const [p, feed, round, time, reason] = priceFieldNames(currency) as [string, string, string, string, string]
+  if (!('answer' in price)) {
+    return { [p]: null, [feed]: price.feed, [round]: null, [time]: null, [reason]: price.missing_reason }
+  }
+  return {
+    [p]: formatPrice(price.answer, price.decimals),
+    [feed]: price.feed,
+    [round]: price.round_id.toString(),
+    [time]: price.price_time.toISOString(),
+    [reason]: null,
+  }
+}
+
+/** The missing price of a report whose prices were never stored (ingested before prices were read). */
+const NOT_STORED: Price = { feed: null, missing_reason: 'no price is stored for this report' }
+
+/** A report's price in a currency. */
+export function priceIn(prices: ReportPrices | undefined, currency: Currency): Price {
+  return prices?.[currency] ?? NOT_STORED
+}
+
+/**
+ * A presented record with its fiat values in `currency` appended: each period amount or balance shown (not
+ * null) valued at `price` from `amount(source)` (wei), and the price fields.
+ */
+export function withFiat<T extends Record<string, unknown>>(
+  presented: T,
+  amount: (source: string) => bigint | undefined,
+  sources: ReadonlySet<string>,
+  price: Price,
+  currency: Currency,
+): T & Record<string, string | null> {
+  const out: Record<string, unknown> = { ...presented }
+  for (const [name, { source, field }] of fiatPairs(Object.keys(presented), sources, currency)) {
+    const wei = amount(source)
+    out[name] =
+      presented[field] === null || wei === undefined || !('answer' in price)
+        ? null
+        : fiatValue(wei, price.answer, price.decimals)
+  }
+  Object.assign(out, priceFields(price, currency))
+  return out as T & Record<string, string | null>
+}
+
+/**
+ * A summary's totals in fiat: each fiat field the sum of the days' values (each day at its own price); null
+ * when a day of the range has no value for it (the missing prices are named by the days).
+ */
+export function sumFiat(
+  totals: Record<string, unknown>,
+  days: readonly Record<string, unknown>[],
+  sources: ReadonlySet<string>,
+  currency: Currency,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...totals }
+  for (const [name, { field }] of fiatPairs(Object.keys(totals), sources, currency)) {
+    if (totals[field] === null) {
+      out[name] = null
+      continue
+    }
+    let sum = 0n
+    let complete = days.length > 0
+    for (const day of days) {
+      const value = day[name]
+      if (typeof value !== 'string') complete = false
+      else sum += parseUnits(value, FIAT_DECIMALS)
+    }
+    out[name] = complete ? formatUnits(sum, FIAT_DECIMALS) : null
+  }
+  return out
+}
