@@ -1,7 +1,7 @@
 import cliProgress from 'cli-progress'
 import type { Config } from '../common/config.ts'
 import { LsReportError } from '../common/errors.ts'
-import type { DayRow } from '../db/repos/days.ts'
+import type { DayRow, RecomputeReason } from '../db/repos/days.ts'
 import { createRepos } from '../db/repos/index.ts'
 import {
   type BackfillProgress,
@@ -188,7 +188,7 @@ function buildRunner(ctx: Context, processors: Parameters<typeof createInlineRun
 }
 
 /**
- * `lsreport backfill --from D --to D [--recompute]`: prepares the range (`startBackfill`), runs the day jobs
+ * `lsreport backfill --from D --to D [--recompute [--reason R]]`: prepares the range (`startBackfill`), runs the day jobs
  * in this process until every day of the range is computed (inline runner; with REDIS_URL a BullMQ worker
  * that cooperates with any running `lsreport worker`), showing progress on stderr. Prints a JSON summary and
  * returns 0 when done; throws `BackfillFailedError` when a day fails; returns 130 on SIGINT/SIGTERM after
@@ -196,7 +196,7 @@ function buildRunner(ctx: Context, processors: Parameters<typeof createInlineRun
  */
 export async function backfillCommand(
   ctx: Context,
-  opts: DateRange & { recompute?: boolean },
+  opts: DateRange & { recompute?: boolean; reason?: RecomputeReason },
 ): Promise<number> {
   const range = validateRange(opts)
   let interrupted = false
@@ -212,7 +212,11 @@ export async function backfillCommand(
     const { db } = ctx.dbh
     const chain = await chainOf(ctx.config)
     const chainId = chain.chainId
-    const start = await startBackfill(db, chainId, { ...range, recompute: opts.recompute === true })
+    const start = await startBackfill(db, chainId, {
+      ...range,
+      recompute: opts.recompute === true,
+      ...(opts.reason ? { reason: opts.reason } : {}),
+    })
     ctx.logger.info(
       { chain_id: chainId, ...range, days: start.days, retried: start.retried, recomputed: start.recomputed },
       'backfill started',

@@ -4,6 +4,7 @@ import fs from 'node:fs/promises'
 import { Command, InvalidArgumentError } from 'commander'
 import { ConfigError, LsReportError } from '../common/errors.ts'
 import { applyV8Flags } from '../common/v8-flags.ts'
+import { RECOMPUTE_REASONS, type RecomputeReason } from '../db/repos/days.ts'
 import { DATE_YEARS, parseDateOnly } from '../engine/dates.ts'
 import type { Context } from './context.ts'
 
@@ -122,12 +123,20 @@ program
   .requiredOption('--from <date>', 'first date (YYYY-MM-DD)')
   .requiredOption('--to <date>', 'last date (YYYY-MM-DD)')
   .option('--recompute', 'recompute the days of the range that are already computed')
-  .action(async (opts: { from: string; to: string; recompute?: boolean }) => {
+  .option(
+    '--reason <reason>',
+    "with --recompute, why (the restatement log's reason of the new versions): discount, 'fee schedule', " +
+      "'engine upgrade' or 'recompute requested' (default)",
+    parseRecomputeReason,
+  )
+  .action(async (opts: { from: string; to: string; recompute?: boolean; reason?: RecomputeReason }) => {
     const [{ validateRange }, { backfillCommand }] = await Promise.all([
       import('../jobs/days/backfill.ts'),
       import('./days.ts'),
     ])
     validateRange(opts) // before opening the database
+    if (opts.reason !== undefined && opts.recompute !== true)
+      program.error('error: --reason goes with --recompute')
     process.exit(await withContext((ctx) => backfillCommand(ctx, opts)))
   })
 
@@ -310,6 +319,12 @@ accounts
 function parseWhole(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number')
   return Number(value)
+}
+
+function parseRecomputeReason(value: string): RecomputeReason {
+  const reason = RECOMPUTE_REASONS.find((r) => r === value)
+  if (reason === undefined) throw new InvalidArgumentError(`expected one of: ${RECOMPUTE_REASONS.join(', ')}`)
+  return reason
 }
 
 function parseDate(value: string): string {

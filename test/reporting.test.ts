@@ -731,7 +731,7 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
       expect(other.status).toBe(200)
     })
 
-    test("behavior: platform, originator and operator fees of a date; both versions name the parts of the day's model", async () => {
+    test("behavior: platform, originator and operator fees of a date; v0 fee fields stop at the cutover, v1 names the day's model", async () => {
       const token = await asA()
       const { omnibus, seg } = ids()
       const v3Day = reports[13] as ChainReport
@@ -758,16 +758,15 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
 
       // one rule: the other model's parts null, the record's parts sum to its fee, in both versions
       expect(platforms.body.dao_fees_eth).toBeNull()
+      const v3Parts = ['lc_fees_eth', 'tech_provider_fees_eth', 'operator_fees_eth', 'platform_fees_eth']
+      expect(v3Parts.reduce((sum, p) => sum + wei(platforms.body[p]), 0n)).toBe(wei(platforms.body.fees_eth))
+      // the interface's explicit rule for the v0 fee endpoints: from the cutover they stop populating fees
       const v0After = await call('GET', `/eth/v0/platforms/${v3Day.date}`, { token })
       expect(v0After.status).toBe(200)
       expect(v0After.body.fee_model).toBe('v3')
-      expect(v0After.body.platform_fees_eth).toBe(platforms.body.platform_fees_eth)
-      expect(v0After.body.dao_fees_eth).toBeNull()
-      expect(v0After.body.lc_fees_eth).toBe(platforms.body.lc_fees_eth)
-      const v3Parts = ['lc_fees_eth', 'tech_provider_fees_eth', 'operator_fees_eth', 'platform_fees_eth']
-      for (const record of [platforms.body, v0After.body]) {
-        expect(v3Parts.reduce((sum, p) => sum + wei(record[p]), 0n)).toBe(wei(record.fees_eth))
-      }
+      expect(v0After.body.platform_fees_eth).toBeNull()
+      expect(v0After.body.fees_eth).toBeNull()
+      expect(v0After.body.platform_fees_rate).toBeNull()
       expect(v0After.body.rewards_eth).toBe(platforms.body.rewards_eth)
       expect(v0After.headers.link).toContain(`/eth/v1/platforms/${v3Day.date}`)
       const v0Before = await call('GET', `/eth/v0/platforms/${v0Day.date}`, { token })
@@ -797,11 +796,8 @@ describe('reporting endpoints over HTTP with computed devnet days', () => {
         .where({ 'f.kind': 'all', 'd.report_epoch': v3Day.epoch })
         .first('f.operator_fees_eth')
       expect(opSum).toBe(BigInt(all.operator_fees_eth))
-      // the operators' part exists in both models: the v0 read shows it after the cutover too
       const v0Ops = await call('GET', `/eth/v0/operators/${v3Day.date}`, { token })
-      expect(v0Ops.body.map((o: { operator_fees_eth: string }) => o.operator_fees_eth)).toEqual(
-        operators.body.map((o: { operator_fees_eth: string }) => o.operator_fees_eth),
-      )
+      expect(v0Ops.body.every((o: { operator_fees_eth: null }) => o.operator_fees_eth === null)).toBe(true)
       expect(v0Ops.headers.link).toContain(`/eth/v1/operators/${v3Day.date}`)
       const v0OpsBefore = await call('GET', `/eth/v0/operators/${v0Day.date}`, { token })
       expect(

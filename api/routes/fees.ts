@@ -5,6 +5,7 @@ import { FEE_AMOUNT_COLUMNS } from '../../db/records/columns.ts'
 import type { Repos } from '../../db/repos/index.ts'
 import type { FeeKind, FeeRecordRow, OperatorFeeRecordRow, ReportDay } from '../../db/repos/reports.ts'
 import {
+  type FeeModel,
   formatUnits18,
   isOtherModelField,
   presentProtocolRecord,
@@ -94,8 +95,8 @@ const OperatorRecordSchema = Type.Object(
       fee_model: StringEnum(['v0', 'v3']),
       operator_id: Str,
       active_validators: Type.Integer(),
-      operator_fees_eth: Str,
-      operator_fees_rate: Str,
+      operator_fees_eth: NullableStr,
+      operator_fees_rate: NullableStr,
     },
     OPERATOR_SOURCES,
   ),
@@ -139,22 +140,42 @@ function presentFeeRecord(
     data_as_of: day.data_as_of.toISOString(),
     wallets: row?.wallets ?? 0,
   }
+  const stopped = stoppedInV0(version, model)
   for (const f of FEE_AMOUNTS[version]) {
-    out[f] = isOtherModelField(f, model) ? null : formatUnits18(BigInt(row?.[f] ?? 0))
+    const hidden = (stopped && !V0_KEPT_AFTER_CUTOVER.has(f)) || isOtherModelField(f, model)
+    out[f] = hidden ? null : formatUnits18(BigInt(row?.[f] ?? 0))
   }
-  for (const f of FEE_RATES[version]) out[f] = isOtherModelField(f, model) ? null : (row?.[f] ?? '0')
+  for (const f of FEE_RATES[version])
+    out[f] = stopped || isOtherModelField(f, model) ? null : (row?.[f] ?? '0')
   return out
 }
 
-function presentOperator(row: OperatorFeeRecordRow, day: ReportDay): Record<string, string | number | null> {
+/** v0 fee fields still populated after the V3 cutover: what is not a fee. */
+const V0_KEPT_AFTER_CUTOVER = new Set(['balance_lseth', 'gross_rewards_eth', 'rewards_eth'])
+
+/**
+ * The interface's one explicit exception to the fee-model rule: the v0 platform and operator endpoints "stop
+ * populating platform fees and rates" from the cutover (every fee and rate field null, a Link to v1).
+ */
+function stoppedInV0(version: 'v0' | 'v1', model: FeeModel): boolean {
+  return version === 'v0' && model === 'v3'
+}
+
+function presentOperator(
+  row: OperatorFeeRecordRow,
+  day: ReportDay,
+  version: 'v0' | 'v1',
+): Record<string, string | number | null> {
+  const model = feeModelOf(day)
+  const stopped = stoppedInV0(version, model)
   return {
     oracle_report: row.report_epoch,
     date: row.date,
-    fee_model: feeModelOf(day),
+    fee_model: model,
     operator_id: row.operator_id,
     active_validators: Number(row.active_validators),
-    operator_fees_eth: formatUnits18(BigInt(row.operator_fees_eth)),
-    operator_fees_rate: row.operator_fees_rate,
+    operator_fees_eth: stopped ? null : formatUnits18(BigInt(row.operator_fees_eth)),
+    operator_fees_rate: stopped ? null : row.operator_fees_rate,
   }
 }
 
@@ -222,7 +243,7 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     )
     const price = await priceOf(request, day)
     return rows.map((row) => {
-      const presented = presentOperator(row, day)
+      const presented = presentOperator(row, day, version)
       if (!price) return presented
       const amount = () => BigInt(row.operator_fees_eth)
       return withFiat(presented, amount, OPERATOR_SOURCES, price.price, price.currency)
@@ -233,8 +254,8 @@ export function feeRoutes(app: FastifyInstance, deps: { repos: Repos }) {
     `The reading organization's ${who} fee record for the report of the date (zeros when it had no wallets). ` +
     'Amounts: sums over its wallets; *_rate: part / gross_rewards_eth of those wallets.'
   const v0Note =
-    ` Parts of the other fee model are null (V3 from ${V3_CUTOVER_ISO}); from then on a Link names the v1 ` +
-    'endpoint.'
+    ` From ${V3_CUTOVER_ISO} every fee and rate field is null (the interface: use v1), with a Link to the v1 ` +
+    'endpoint; before it, parts of the V3 model are null.'
 
   app.get(
     '/eth/v1/platforms/:date',

@@ -183,14 +183,18 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
    */
   const visibleDays = (asOf?: Date) =>
     db('days as d')
-      .join('report_versions as v', function () {
+      [
+        // now: the visible version, logged or not (one published outside the log has its computed_at); as of
+        // an instant: the version the log says was visible then
+        asOf === undefined ? 'leftJoin' : 'join'
+      ]('report_versions as v', function () {
         this.on('v.chain_id', 'd.chain_id').andOn('v.report_epoch', 'd.report_epoch')
         if (asOf === undefined) this.andOn('v.version', 'd.visible_version')
       })
       .join('protocol_records as p', function () {
         this.on('p.chain_id', 'd.chain_id')
           .andOn('p.report_epoch', 'd.report_epoch')
-          .andOn('p.version', 'v.version')
+          .andOn('p.version', asOf === undefined ? 'd.visible_version' : 'v.version')
       })
       .distinctOn('d.date')
       .select(
@@ -201,9 +205,13 @@ export function createReportsRepo(db: Queryable, options: { chainId?: number } =
         'd.log_index',
         'd.block_time',
         asOf === undefined ? 'd.status' : db.raw(`'computed' as status`),
-        'v.version as visible_version',
-        'v.content_hash',
-        'v.visible_from as data_as_of',
+        asOf === undefined ? 'd.visible_version' : 'v.version as visible_version',
+        asOf === undefined ? 'd.content_hash' : 'v.content_hash',
+        db.raw(
+          asOf === undefined
+            ? 'coalesce(v.visible_from, d.computed_at, d.requested_at) as data_as_of'
+            : 'v.visible_from as data_as_of',
+        ),
         'p.total_underlying_eth',
         'p.total_lseth_supply',
         'p.conversion_rate',

@@ -1,6 +1,6 @@
 import { ValidationError } from '../../common/errors.ts'
 import type { Db } from '../../db/index.ts'
-import type { DayRow } from '../../db/repos/days.ts'
+import type { DayRow, RecomputeReason } from '../../db/repos/days.ts'
 import { createRepos, inTransaction } from '../../db/repos/index.ts'
 import { DATE_YEARS, parseDateOnly } from '../../engine/index.ts'
 import type { Processor } from '../runner.ts'
@@ -58,7 +58,8 @@ export interface BackfillStart extends DateRange {
  * Prepares a backfill of a date range: adds a day for every report the follower has ingested (up to the
  * River cursor, as the scheduler does), checks the range against them, sends failed days up to `to` back to
  * pending (a rerun retries them; a failed day before the range blocks it) and, with `recompute`, every day of
- * the range. Days that are computed and current stay as they are: running a range twice changes nothing.
+ * the range (its new versions logged with `reason`, default 'recompute requested'). Days that are computed and
+ * current stay as they are: running a range twice changes nothing.
  * The day jobs then compute the pending days in chain order.
  *
  * @example
@@ -67,7 +68,7 @@ export interface BackfillStart extends DateRange {
 export async function startBackfill(
   db: Db,
   chainId: number,
-  options: DateRange & { recompute: boolean },
+  options: DateRange & { recompute: boolean; reason?: RecomputeReason },
 ): Promise<BackfillStart> {
   const range = validateRange(options)
   return inTransaction(db, async (repos, tx) => {
@@ -103,7 +104,9 @@ export async function startBackfill(
     for (const date of failedDates) {
       retried += await repos.days.requestRecompute(chainId, { from: date, to: date })
     }
-    const recomputed = options.recompute ? await repos.days.requestRecompute(chainId, range) : 0
+    const recomputed = options.recompute
+      ? await repos.days.requestRecompute(chainId, range, options.reason ?? 'recompute requested')
+      : 0
     return { ...range, days: inRange.length, retried, recomputed, ingested }
   })
 }
