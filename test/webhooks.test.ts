@@ -237,8 +237,8 @@ describe.runIf(pgOk)('signed webhooks on the devnet (API -> outbox -> delivery j
       Number((await db('webhook_events').where({ type: 'day.finalized' }).count({ n: '*' }))[0]?.n)
     const dayNow = () =>
       db('days').where({ chain_id: devnet.chainId, report_epoch: day.report_epoch }).first()
-    const recompute = async (previous: number) => {
-      await createRepos(db).days.requestRecompute(devnet.chainId, { from: day.d, to: day.d })
+    const recompute = async (previous: number, reason?: 'discount') => {
+      await createRepos(db).days.requestRecompute(devnet.chainId, { from: day.d, to: day.d }, reason)
       return until('recomputed', async () => {
         const d = await dayNow()
         return d.status === 'computed' && d.visible_version > previous ? d : undefined
@@ -261,7 +261,7 @@ describe.runIf(pgOk)('signed webhooks on the devnet (API -> outbox -> delivery j
       created_by: 'test',
       effective_from: new Date((day.block_time as Date).getTime() - 1000),
     })
-    const changed = await recompute(same.visible_version)
+    const changed = await recompute(same.visible_version, 'discount')
     expect(changed.content_hash).not.toBe(day.content_hash)
     const announced = await until('recompute announced', async () =>
       receiver.received
@@ -275,7 +275,21 @@ describe.runIf(pgOk)('signed webhooks on the devnet (API -> outbox -> delivery j
       content_hash: changed.content_hash,
       previous_version: same.visible_version,
       previous_content_hash: day.content_hash,
+      // the restatement log: why, and where every version of the day is listed
+      reason: 'discount',
+      versions_url: `/v1/reports/${day.d}/versions`,
     })
+    const reader = http(
+      api.url,
+      (await orgWithToken(api, { name: 'reader', scopes: 'read:eth-rewards' })).token,
+    )
+    const versions = await reader('GET', announced.data.versions_url)
+    expect(versions.status).toBe(200)
+    expect(versions.body.versions.map((v: { reason: string }) => v.reason)).toEqual([
+      'first',
+      'recompute requested',
+      'discount',
+    ])
     expect(await events()).toBe(count + 1)
   }, 120_000)
 
