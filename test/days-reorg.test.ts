@@ -5,13 +5,14 @@ import { createLogger } from '../common/logger.ts'
 import type { Db } from '../db/index.ts'
 import * as reportTxStateMigration from '../db/migrations/006_report_tx_state.ts'
 import { createRepos } from '../db/repos/index.ts'
-import { type ReportInput, riverCall, startTestChain, type TestChain } from '../devnet/testing.ts'
+import { riverCall, startTestChain, type TestChain } from '../devnet/testing.ts'
 import { ABANDONED_RUN_MS, scheduleDays } from '../jobs/days/scheduler.ts'
 import type { Flow } from '../jobs/runner.ts'
 import { type TestChainService, testChainService } from './helpers/days.ts'
 import { dayStatuses, recordsHash, verifyRecordsAgainstChain } from './helpers/records.ts'
 import { readReportPosition } from './helpers/report-chain.ts'
 import { postgresAvailable } from './helpers/services.ts'
+import { depositAndStake, reportSequence } from './helpers/test-reports.ts'
 
 const pgOk = await postgresAvailable()
 const ETH = 10n ** 18n
@@ -27,23 +28,8 @@ describe.runIf(pgOk)('daily records across reorgs and bad data (Postgres, anvil)
   const alice: Address = '0x00000000000000000000000000000000000a11ce'
   const bob: Address = '0x0000000000000000000000000000000000000b0b'
   const carol: Address = '0x000000000000000000000000000000000000ca01'
-  // an epoch well before the chain's time (a report may not come from the future)
-  let epoch = 400_000n
-  /** The next report (a new epoch unless `sameEpoch`: a re-mined one) with the validators at `validatorsBalance`. */
-  const reportInput = (validatorsBalance: bigint, sameEpoch = false): ReportInput => {
-    if (!sameEpoch) epoch += 225n
-    return {
-      epoch,
-      validatorsBalance,
-      validatorsSkimmedBalance: 0n,
-      validatorsExitedBalance: 0n,
-      validatorsExitingBalance: 0n,
-      validatorsCount: 4,
-      stoppedValidatorCountPerOperator: [0, 0, 0, 0, 0, 0],
-      rebalanceDepositToRedeemMode: false,
-      slashingContainmentMode: false,
-    }
-  }
+  // reports of epochs well before the chain's time (a report may not come from the future)
+  const reportInput = reportSequence()
   const report = (validatorsBalance: bigint, sameEpoch = false) =>
     chain.report(reportInput(validatorsBalance, sameEpoch))
   const transfer = (from: Address, to: Address, value: bigint) =>
@@ -65,21 +51,14 @@ describe.runIf(pgOk)('daily records across reorgs and bad data (Postgres, anvil)
 
   beforeAll(async () => {
     chain = await startTestChain({ startDate: '2026-04-20' })
-    for (const account of [alice, bob, carol]) await chain.fund(account, 1_000n * ETH)
-    await chain.allow([alice, bob, carol])
-    await chain.mine([
-      chain.riverTx(alice, riverCall.deposit(), 100n * ETH),
-      chain.riverTx(bob, riverCall.deposit(), 60n * ETH),
-    ])
-    await chain.mine([
-      {
-        from: chain.deployment.roles.keeper,
-        to: chain.deployment.contracts.river,
-        data: riverCall.depositToConsensusLayer(4n),
-        gas: 500_000n,
-        label: 'keeper deposit',
-      },
-    ])
+    await depositAndStake(
+      chain,
+      [
+        [alice, 100n * ETH],
+        [bob, 60n * ETH],
+      ],
+      [carol],
+    )
     await report(128n * ETH + parseEther('0.1'))
     await transfer(alice, carol, 10n * ETH)
   }, 120_000)

@@ -9,11 +9,12 @@ import { createLogger } from '../common/logger.ts'
 import type { DbHandle } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { devnetPriceFeedAbi } from '../devnet/abi.ts'
-import { type ReportInput, riverCall, startTestChain, type TestChain } from '../devnet/testing.ts'
+import { startTestChain, type TestChain } from '../devnet/testing.ts'
 import { createFollower } from '../jobs/follower.ts'
 import { devnetFollower } from './helpers/chain.ts'
 import { SHORT_VERSIONED_HISTORY, startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
+import { depositAndStake, reportSequence } from './helpers/test-reports.ts'
 
 const pgOk = await postgresAvailable()
 const DAYS = 8
@@ -343,21 +344,7 @@ describe.runIf(pgOk)('report prices across a reorg (Postgres, anvil)', () => {
   let dbh: DbHandle | undefined
   const ETH = 10n ** 18n
   const alice: Address = '0x00000000000000000000000000000000000a11ce'
-  let epoch = 400_000n
-  const reportInput = (validatorsBalance: bigint, sameEpoch = false): ReportInput => {
-    if (!sameEpoch) epoch += 225n
-    return {
-      epoch,
-      validatorsBalance,
-      validatorsSkimmedBalance: 0n,
-      validatorsExitedBalance: 0n,
-      validatorsExitingBalance: 0n,
-      validatorsCount: 4,
-      stoppedValidatorCountPerOperator: [0, 0, 0, 0, 0, 0],
-      rebalanceDepositToRedeemMode: false,
-      slashingContainmentMode: false,
-    }
-  }
+  const reportInput = reportSequence()
   const setPrice = (usd: bigint) =>
     chain.mine([
       {
@@ -371,18 +358,7 @@ describe.runIf(pgOk)('report prices across a reorg (Postgres, anvil)', () => {
 
   beforeAll(async () => {
     chain = await startTestChain({ startDate: '2026-04-20' })
-    await chain.fund(alice, 1_000n * ETH)
-    await chain.allow([alice])
-    await chain.mine([chain.riverTx(alice, riverCall.deposit(), 160n * ETH)])
-    await chain.mine([
-      {
-        from: chain.deployment.roles.keeper,
-        to: chain.deployment.contracts.river,
-        data: riverCall.depositToConsensusLayer(4n),
-        gas: 500_000n,
-        label: 'keeper deposit',
-      },
-    ])
+    await depositAndStake(chain, [[alice, 160n * ETH]])
     await setPrice(300_000_000_000n)
     await chain.report(reportInput(128n * ETH + 10n ** 17n))
   }, 120_000)

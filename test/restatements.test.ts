@@ -1,11 +1,12 @@
 import { type Address, parseEther } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createRepos } from '../db/repos/index.ts'
-import { riverCall, startTestChain, type TestChain } from '../devnet/testing.ts'
+import { startTestChain, type TestChain } from '../devnet/testing.ts'
 import { createPlatformService } from '../platform/service.ts'
 import { orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
 import { type TestChainService, testChainService } from './helpers/days.ts'
 import { postgresAvailable } from './helpers/services.ts'
+import { depositAndStake, reportSequence } from './helpers/test-reports.ts'
 
 const pgOk = await postgresAvailable()
 const ETH = 10n ** 18n
@@ -29,40 +30,17 @@ describe.runIf(pgOk)('restatements: versions, reasons and as_of (Postgres, anvil
   let accountId: string
   const alice: Address = '0x00000000000000000000000000000000000a11ce'
   const bob: Address = '0x0000000000000000000000000000000000000b0b'
-  let epoch = 400_000n
-  const report = (validatorsBalance: bigint, sameEpoch = false) => {
-    if (!sameEpoch) epoch += 225n
-    return chain.report({
-      epoch,
-      validatorsBalance,
-      validatorsSkimmedBalance: 0n,
-      validatorsExitedBalance: 0n,
-      validatorsExitingBalance: 0n,
-      validatorsCount: 4,
-      stoppedValidatorCountPerOperator: [0, 0, 0, 0, 0, 0],
-      rebalanceDepositToRedeemMode: false,
-      slashingContainmentMode: false,
-    })
-  }
+  const reportInput = reportSequence()
+  const report = (validatorsBalance: bigint, sameEpoch = false) =>
+    chain.report(reportInput(validatorsBalance, sameEpoch))
   let beforeSecondReport: `0x${string}`
   let dates: string[]
 
   beforeAll(async () => {
     chain = await startTestChain({ startDate: '2026-05-04' })
-    for (const account of [alice, bob]) await chain.fund(account, 1_000n * ETH)
-    await chain.allow([alice, bob])
-    await chain.mine([
-      chain.riverTx(alice, riverCall.deposit(), 100n * ETH),
-      chain.riverTx(bob, riverCall.deposit(), 60n * ETH),
-    ])
-    await chain.mine([
-      {
-        from: chain.deployment.roles.keeper,
-        to: chain.deployment.contracts.river,
-        data: riverCall.depositToConsensusLayer(4n),
-        gas: 500_000n,
-        label: 'keeper deposit',
-      },
+    await depositAndStake(chain, [
+      [alice, 100n * ETH],
+      [bob, 60n * ETH],
     ])
     service = await testChainService(chain)
     // the platform registers alice with a discount before the reports (on the chain's clock)
