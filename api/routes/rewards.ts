@@ -118,15 +118,20 @@ const Requested = Type.Object(
   { description: 'the range asked for (from / to are the dates of the reports it covers)' },
 )
 
+/** What a summary says of the range it covers (`coverage`). */
+const Coverage = {
+  from: Type.String({ description: 'the date of the first report covered' }),
+  to: Type.String({ description: 'the date of the last report covered' }),
+  requested: Requested,
+  fee_models: FeeModels,
+  data_as_of: DataAsOf,
+}
+
 function walletSummarySchema(version: RecordVersion, unit: Unit) {
   return Type.Object({
     address: Type.String(),
     account_id: Nullable('string'),
-    from: Type.String({ description: 'the date of the first report covered' }),
-    to: Type.String({ description: 'the date of the last report covered' }),
-    requested: Requested,
-    fee_models: FeeModels,
-    data_as_of: DataAsOf,
+    ...Coverage,
     totals: totalsSchema(version, unit),
     days: Type.Array(walletRecordSchema(version, unit)),
   })
@@ -135,11 +140,7 @@ function walletSummarySchema(version: RecordVersion, unit: Unit) {
 function accountSummarySchema(version: RecordVersion, unit: Unit) {
   return Type.Object({
     account_id: Type.String(),
-    from: Type.String({ description: 'the date of the first report covered' }),
-    to: Type.String({ description: 'the date of the last report covered' }),
-    requested: Requested,
-    fee_models: FeeModels,
-    data_as_of: DataAsOf,
+    ...Coverage,
     totals: totalsSchema(version, unit),
     days: Type.Array(
       Type.Object({
