@@ -6,7 +6,9 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['{common,engine,jobs,api,chain,db,devnet,cli,platform,fixtures}/**/*.test.ts'],
+          include: [
+            '{common,engine,jobs,api,chain,db,devnet,cli,platform,metrics,bench,fixtures}/**/*.test.ts',
+          ],
           testTimeout: 30_000,
           sequence: { groupOrder: 0 },
         },

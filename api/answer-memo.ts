@@ -4,7 +4,7 @@ declare module 'fastify' {
     reportAnswers: AnswerMemo
   }
   interface FastifyContextConfig {
-    /** The route keeps its answers under their ETag (set by KEPT_ANSWERS in api/reporting.ts). */
+    /** The route keeps its answers under their ETag (set by KEPT_ANSWERS in api/reporting/etag.ts). */
     keepsAnswers?: boolean
   }
   interface FastifyReply {
@@ -20,7 +20,7 @@ export interface KeptAnswer {
   contentDisposition: string | undefined
 }
 
-/** Reporting answers by ETag (see `answeredFromCache` in api/reporting.ts), bounded in bytes. */
+/** Reporting answers by ETag (see `answeredFromCache` in api/reporting/etag.ts), bounded in bytes. */
 export interface AnswerMemo {
   get(etag: string): KeptAnswer | undefined
   /** Keeps an answer (one larger than the entry bound is not kept). */

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import path from 'node:path'
 import formbody from '@fastify/formbody'
 import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
@@ -11,12 +10,11 @@ import Fastify, {
   type FastifyReply,
 } from 'fastify'
 import type { Redis } from 'ioredis'
-import { type ConsensusSource, createConsensusSource, DEVNET_CONSENSUS_FILE } from '../chain/beacon.ts'
 import type { Config } from '../common/config.ts'
 import type { Logger } from '../common/logger.ts'
 import { type Db, isConnectionLoss } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
-import { createServiceMetrics, type ServiceMetrics } from '../jobs/metrics/index.ts'
+import { createServiceMetrics, type ServiceMetrics } from '../metrics/index.ts'
 import { createPlatformService } from '../platform/service.ts'
 import { createAnswerMemo } from './answer-memo.ts'
 import type { SigningKey } from './auth/keys.ts'
@@ -30,11 +28,11 @@ import { discountRoutes } from './routes/discounts.ts'
 import { feeRoutes } from './routes/fees.ts'
 import { healthRoutes } from './routes/health.ts'
 import { oauthRoutes } from './routes/oauth.ts'
-import { platformRoutes } from './routes/platform.ts'
+import { platformRoutes } from './routes/platform/index.ts'
 import { projectionRoutes } from './routes/projections.ts'
 import { redeemRoutes } from './routes/redeems.ts'
 import { reportVersionRoutes } from './routes/report-versions.ts'
-import { rewardRoutes } from './routes/rewards.ts'
+import { rewardRoutes } from './routes/rewards/index.ts'
 import { solRoutes } from './routes/sol.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
 import { coerceBySchema, ErrorBodySchema, SAFE_REQUEST_ID, unboundedNumbers, unsafeInput } from './schemas.ts'
@@ -47,8 +45,6 @@ export interface ApiContext {
   signingKey: SigningKey
   /** Redis for the shared rate-limit store; absent: in-memory store. */
   redis?: Redis | undefined
-  /** Consensus-layer figures for the exit queue; absent: BEACON_URL, else `$DATA_DIR/devnet-consensus.json`. */
-  consensus?: ConsensusSource | undefined
   /** This process's metrics (the embedded start shares them with its jobs); absent: built from the config. */
   metrics?: ServiceMetrics | undefined
 }
@@ -405,15 +401,8 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
   feeRoutes(app, { repos })
   reportVersionRoutes(app, { repos })
   discountRoutes(app, { repos })
-  projectionRoutes(app, {
-    repos,
-    consensus:
-      ctx.consensus ??
-      createConsensusSource({
-        beaconUrl: ctx.config.beaconUrl,
-        devnetFile: path.join(ctx.config.dataDir, DEVNET_CONSENSUS_FILE),
-      }),
-  })
+  // the exit queue's consensus figures are the consensus job's latest snapshot (jobs/consensus.ts)
+  projectionRoutes(app, { repos })
   adminRoutes(app, { repos })
   webhookRoutes(app, { repos, allowPrivate: ctx.config.webhooks.allowPrivate })
 

@@ -50,7 +50,11 @@ export const ERROR_CATALOG = {
   IR4001: { http: 400, meaning: 'Invalid date range: from after to, outside the reports, or too long.' },
   IR5000: { http: 500, meaning: 'Internal error (details are logged with the request id, never returned).' },
   IR5030: { http: 503, meaning: 'Service not ready (database unreachable: retry; or migrations pending).' },
-  IR5031: { http: 503, meaning: 'Consensus-layer data unavailable (Beacon API or devnet facts).' },
+  IR5031: {
+    http: 503,
+    meaning:
+      'No consensus-layer snapshot stored yet (the consensus job reads the Beacon API or devnet facts).',
+  },
 } as const satisfies Record<string, { http: number; meaning: string }>
 
 export type ErrorCode = keyof typeof ERROR_CATALOG

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Counter, Histogram } from 'prom-client'
-import type { ServiceMetrics } from '../jobs/metrics/index.ts'
+import type { ServiceMetrics } from '../metrics/index.ts'
 import { ApiError } from './errors.ts'
 
 declare module 'fastify' {

@@ -153,7 +153,7 @@ export function walletIdOrAddressErrors(errors: FastifySchemaValidationError[], 
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Input rules shared by every route (registered once in app.ts; README "Errors", issue 9)
+// Input rules shared by every route (registered once in app.ts; docs/decisions.md "Errors", issue 9)
 
 /** The largest integer any route takes (offsets, ids, chain ids): Postgres `integer` and JS exact. */
 export const MAX_INPUT_INTEGER = 2_147_483_647

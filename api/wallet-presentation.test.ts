@@ -1,12 +1,8 @@
 import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
 import type { WalletRecordRow } from '../db/repos/reports.ts'
-import {
-  formatUnits18,
-  isOtherModelField,
-  presentWalletRecord,
-  WALLET_AMOUNT_FIELDS,
-} from '../engine/index.ts'
+import { formatUnits18, isOtherModelField, WALLET_AMOUNT_FIELDS } from '../engine/index.ts'
+import { presentWalletRecord } from './record-fields.ts'
 import {
   asSeenBy,
   formatStoredUnits18,

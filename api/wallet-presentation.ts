@@ -4,26 +4,20 @@ import type { AccountRecordRow, WalletRecordRow } from '../db/repos/reports.ts'
 import {
   formatUnits18,
   isOtherModelField,
-  type PresentedWalletRecord,
-  recordFields,
   WALLET_AMOUNT_FIELDS,
   type WalletAmountField,
   type WalletAmounts,
   type WalletRecord,
 } from '../engine/index.ts'
 import { withFiatSchema } from './fiat-view.ts'
+import { type PresentedWalletRecord, type RecordVersion, recordFields, type Unit } from './record-fields.ts'
 import { Nullable } from './schemas.ts'
 
 /**
- * How a stored wallet record is shown: its version's fields in a unit, the fee-model rule (a period part of
- * the other model is null, engine/fee-model-fields.ts), what is withheld from a reader the wallet does not
- * belong to, and the kept JSON of shared rows (the hot path of the wallet reads).
+ * How a stored wallet record is shown: its version's fields in a unit (api/record-fields.ts), the fee-model
+ * rule (a period part of the other model is null, engine/fee-model-fields.ts), what is withheld from a reader
+ * the wallet does not belong to, and the kept JSON of shared rows (the hot path of the wallet reads).
  */
-
-/** A version of the reward records. */
-export type RecordVersion = 'v0' | 'v1'
-/** The unit of a v0 reward read: `lseth` as stored, `eth` every LsETH amount in ETH (README "For finance"). */
-export type Unit = 'lseth' | 'eth'
 
 /** The fields of a wallet record of the version and unit, in order. */
 export function walletFields(version: RecordVersion, unit: Unit = 'lseth'): readonly string[] {

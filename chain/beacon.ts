@@ -3,7 +3,8 @@ import { ConsensusUnavailableError } from './errors.ts'
 
 /**
  * The consensus-layer figures the validator exit queue estimate needs (engine `computeExitQueue`), from a
- * Beacon API (`BEACON_URL`) or, on the devnet, from the simulator's consensus facts file.
+ * Beacon API (`BEACON_URL`) or, on the devnet, from the simulator's consensus facts file. Only the
+ * `consensus` job reads them (jobs/consensus.ts); the API reads what it stored (`consensus_snapshots`).
  */
 
 /** Network-wide consensus figures at an epoch. Balances in Gwei (the Beacon API unit). */
@@ -144,17 +145,19 @@ export function createDevnetConsensusSource(options: { file: string; ttlMs?: num
   })
 }
 
+/** Where a deployment's consensus figures come from: plain data, kept in the chain setup (jobs/index.ts). */
+export type ConsensusOrigin = { beaconUrl: string } | { devnetFile: string }
+
 /**
- * The consensus source of a deployment: the Beacon API at `beaconUrl` when set, else the devnet facts file.
+ * The consensus source of a deployment: the Beacon API at `beaconUrl`, or the devnet's facts file. Read by
+ * the `consensus` job (jobs/consensus.ts), which stores the figures for the API.
  *
  * @example
- * createConsensusSource({ beaconUrl: config.beaconUrl, devnetFile: path.join(config.dataDir, DEVNET_CONSENSUS_FILE) })
+ * createConsensusSource({ beaconUrl: config.beaconUrl })
+ * createConsensusSource({ devnetFile: path.join(config.dataDir, DEVNET_CONSENSUS_FILE) })
  */
-export function createConsensusSource(options: {
-  beaconUrl: string | undefined
-  devnetFile: string
-}): ConsensusSource {
-  return options.beaconUrl
-    ? createBeaconClient({ url: options.beaconUrl })
-    : createDevnetConsensusSource({ file: options.devnetFile })
+export function createConsensusSource(origin: ConsensusOrigin): ConsensusSource {
+  return 'beaconUrl' in origin
+    ? createBeaconClient({ url: origin.beaconUrl })
+    : createDevnetConsensusSource({ file: origin.devnetFile })
 }

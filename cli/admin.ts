@@ -104,7 +104,7 @@ export async function denyAccount(db: Db, input: { orgId: string; account: strin
 }
 
 /**
- * The demo client's scopes: the platform's, never `admin` or `impersonate:org` (README "Authentication and
+ * The demo client's scopes: the platform's, never `admin` or `impersonate:org` (docs/decisions.md "Authentication and
  * scopes": operators and impersonation are separate clients, made with `lsreport clients create`).
  */
 export const DEMO_SCOPES = SCOPES.filter((s): s is Exclude<Scope, 'admin' | 'impersonate:org'> => {

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { privateKeyToAccount } from 'viem/accounts'
 import { CHAIN_IDS, contractsFor, toContracts } from '../chain/addresses.ts'
+import { type ConsensusOrigin, DEVNET_CONSENSUS_FILE } from '../chain/beacon.ts'
 import type { ChainClient } from '../chain/client.ts'
 import { type CheckResult, type DoctorReport, runDoctorChecks } from '../chain/doctor.ts'
 import {
@@ -16,7 +17,7 @@ import type { Logger } from '../common/logger.ts'
 import { DEVNET_FILE, type DevnetFile, type DevnetHandle } from '../devnet/index.ts'
 import type { ChainSetup } from '../jobs/index.ts'
 
-/** The chain setup of a devnet started in this process. */
+/** The chain setup of a devnet started in this process (its consensus figures: the devnet's facts file). */
 export function setupFromDevnet(devnet: DevnetHandle): ChainSetup {
   return {
     chainId: devnet.chainId,
@@ -27,7 +28,24 @@ export function setupFromDevnet(devnet: DevnetHandle): ChainSetup {
       startBlock: devnet.deployBlock,
     }),
     allowerPrivateKey: devnet.allowerPrivateKey,
+    consensus: { devnetFile: devnet.consensusFile },
   }
+}
+
+/**
+ * Where the consensus job reads the exit queue's figures: the Beacon API at BEACON_URL, else, for CHAIN=devnet,
+ * the devnet's facts file in DATA_DIR; none on mainnet or hoodi without BEACON_URL (the job is then not
+ * registered and the API's exit queue answers 503 IR5031).
+ *
+ * @example
+ * consensusOrigin({ beaconUrl: undefined, chain: 'devnet', dataDir: './data' }) // { devnetFile: 'data/devnet-consensus.json' }
+ */
+export function consensusOrigin(
+  config: Pick<Config, 'beaconUrl' | 'chain' | 'dataDir'>,
+): ConsensusOrigin | undefined {
+  if (config.beaconUrl) return { beaconUrl: config.beaconUrl }
+  if (config.chain === 'devnet') return { devnetFile: path.join(config.dataDir, DEVNET_CONSENSUS_FILE) }
+  return undefined
 }
 
 /**
@@ -57,6 +75,7 @@ export async function setupFromConfig(config: Config): Promise<ChainSetup> {
         startBlock: BigInt(devnet.deploy_block),
       }),
       allowerPrivateKey: config.allowerPrivateKey ?? devnet.allower.private_key,
+      consensus: consensusOrigin(config),
     }
   }
   return {
@@ -64,6 +83,7 @@ export async function setupFromConfig(config: Config): Promise<ChainSetup> {
     rpcUrl: config.rpcUrl,
     contracts: contractsFor(config.chain),
     allowerPrivateKey: config.allowerPrivateKey,
+    consensus: consensusOrigin(config),
   }
 }
 

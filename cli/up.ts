@@ -9,7 +9,7 @@ import { migrate } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
 import type { DaySummary, LaunchedDevnet } from '../devnet/index.ts'
 import type { ChainSetup } from '../jobs/index.ts'
-import { createServiceMetrics, instrumentProcessors, type ServiceMetrics } from '../jobs/metrics/index.ts'
+import { createServiceMetrics, instrumentProcessors, type ServiceMetrics } from '../metrics/index.ts'
 import { type DemoAccount, type DemoClient, ensureDemoClient } from './admin.ts'
 import { type Context, createContext } from './context.ts'
 

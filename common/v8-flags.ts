@@ -11,8 +11,7 @@ import v8 from 'node:v8'
  * pipeline's long-lived objects taught that to allocation sites the HTTP path shares with it, so
  * afterwards each API request's objects were born old and kept everything they pointed to alive through
  * every scavenge: in a process that had computed a day, a fifth of what requests allocated was copied and
- * promoted, scavenges took 4-11 ms instead of ~1-2, and GC cost a request 11-16 µs instead of 2-5 (README,
- * "Development"). Without pretenuring, short-lived objects die young whatever ran before in the process.
+ * promoted, scavenges took 4-11 ms instead of ~1-2, and GC cost a request 11-16 µs instead of 2-5 (bench/README.md). Without pretenuring, short-lived objects die young whatever ran before in the process.
  */
 export const V8_FLAGS = ['--no-allocation-site-pretenuring'] as const
 

@@ -2,11 +2,9 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import { createPgConfig } from '@electric-sql/pglite/node-postgres'
 import knex, { type Knex } from 'knex'
 import pg from 'pg'
-import { markPglite } from './bulk.ts'
-import { migrationSource } from './migrations/index.ts'
+import { PGLITE_START_PARAMS, pgliteKnex } from './embedded.ts'
 import { seedFromTemplate } from './pglite-template.ts'
 import { watchForStalls } from './stall-watchdog.ts'
 import { useFastTimestamps } from './timestamps.ts'
@@ -16,28 +14,13 @@ export type Tx = Knex.Transaction
 /** A database handle or a transaction: every repository factory takes one (see `inTransaction` in db/repos). */
 export type Queryable = Knex | Knex.Transaction
 
+export { PGLITE_SETTINGS, PGLITE_START_PARAMS, pgliteKnex } from './embedded.ts'
+export { migrate, migrationsUpToDate } from './migrate.ts'
+
 // numeric and int8 come back as strings (exact); timestamptz as Date (parsed by db/timestamps.ts). Same on
 // pg and PGlite.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v)
 useFastTimestamps()
-
-/**
- * Postgres settings of the embedded database. PGlite is one backend serving one connection, so the server
- * defaults sized for many (128 MB of shared buffers, zeroed at every start) only cost memory and start
- * time: 16 MB of shared buffers hold this service's hot pages; sorts and hashes get 8 MB each.
- */
-export const PGLITE_SETTINGS = {
-  shared_buffers: '16MB',
-  work_mem: '8MB',
-  maintenance_work_mem: '32MB',
-  temp_buffers: '4MB',
-  wal_buffers: '1MB',
-} as const
-
-export const PGLITE_START_PARAMS = [
-  ...PGlite.defaultStartParams,
-  ...Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
-]
 
 /** How long a query may hear nothing from Postgres before its connection counts as lost (`DbOptions.stallMs`). */
 const DEFAULT_STALL_MS = 120_000
@@ -128,17 +111,6 @@ export async function openDb(options: DbOptions): Promise<DbHandle> {
   }
 }
 
-/** knex over one PGlite instance (one connection: PGlite is a single backend). */
-export function pgliteKnex(pglite: PGlite): Db {
-  const db = knex({
-    client: 'pg',
-    connection: async () => createPgConfig(pglite) as unknown as Knex.PgConnectionConfig,
-    pool: { min: 0, max: 1 },
-  })
-  markPglite(db)
-  return db
-}
-
 const CONNECTION_ERRNOS = new Set([
   'ECONNRESET',
   'ECONNREFUSED',
@@ -172,16 +144,4 @@ export function isConnectionLoss(err: unknown): boolean {
     e = (e as { cause?: unknown }).cause
   }
   return false
-}
-
-/** Applies every pending migration (append-only list in db/migrations). Returns the names applied. */
-export async function migrate(db: Db): Promise<string[]> {
-  const [, applied] = (await db.migrate.latest({ migrationSource })) as [number, string[]]
-  return applied
-}
-
-/** True when every known migration has been applied. */
-export async function migrationsUpToDate(db: Db): Promise<boolean> {
-  const [, pending] = (await db.migrate.list({ migrationSource })) as [unknown[], unknown[]]
-  return pending.length === 0
 }

@@ -15,6 +15,9 @@ import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib'
 import { PGlite } from '@electric-sql/pglite'
+import { PGLITE_START_PARAMS, pgliteKnex } from './embedded.ts'
+import { migrate } from './migrate.ts'
+import { migrationSource } from './migrations/index.ts'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 export const TEMPLATE_PATH = path.join(here, 'pglite', 'template.tar.br')
@@ -30,7 +33,6 @@ export interface TemplateInfo {
 
 /** The migrations of `db/migrations`, in order, with the sha256 of each source file. */
 export async function currentMigrations(): Promise<TemplateInfo['migrations']> {
-  const { migrationSource } = await import('./migrations/index.ts')
   const list = await migrationSource.getMigrations([])
   return list.map((migration) => {
     const name = migrationSource.getMigrationName(migration)
@@ -148,7 +150,6 @@ export function extractTar(tar: Buffer, dir: string): void {
 
 /** Makes a cluster with the installed PGlite, applies the migrations, writes the template and its description. */
 export async function writeTemplate(): Promise<TemplateInfo> {
-  const { migrate, pgliteKnex, PGLITE_START_PARAMS } = await import('./index.ts')
   const pg = new PGlite({ startParams: PGLITE_START_PARAMS })
   await pg.waitReady
   const db = pgliteKnex(pg)
@@ -179,7 +180,6 @@ export async function writeTemplate(): Promise<TemplateInfo> {
   return info
 }
 
-// not a top-level await: writeTemplate imports ./index.ts, which imports this module
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const started = performance.now()
   void writeTemplate().then((info) => {

@@ -59,7 +59,7 @@ export interface StartDevnetOptions {
   logger?: Logger
   /**
    * `versioned` (default): the protocol's version history, starting on 0.4.0 and upgraded to 0.5.0, 1.0.0 and
-   * 1.2.1 (README). `current`: every proxy on the 1.2.1 shapes from the start, no upgrades.
+   * 1.2.1 (docs/chain.md "Runtime"). `current`: every proxy on the 1.2.1 shapes from the start, no upgrades.
    */
   history?: HistoryKind
   /** upgrade days of a versioned history (default { v05Day: 7, v1Day: 20, v12Day: 35 }) */

@@ -80,7 +80,7 @@ export interface CreateSimulatorOptions {
   pricesFromDay?: number
   /** called after a block that upgraded a proxy (the deployment's implementation records have its block) */
   onUpgrade?: () => void
-  /** JSON file rewritten after every report with the consensus facts (see README) */
+  /** JSON file rewritten after every report with the consensus facts (see devnet/README.md) */
   consensusFile?: string
   behavior?: Partial<typeof DEFAULT_BEHAVIOR>
   logger?: Logger

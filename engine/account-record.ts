@@ -1,9 +1,6 @@
 import { InvalidInputError } from './errors.ts'
-import { isOtherModelField } from './fee-model-fields.ts'
-import type { FeeModel } from './fee-schedule.ts'
-import { formatUnits18 } from './units.ts'
 import type { WalletAmountField, WalletRecord } from './wallet-record.ts'
-import { recordFields, WALLET_AMOUNT_FIELDS } from './wallet-record.ts'
+import { WALLET_AMOUNT_FIELDS } from './wallet-record.ts'
 
 /**
  * Account reward record: the account's wallet records for a date and their totals. Totals are exact sums
@@ -80,27 +77,3 @@ export function computeAccountRecord(
   }
   return { account_id: accountId, date, totals: sumWalletAmounts(wallets), wallets: [...wallets] }
 }
-
-/**
- * Presents summed amounts (an account's day, or a range's `summarizeRange`) as the totals of a version and
- * unit: that view's amount fields in its order, exact decimal strings. A period part of a fee model none of
- * `models` (the models of the days summed) has is null (engine/fee-model-fields.ts); running totals never.
- *
- * @example
- * presentTotals(amounts, 'v1', 'lseth', new Set(['v0'])).lc_fees_eth // null
- */
-export function presentTotals(
-  amounts: WalletAmounts,
-  version: 'v0' | 'v1',
-  unit: 'lseth' | 'eth',
-  models: ReadonlySet<FeeModel>,
-): Record<string, string | null> {
-  const totals: Record<string, string | null> = {}
-  for (const field of recordFields(version, unit)) {
-    if (!AMOUNT_FIELDS.has(field)) continue
-    const absent = [...models].every((model) => isOtherModelField(field, model))
-    totals[field] = absent ? null : formatUnits18(amounts[field as WalletAmountField])
-  }
-  return totals
-}
-const AMOUNT_FIELDS: ReadonlySet<string> = new Set(WALLET_AMOUNT_FIELDS)

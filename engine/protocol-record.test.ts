@@ -4,7 +4,7 @@ import { addDaysToDate, utcDateOf } from './dates.ts'
 import { Dec, formatDec, toDec } from './decimal.ts'
 import { InvalidInputError } from './errors.ts'
 import type { RateObservation } from './protocol-record.ts'
-import { computeASrr7d, computeProtocolRecord, presentProtocolRecord } from './protocol-record.ts'
+import { computeASrr7d, computeProtocolRecord } from './protocol-record.ts'
 
 const DAY = 86_400
 const T0 = 1_777_593_600 + 12 * 3600 // reports at noon UTC
@@ -237,12 +237,6 @@ describe('computeProtocolRecord', () => {
       previous_reports: [],
     }
     expect(computeProtocolRecord(base).a_srr_7d).toBeNull()
-    expect(presentProtocolRecord(computeProtocolRecord({ ...base, supply: 4n * 10n ** 17n }))).toMatchObject({
-      a_srr_7d: null,
-      total_lseth_supply: '0.4',
-      total_protocol_active_keys_count: 1,
-      conversion_rate: '0.000000000000000002',
-    })
     expect(() => computeProtocolRecord({ ...base, rewards: -1n })).toThrow(InvalidInputError)
     expect(() => computeProtocolRecord({ ...base, stopped_validator_count_per_operator: [2, 2] })).toThrow(
       InvalidInputError,

@@ -2,7 +2,7 @@ import { addDaysToDate, isoTimestampOf, SECONDS_PER_DAY, utcDateOf } from './dat
 import { InvalidInputError } from './errors.ts'
 import { totalStoppedValidators } from './operator-fees.ts'
 import { conversionRate, feeBpsToBigint, feeRateOfBps } from './rates.ts'
-import { formatRatio, formatUnits18 } from './units.ts'
+import { formatRatio } from './units.ts'
 
 /**
  * The protocol record of an oracle report and `a_srr_7d`, the 7-day trailing average of the annualized
@@ -164,28 +164,5 @@ export function computeProtocolRecord(input: ProtocolRecordInput): ProtocolRecor
     conversion_rate: conversionRate(input.underlying, input.supply),
     total_lseth_supply: input.supply,
     a_srr_7d: computeASrr7d([...input.previous_reports, current]),
-  }
-}
-
-/**
- * Presents a protocol record for `/eth/v0/protocol/{date}`: amounts as exact decimal strings, the active keys
- * count as an integer, a_srr_7d as a percent string, or null while it is not known (`computeASrr7d`).
- *
- * @example
- * presentProtocolRecord(record).total_lseth_supply // '400000'
- */
-export function presentProtocolRecord(record: ProtocolRecord): Record<string, string | number | null> {
-  return {
-    oracle_report: record.oracle_report,
-    date: record.date,
-    total_protocol_mints_lseth: formatUnits18(record.total_protocol_mints_lseth),
-    total_protocol_burns_lseth: formatUnits18(record.total_protocol_burns_lseth),
-    total_protocol_active_keys_count: record.total_protocol_active_keys_count,
-    rewards_eth: formatUnits18(record.rewards_eth),
-    gross_fee_rate: record.gross_fee_rate,
-    gross_fee_lseth: formatUnits18(record.gross_fee_lseth),
-    conversion_rate: record.conversion_rate,
-    total_lseth_supply: formatUnits18(record.total_lseth_supply),
-    a_srr_7d: record.a_srr_7d,
   }
 }

@@ -23,9 +23,6 @@ import {
   CUMULATIVE_FIELDS,
   computeWalletRecord,
   prepareReport,
-  presentWalletRecord,
-  V0_WALLET_RECORD_FIELDS,
-  V1_WALLET_RECORD_FIELDS,
   WALLET_AMOUNT_FIELDS,
   walletTotalsOf,
 } from './wallet-record.ts'
@@ -184,18 +181,6 @@ describe('computeWalletRecord', () => {
       'dao_fees_eth, total_dao_fees_eth, provider_fees_eth, total_provider_fees_eth, slashing_fees_eth, total_slashing_fees_eth, platform_fees_at_discount_rate_eth, total_platform_fees_at_discount_rate_eth, gross_protocol_fee_rate, discount_rate, gross_fees_eth, total_gross_fees_eth, gross_rewards_eth, total_gross_rewards_eth, rebate_eth, total_rebate_eth, rebate_lseth, total_rebate_lseth'
     const record = computeWalletRecord(prepareReport(handReport(CUTOVER)), wallet())
     for (const field of [...v1.split(', '), ...v0.split(', ')]) expect(record).toHaveProperty(field)
-    const presentedV1 = presentWalletRecord(record, 'v1')
-    expect(Object.keys(presentedV1)).toEqual([...V1_WALLET_RECORD_FIELDS])
-    expect(Object.keys(presentedV1).slice(0, 24)).toEqual(v1.split(', '))
-    expect(presentedV1.rewards_eth).toBe('0.09')
-    expect(presentedV1.balance_lseth).toBe('100')
-    const presentedV0 = presentWalletRecord(record, 'v0')
-    expect(Object.keys(presentedV0)).toEqual([...V0_WALLET_RECORD_FIELDS])
-    for (const field of v0.split(', ')) expect(presentedV0).toHaveProperty(field)
-    expect(presentedV0).not.toHaveProperty('period_lc_fees_lseth')
-    expect(Object.values(presentedV0).every((value) => value === null || typeof value === 'string')).toBe(
-      true,
-    )
   })
 
   test.prop([arbRawReport(), fc.array(fc.integer({ min: 0, max: 1000 }), { minLength: 1, maxLength: 4 })], {

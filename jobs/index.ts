@@ -1,12 +1,14 @@
 import type { ChainContracts } from '../chain/addresses.ts'
+import { type ConsensusOrigin, createConsensusSource } from '../chain/beacon.ts'
 import { type ChainClient, createChainClient, createWriteClient } from '../chain/client.ts'
 import { AllowlistWriteRefusedError } from '../chain/errors.ts'
 import { createLogFetcher } from '../chain/log-fetcher.ts'
 import type { Logger } from '../common/logger.ts'
 import type { Db } from '../db/index.ts'
 import { createAllowlistWriter } from './allowlist-writer.ts'
+import { createConsensusJob } from './consensus.ts'
 import { createDayJobs, DAY_JOBS } from './days/index.ts'
-import { createFollower } from './follower.ts'
+import { createFollower } from './follower/index.ts'
 import { type JobRunner, type Processor, UnrecoverableError } from './runner.ts'
 import { createWebhookJobs, WEBHOOK_JOBS, type WebhookOptions } from './webhooks/index.ts'
 
@@ -17,8 +19,14 @@ export interface ChainSetup {
   contracts: ChainContracts
   /** Key of an Allowlist allower; without it the allowlist job is not registered. */
   allowerPrivateKey: `0x${string}` | undefined
+  /**
+   * Where the consensus figures of the validator exit queue come from (BEACON_URL, or a devnet's facts file);
+   * without it the consensus job is not registered and the API's exit queue answers 503 IR5031.
+   */
+  consensus?: ConsensusOrigin | undefined
 }
 
+/** What `createJobs` needs: the database, a logger, the chain and the day and webhook settings. */
 export interface JobsDeps {
   db: Db
   logger: Logger
@@ -36,6 +44,8 @@ export const JOBS = {
   allowlist: { name: 'allowlist', everyMs: 2_000 },
   days: { name: DAY_JOBS.schedule, everyMs: 2_000 },
   webhooks: { name: WEBHOOK_JOBS.dispatch, everyMs: 1_000 },
+  /** One slot: the sources cache their reads (Beacon API 10 min), so most passes store nothing. */
+  consensus: { name: 'consensus', everyMs: 12_000 },
 } as const
 
 /**
@@ -89,6 +99,15 @@ export function createJobs(deps: JobsDeps) {
       return { head: r.head.toString(), reports: r.reports }
     },
   }
+  const consensus = deps.chain.consensus
+    ? createConsensusJob({
+        db: deps.db,
+        chainId: deps.chain.chainId,
+        source: createConsensusSource(deps.chain.consensus),
+        logger,
+      })
+    : undefined
+  if (consensus) processors[JOBS.consensus.name] = () => consensus.runOnce()
   if (writer) {
     processors[JOBS.allowlist.name] = async () => {
       try {
@@ -105,6 +124,8 @@ export function createJobs(deps: JobsDeps) {
     client,
     follower,
     writer,
+    /** The consensus job (absent without a consensus origin in the chain setup). */
+    consensus,
     processors,
     /** Lets the webhook attempts in flight finish, leaving queued ones pending (call after the runner stopped). */
     drainWebhooks: webhooks.drain,

@@ -1,7 +1,7 @@
 import { FlowProducer, Queue, UnrecoverableError, Worker } from 'bullmq'
 import { Redis } from 'ioredis'
 import type { Logger } from '../common/logger.ts'
-import { QUEUE_NAME, QUEUE_STATES, type QueueCounts } from './queue.ts'
+import { QUEUE_NAME, QUEUE_STATES, type QueueCounts } from '../common/queue.ts'
 
 /** What a processor sees of a job: the same under BullMQ and the inline runner. */
 export interface JobInfo {

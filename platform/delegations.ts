@@ -5,7 +5,7 @@ import { createRepos, inTransaction, type Repos } from '../db/repos/index.ts'
 import type { Actor } from './moves.ts'
 
 /**
- * Impersonation as a delegation (README "Authentication and scopes"): a client with `impersonate:org` may read
+ * Impersonation as a delegation (docs/decisions.md "Authentication and scopes"): a client with `impersonate:org` may read
  * as another organization only when that organization exists and either named the client's organization a
  * delegate or the client's organization is an operator organization. Anything else is refused, an unknown
  * organization exactly like a foreign one (nothing tells the two apart).

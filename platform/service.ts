@@ -29,7 +29,7 @@ function isUniqueViolation(err: unknown): boolean {
 /**
  * An address is attached to one wallet across all organizations (its fees are attributed once). Refusing a second
  * one tells the caller only that: the message is the same whether the wallet is the caller's or another
- * organization's, and names neither the account nor the organization (README, "Wallets").
+ * organization's, and names neither the account nor the organization (docs/decisions.md, "Wallets").
  */
 function addressNotAvailable(address: string): StateError {
   return new StateError(
@@ -38,7 +38,7 @@ function addressNotAvailable(address: string): StateError {
   )
 }
 
-/** Accounts and wallets of platforms: the rules of the interface and README "Accounts" and "Wallets". */
+/** Accounts and wallets of platforms: the rules of the interface and docs/decisions.md "Accounts" and "Wallets". */
 export function createPlatformService(db: Db) {
   const repos = createRepos(db)
 

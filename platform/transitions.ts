@@ -4,7 +4,7 @@ export type AccountAction = 'pause' | 'remove' | 'reactivate' | 'deny'
 export type WalletAction = 'pause' | 'remove' | 'reactivate' | 'legacy_remove'
 
 /**
- * Account transition table (README "Accounts"). PATCH is idempotent; `undefined` means refused (400).
+ * Account transition table (docs/decisions.md "Accounts"). PATCH is idempotent; `undefined` means refused (400).
  *
  * @example
  * accountTransition('ACTIVE', 'pause') // 'PAUSED'
@@ -24,7 +24,7 @@ export function accountTransition(from: AccountStatus, action: AccountAction): A
 export const LIVE_WALLET_STATUSES: readonly WalletStatus[] = ['NOT_READY', 'ALLOWLISTED', 'NOT_ALLOWLISTED']
 
 /**
- * Wallet transition table (README "Wallet status"). The target status of reactivate and remove
+ * Wallet transition table (docs/decisions.md "Wallets"). The target status of reactivate and remove
  * depends on whether the wallet is meant to be on the Allowlist: `wantsAllowlist` and `onChain`
  * (it holds or may hold permissions on chain). `undefined` means refused (400).
  *

@@ -16,7 +16,7 @@ import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { createTestDatabase, postgresAvailable } from './helpers/services.ts'
 
 // SIGKILL of `lsreport api` while platforms create accounts and wallets and pause and reactivate them.
-// What the service promises (README "Guarantees"): an acknowledged write is never lost; a write cut by a
+// What the service promises (docs/decisions.md "Errors"): an acknowledged write is never lost; a write cut by a
 // crash is whole or absent (the row, its audit entry and its allowlist intent are one transaction); a
 // retry never duplicates; the allowlist writer then brings the chain to the latest intents.
 

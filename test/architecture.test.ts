@@ -7,7 +7,8 @@ const ROOT = path.resolve(import.meta.dirname, '..')
 
 /** What one layer may import: relative imports only into `folders`, packages limited by the two patterns. */
 interface LayerRule {
-  folders: string[]
+  /** The top-level folders its relative imports may reach; `'*'`: any. */
+  folders: string[] | '*'
   /** When set, the only packages (and no `node:` module) this layer may import. */
   onlyPackages?: RegExp
   /** Packages this layer must not import (they belong to another layer). */
@@ -23,36 +24,56 @@ const anyOf = (...patterns: RegExp[]) => new RegExp(patterns.map((p) => `(?:${p.
 
 /**
  * The one-way order of STYLE.md "Shape", lowest first: engine (pure math) ; common ; chain and db (side by
- * side, each over common) ; platform (account and wallet rules over db, no ABI, no HTTP) ; jobs (chain, db,
- * engine and platform meet) ; api (reads db, calls engine, platform, jobs) ; cli on top. devnet (anvil and
- * the protocol simulator) sits beside them over chain and common; only cli uses it. Nothing imports cli.
+ * side, each over common) ; metrics (the service's Prometheus figures, over db: the shared state's reads,
+ * BullMQ's counts loaded lazily, never a worker) and platform (account, wallet and webhook-URL rules over db,
+ * no ABI, no HTTP), side by side ; jobs (chain, db, engine, platform and metrics meet) ; api (reads db, calls
+ * engine, platform and metrics: never jobs nor chain, so no request reaches the chain or the consensus
+ * node) ; cli on top. devnet (anvil and the protocol simulator) sits beside them over chain and common; only
+ * cli uses it. bench (benchmarks) may import anything, test helpers included. Nothing imports cli or bench
+ * (no folder lists them but bench, for cli).
  */
 const LAYERS: Record<string, LayerRule> = {
   engine: { folders: ['engine'], onlyPackages: /^(decimal\.js|date-fns)(\/|$)/ },
   common: { folders: ['common'], forbiddenPackages: anyOf(HTTP, SQL, QUEUE) },
   chain: { folders: ['chain', 'common'], forbiddenPackages: anyOf(HTTP, SQL, QUEUE) },
   db: { folders: ['db', 'common'], forbiddenPackages: anyOf(HTTP, QUEUE, CHAIN_CLIENT) },
+  metrics: { folders: ['metrics', 'db', 'common'], forbiddenPackages: anyOf(HTTP, SQL, CHAIN_CLIENT) },
   platform: {
     folders: ['platform', 'db', 'common'],
     forbiddenPackages: anyOf(HTTP, SQL, QUEUE, CHAIN_CLIENT),
   },
   jobs: {
-    folders: ['jobs', 'platform', 'chain', 'db', 'engine', 'common'],
+    folders: ['jobs', 'metrics', 'platform', 'chain', 'db', 'engine', 'common'],
     forbiddenPackages: anyOf(HTTP, SQL),
   },
   api: {
-    folders: ['api', 'jobs', 'platform', 'chain', 'db', 'engine', 'common'],
+    folders: ['api', 'metrics', 'platform', 'db', 'engine', 'common'],
     forbiddenPackages: anyOf(SQL, QUEUE),
   },
   devnet: { folders: ['devnet', 'chain', 'common'], forbiddenPackages: anyOf(HTTP, SQL, QUEUE) },
   cli: {
-    folders: ['cli', 'api', 'jobs', 'platform', 'devnet', 'chain', 'db', 'engine', 'common'],
+    folders: ['cli', 'api', 'jobs', 'metrics', 'platform', 'devnet', 'chain', 'db', 'engine', 'common'],
     forbiddenPackages: anyOf(HTTP, SQL),
   },
+  bench: { folders: '*' },
 }
 
-/** Top-level folders that are not layers of the service: tests, benchmarks and tooling may import any layer. */
-const NOT_LAYERS = new Set(['test', 'bench', 'tools', 'bin', 'fixtures', 'docs', 'node_modules'])
+/**
+ * Top-level folders outside the product, not checked: tests, fixtures (golden vectors and their scripts),
+ * tooling, the bin shim and docs may import any layer; node_modules and the git-ignored outputs (data/, the
+ * default DATA_DIR; coverage/; scratch/) hold no source of ours.
+ */
+const OUTSIDE_PRODUCT = new Set([
+  'test',
+  'fixtures',
+  'tools',
+  'bin',
+  'docs',
+  'node_modules',
+  'data',
+  'coverage',
+  'scratch',
+])
 
 /** One source file: its path relative to the repository root (with `/`) and its text. */
 interface SourceFile {
@@ -79,7 +100,7 @@ function packageName(spec: string): string {
 /**
  * Checks the layer rules over a list of files (tests, `*.test.ts`, are exempt: unit tests beside the code may
  * use devnet and test helpers). Returns one line per wrong-way import, `file -> spec (why)`, and one per
- * top-level folder that is neither a layer nor a known non-layer folder.
+ * top-level folder that is neither a layer nor a folder outside the product.
  */
 function layerViolations(files: SourceFile[], layers: Record<string, LayerRule> = LAYERS): string[] {
   const violations: string[] = []
@@ -90,7 +111,7 @@ function layerViolations(files: SourceFile[], layers: Record<string, LayerRule> 
     if (!file.path.includes('/')) continue
     const rule = layers[layer]
     if (!rule) {
-      if (!NOT_LAYERS.has(layer)) unknownFolders.add(layer)
+      if (!OUTSIDE_PRODUCT.has(layer)) unknownFolders.add(layer)
       continue
     }
     for (const spec of importsOf(file.text)) {
@@ -98,7 +119,7 @@ function layerViolations(files: SourceFile[], layers: Record<string, LayerRule> 
         const target = path.posix
           .normalize(path.posix.join(path.posix.dirname(file.path), spec))
           .split('/')[0]!
-        if (!rule.folders.includes(target)) {
+        if (rule.folders !== '*' && !rule.folders.includes(target)) {
           violations.push(`${file.path} -> ${spec} (${layer}/ may import ${rule.folders.join(', ')})`)
         }
       } else if (rule.onlyPackages) {
@@ -111,7 +132,7 @@ function layerViolations(files: SourceFile[], layers: Record<string, LayerRule> 
     }
   }
   for (const folder of unknownFolders)
-    violations.push(`${folder}/ is not a declared layer (add it to LAYERS)`)
+    violations.push(`${folder}/ is not a declared layer (add it to LAYERS or OUTSIDE_PRODUCT)`)
   return violations
 }
 
@@ -160,23 +181,81 @@ describe('architecture', () => {
     plant('scripts/run.ts', "import { x } from '../common/x.ts'\n")
     expect(layerViolations(readTree(scratch)).sort()).toEqual(
       [
-        'api/cli-use.ts -> ../cli/main.ts (api/ may import api, jobs, platform, chain, db, engine, common)',
+        'api/cli-use.ts -> ../cli/main.ts (api/ may import api, metrics, platform, db, engine, common)',
         'api/sql.ts -> pg (belongs to another layer than api/)',
         'db/lazy.ts -> ../jobs/index.ts (db/ may import db, common)',
         'engine/io.ts -> node:fs (engine/ does no I/O)',
-        'jobs/side.ts -> ../devnet/index.ts (jobs/ may import jobs, platform, chain, db, engine, common)',
+        'jobs/side.ts -> ../devnet/index.ts (jobs/ may import jobs, metrics, platform, chain, db, engine, common)',
         'platform/moves.ts -> ../chain/abi.ts (platform/ may import platform, db, common)',
         'platform/service.ts -> ../api/errors.ts (platform/ may import platform, db, common)',
-        'scripts/ is not a declared layer (add it to LAYERS)',
+        'scripts/ is not a declared layer (add it to LAYERS or OUTSIDE_PRODUCT)',
       ].sort(),
     )
   })
 
-  test('behavior: only common/config.ts reads process.env among service code (cli/ entrypoints pass it in)', () => {
+  test('behavior: api -> jobs, api -> chain and any import of bench/ fail the check (synthetic import lists)', () => {
+    const file = (p: string, ...specs: string[]) => ({
+      path: p,
+      text: specs.map((spec) => `import { x } from '${spec}'\n`).join(''),
+    })
+    const files = [
+      // wrong way
+      file('api/routes/metrics.ts', '../../jobs/metrics/index.ts'),
+      file('api/app.ts', '../chain/beacon.ts', '../metrics/index.ts', '../platform/webhooks/url-guard.ts'),
+      { path: 'api/lazy.ts', text: "const { createJobs } = await import('../jobs/index.ts')\n" },
+      file('cli/up.ts', '../bench/start.ts', '../jobs/index.ts'),
+      file('jobs/seed.ts', '../bench/api-data.ts'),
+      file('engine/bench-use.ts', '../bench/engine-wallets.ts'),
+      file('metrics/queue.ts', '../jobs/runner.ts', '../common/queue.ts'),
+      file('common/metrics.ts', '../metrics/index.ts'),
+      file('platform/webhooks/deliver.ts', '../../jobs/webhooks/deliver.ts'),
+      // right way: bench may import any folder, test helpers included
+      file('bench/api.ts', '../api/app.ts', '../cli/main.ts', '../jobs/index.ts', '../test/helpers/api.ts'),
+      file('jobs/webhooks/deliver.ts', '../../platform/webhooks/url-guard.ts', '../../metrics/index.ts'),
+      // outside the product: not checked
+      file('test/answer-memo.test.ts', '../bench/api-data.ts'),
+    ]
+    expect(layerViolations(files).sort()).toEqual(
+      [
+        'api/app.ts -> ../chain/beacon.ts (api/ may import api, metrics, platform, db, engine, common)',
+        'api/lazy.ts -> ../jobs/index.ts (api/ may import api, metrics, platform, db, engine, common)',
+        'api/routes/metrics.ts -> ../../jobs/metrics/index.ts (api/ may import api, metrics, platform, db, engine, common)',
+        'cli/up.ts -> ../bench/start.ts (cli/ may import cli, api, jobs, metrics, platform, devnet, chain, db, engine, common)',
+        'common/metrics.ts -> ../metrics/index.ts (common/ may import common)',
+        'engine/bench-use.ts -> ../bench/engine-wallets.ts (engine/ may import engine)',
+        'jobs/seed.ts -> ../bench/api-data.ts (jobs/ may import jobs, metrics, platform, chain, db, engine, common)',
+        'metrics/queue.ts -> ../jobs/runner.ts (metrics/ may import metrics, db, common)',
+        'platform/webhooks/deliver.ts -> ../../jobs/webhooks/deliver.ts (platform/ may import platform, db, common)',
+      ].sort(),
+    )
+  })
+
+  test('behavior: no other layer lists bench/, only bench lists cli/, and api/ lists neither jobs/ nor chain/', () => {
+    const lists = (folder: string) =>
+      Object.entries(LAYERS)
+        .filter(([name, rule]) => name !== folder && (rule.folders === '*' || rule.folders.includes(folder)))
+        .map(([name]) => name)
+    expect(lists('bench')).toEqual([])
+    expect(lists('cli')).toEqual(['bench'])
+    expect(LAYERS.api?.folders).toEqual(['api', 'metrics', 'platform', 'db', 'engine', 'common'])
+  })
+
+  test('behavior: every top-level folder is a layer or listed as outside the product', () => {
+    const folders = fs
+      .readdirSync(ROOT, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+      .map((entry) => entry.name)
+    expect(folders.length).toBeGreaterThan(0)
+    expect(folders.filter((name) => !LAYERS[name] && !OUTSIDE_PRODUCT.has(name))).toEqual([])
+  })
+
+  test('behavior: only common/config.ts reads process.env among service code (cli/ and bench/ entrypoints pass it in)', () => {
+    const entrypoints = new Set(['cli', 'bench'])
     const readers = readTree(ROOT)
-      .filter(
-        (f) => !f.path.startsWith('cli/') && LAYERS[f.path.split('/')[0]!] && !f.path.endsWith('.test.ts'),
-      )
+      .filter((f) => {
+        const layer = f.path.split('/')[0]!
+        return !entrypoints.has(layer) && LAYERS[layer] && !f.path.endsWith('.test.ts')
+      })
       .filter((f) => f.path !== 'common/config.ts' && /process\.env\b/.test(f.text))
       .map((f) => f.path)
     expect(readers).toEqual([])

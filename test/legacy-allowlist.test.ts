@@ -16,7 +16,7 @@ import { createLogger } from '../common/logger.ts'
 import { migrate, openDb } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { startAnvil } from '../devnet/anvil.ts'
-import { createFollower } from '../jobs/follower.ts'
+import { createFollower } from '../jobs/follower/index.ts'
 import { createPlatformService } from '../platform/service.ts'
 import { compileLegacyAllowlist } from './helpers/legacy-allowlist.ts'
 

@@ -7,6 +7,7 @@ import { devnetRiverAbi } from '../devnet/abi.ts'
 import { formatUnits18, parseUnits18 } from '../engine/index.ts'
 import { http, orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
 import { devnetFollower } from './helpers/chain.ts'
+import { storeConsensusSnapshot } from './helpers/days.ts'
 import { SHORT_VERSIONED_HISTORY, startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
 
@@ -29,7 +30,8 @@ describe.runIf(pgOk)('redemption reads against the devnet', () => {
     })
     dbh = await migratedTestDatabase()
     await devnetFollower(dbh.db, devnet).syncOnce()
-    // the devnet's data directory holds its consensus facts (the exit queue of the projections)
+    // the consensus job stores the devnet's facts: the exit queue of the projections reads them from the database
+    await storeConsensusSnapshot(dbh.db, devnet)
     api = await startTestApi('postgres', { DATA_DIR: devnet.dataDir }, { dbh })
   }, 300_000)
   afterAll(async () => {

@@ -13,7 +13,7 @@ export const IMPERSONATION_REFUSED =
   'Impersonate-Org refused: that organization has not named your organization a delegate'
 
 /**
- * The organization named by `Impersonate-Org`, once allowed (README "Authentication and scopes"): the token needs
+ * The organization named by `Impersonate-Org`, once allowed (docs/decisions.md "Authentication and scopes"): the token needs
  * `impersonate:org` (else 403 IR2003) and the named organization must have named the token's organization a
  * delegate, or the token's organization must be an operator organization (else 403 IR2008, the same for an
  * unknown organization). Each impersonated request leaves one audit row (both org ids, the client, the route,

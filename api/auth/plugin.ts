@@ -142,8 +142,8 @@ export const authPlugin = fp(
           headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
         })
       }
-      // README "Authentication and scopes": the header is honoured only with its scope, on any route (the
-      // reporting routes read as the named organization, see api/reporting.ts `readingOrg`)
+      // docs/decisions.md "Authentication and scopes": the header is honoured only with its scope, on any route (the
+      // reporting routes read as the named organization, see api/reporting/reads.ts `readingOrg`)
       if (request.headers['impersonate-org'] !== undefined && !claims.scopes.includes('impersonate:org')) {
         throw new ApiError('IR2003', 'Impersonate-Org needs the impersonate:org scope')
       }

@@ -1,4 +1,4 @@
-/** Every scope a client may hold (README "Authentication and scopes"). */
+/** Every scope a client may hold (docs/decisions.md "Authentication and scopes"). */
 export const SCOPES = [
   'read:eth-rewards',
   'read:eth-redeems',

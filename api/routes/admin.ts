@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import type { DayRow } from '../../db/repos/days.ts'
 import type { Repos } from '../../db/repos/index.ts'
 import { ApiError } from '../errors.ts'
-import { parseDate } from '../reporting.ts'
+import { parseDate } from '../reporting/dates.ts'
 import { BoundedInteger, errorResponses, MAX_INPUT_INTEGER, Nullable, StringEnum } from '../schemas.ts'
 
 const DATE_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'

@@ -16,7 +16,7 @@ const DiscountRateRecord = Type.Object({
   }),
 })
 
-/** The history of an account's target fee rates (the POST that adds one is in routes/platform.ts). */
+/** The history of an account's target fee rates (the POST that adds one is in routes/platform/discount-rate.ts). */
 export function discountRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   const { repos } = deps
   app.get(

@@ -4,26 +4,14 @@ import type { FEE_RATE_COLUMNS } from '../../db/records/columns.ts'
 import { FEE_AMOUNT_COLUMNS } from '../../db/records/columns.ts'
 import type { Repos } from '../../db/repos/index.ts'
 import type { FeeKind, FeeRecordRow, OperatorFeeRecordRow, ReportDay } from '../../db/repos/reports.ts'
-import {
-  type FeeModel,
-  formatUnits18,
-  isOtherModelField,
-  presentProtocolRecord,
-  V3_CUTOVER_ISO,
-} from '../../engine/index.ts'
+import { type FeeModel, formatUnits18, isOtherModelField, V3_CUTOVER_ISO } from '../../engine/index.ts'
 import { feeModelOf, setFeeModelHeaders } from '../fee-model-headers.ts'
 import { CurrencyQuery, currencyOf, priceIn, withFiat, withFiatSchema } from '../fiat-view.ts'
-import {
-  AsOfQuery,
-  answeredFromCache,
-  KEPT_ANSWERS,
-  parseDate,
-  readingOrg,
-  readsFor,
-  rejectUnit,
-  reportOr404,
-  setReportHeaders,
-} from '../reporting.ts'
+import { presentProtocolRecord } from '../protocol-presentation.ts'
+import { parseDate, reportOr404 } from '../reporting/dates.ts'
+import { answeredFromCache, KEPT_ANSWERS, setReportHeaders } from '../reporting/etag.ts'
+import { rejectUnit } from '../reporting/inputs.ts'
+import { AsOfQuery, readingOrg, readsFor } from '../reporting/reads.ts'
 import { errorResponses, Nullable, StringEnum } from '../schemas.ts'
 
 /**

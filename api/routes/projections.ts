@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
-import type { ConsensusSnapshot, ConsensusSource } from '../../chain/beacon.ts'
-import type { Repos } from '../../db/repos/index.ts'
+import type { Repos, StoredConsensusSnapshot } from '../../db/repos/index.ts'
 import {
   computeExitQueue,
   type ExitQueueInfo,
@@ -18,8 +17,9 @@ import { eventInput } from './redeems.ts'
 
 /**
  * Redemption projections (estimates) and the validator exit queue. Inputs: indexed RedeemManager events and
- * oracle reports (database), and the consensus layer's exit queue (Beacon API at BEACON_URL, else the
- * devnet's simulated facts). The estimate is the engine's (engine/README.md §9):
+ * oracle reports (database), and the consensus layer's exit queue: the latest snapshot the consensus job
+ * stored (jobs/consensus.ts, from the Beacon API at BEACON_URL or the devnet's simulated facts); a request
+ * never reaches the consensus node. The estimate is the engine's (engine/README.md §9):
  * - a position already covered by the withdrawal stack: the block time of the report whose withdrawal
  *   event covers it (in the past);
  * - else, with shortfall = position - stack total (in ETH at the latest rate): the next report when the
@@ -39,7 +39,7 @@ const ExitQueue = Type.Object({
 
 /** An exact decimal amount (formatUnits18). */
 const Amount = Type.String()
-/** Why a projection is what it is (README "Redemption reads"); the same object for v1 and v0. */
+/** Why a projection is what it is (docs/decisions.md "Redemption reads"); the same object for v1 and v0. */
 const Explanation = Type.Object({
   case: StringEnum(['satisfied', 'buffer', 'exit_queue', 'no_demand'] as const, {
     description: 'the case the engine decided; equals the X-Projection-Basis header',
@@ -96,8 +96,8 @@ function explanationOf(
   }
 }
 
-/** The exit queue estimate from a consensus snapshot. */
-export function exitQueueOf(snapshot: ConsensusSnapshot): ExitQueueInfo {
+/** The exit queue estimate from a stored consensus snapshot. */
+export function exitQueueOf(snapshot: StoredConsensusSnapshot): ExitQueueInfo {
   return computeExitQueue({
     epoch: snapshot.epoch,
     active_validators: snapshot.active_validators,
@@ -108,18 +108,15 @@ export function exitQueueOf(snapshot: ConsensusSnapshot): ExitQueueInfo {
 }
 
 /** Projections of redeem requests and of the redeem queue, and the validator exit queue. */
-export function projectionRoutes(app: FastifyInstance, deps: { repos: Repos; consensus: ConsensusSource }) {
-  const { repos, consensus } = deps
+export function projectionRoutes(app: FastifyInstance, deps: { repos: Repos }) {
+  const { repos } = deps
   const redeems = { onRequest: app.requireScope('read:eth-redeems') }
   const tags = ['redemptions']
 
+  /** The exit queue of the latest stored consensus snapshot; none stored yet (the job has not run): 503 IR5031. */
   async function exitQueue(): Promise<ExitQueueInfo> {
-    let snapshot: ConsensusSnapshot
-    try {
-      snapshot = await consensus.snapshot()
-    } catch (err) {
-      throw new ApiError('IR5031', 'consensus-layer data is unavailable: retry later', { cause: err })
-    }
+    const snapshot = await repos.consensus.latest()
+    if (!snapshot) throw new ApiError('IR5031', 'consensus-layer data is unavailable: retry later')
     return exitQueueOf(snapshot)
   }
 

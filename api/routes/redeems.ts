@@ -12,10 +12,10 @@ import {
   type WithdrawalEventInput,
 } from '../../engine/index.ts'
 import { ApiError } from '../errors.ts'
-import { parseDate } from '../reporting.ts'
+import { parseDate } from '../reporting/dates.ts'
 import { BooleanLike, errorResponses, StringEnum, toBool } from '../schemas.ts'
 
-/** At most this many ids per GET /eth/v1/redeems (README "Limits"). */
+/** At most this many ids per GET /eth/v1/redeems (docs/decisions.md "Limits"). */
 export const MAX_REDEEM_IDS = 500
 /** Redeem request ids are uint32 on chain. */
 const MAX_REQUEST_ID = 4_294_967_295
@@ -116,7 +116,7 @@ export function eventInput(e: WithdrawalEventRow): WithdrawalEventInput {
 }
 
 /**
- * Redemption reads, v1 and v0 (public: README "Authentication and scopes"), computed by the engine from indexed
+ * Redemption reads, v1 and v0 (public: docs/decisions.md "Authentication and scopes"), computed by the engine from indexed
  * events.
  */
 export function redeemRoutes(app: FastifyInstance, deps: { repos: Repos }) {

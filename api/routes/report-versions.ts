@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { Repos } from '../../db/repos/index.ts'
-import { parseDate, readsFor, reportOr404, setReportHeaders } from '../reporting.ts'
+import { parseDate, reportOr404 } from '../reporting/dates.ts'
+import { setReportHeaders } from '../reporting/etag.ts'
+import { readsFor } from '../reporting/reads.ts'
 import { errorResponses, Nullable, StringEnum } from '../schemas.ts'
 
 /**

@@ -27,7 +27,7 @@ export function validateSolanaAddress(address: string): string {
 const Permissions = Type.Object({ staking: Type.Boolean(), redemption: Type.Boolean() })
 const Entry = Type.Object({ address: Type.String(), allowlisted: Type.Boolean(), permissions: Permissions })
 
-/** GET /sol/v0/allowlist/{address}, POST /sol/v0/allowlist (README "Solana allowlist"). */
+/** GET /sol/v0/allowlist/{address}, POST /sol/v0/allowlist (docs/decisions.md "Solana allowlist"). */
 export function solRoutes(app: FastifyInstance, deps: { repos: Repos }) {
   const tags = ['solana']
   app.get(

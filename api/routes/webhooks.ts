@@ -7,8 +7,8 @@ import {
   type WebhookEventType,
   type WebhookRow,
 } from '../../db/repos/webhooks.ts'
-import { WebhookUrlError } from '../../jobs/webhooks/errors.ts'
-import { resolveWebhookTarget } from '../../jobs/webhooks/url-guard.ts'
+import { WebhookUrlError } from '../../platform/webhooks/errors.ts'
+import { resolveWebhookTarget } from '../../platform/webhooks/url-guard.ts'
 import { caller } from '../auth/plugin.ts'
 import { ApiError } from '../errors.ts'
 import { errorResponses, Nullable, PageQueryFields, pageOf, StringEnum } from '../schemas.ts'

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex'
 
 /**
- * Impersonation as a delegation (README "Authentication and scopes"): an organization names the organizations
+ * Impersonation as a delegation (docs/decisions.md "Authentication and scopes"): an organization names the organizations
  * that may read as it (`org_delegations`, changed by operator commands, each change in `delegation_changes`); an
  * operator organization (`orgs.operator`, set at creation) may read as any. Every impersonated request leaves
  * one row in `impersonations` with both org ids. Audit rows carry no foreign keys: they outlive what they name.

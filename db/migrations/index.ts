@@ -12,6 +12,7 @@ import * as m010 from './010_account_key_problems.ts'
 import * as m011 from './011_report_prices.ts'
 import * as m012 from './012_eth_flows.ts'
 import * as m013 from './013_report_versions.ts'
+import * as m014 from './014_consensus_snapshots.ts'
 
 interface Migration {
   up(db: Knex): Promise<void>
@@ -33,6 +34,7 @@ const migrations: [string, Migration][] = [
   ['011_report_prices', m011],
   ['012_eth_flows', m012],
   ['013_report_versions', m013],
+  ['014_consensus_snapshots', m014],
 ]
 
 /** knex migration source over the in-code list (works the same under tsx, vitest and any bundler). */

@@ -4,6 +4,7 @@ import { createAllowlistChangesRepo } from './allowlist-changes.ts'
 import { createAuditRepo } from './audit.ts'
 import { createChainRepo } from './chain.ts'
 import { createClientsRepo } from './clients.ts'
+import { createConsensusRepo } from './consensus.ts'
 import { createDaysRepo } from './days.ts'
 import { createDelegationsRepo } from './delegations.ts'
 import { createDiscountsRepo } from './discounts.ts'
@@ -34,6 +35,7 @@ const FACTORIES = {
   webhooks: createWebhooksRepo,
   delegations: createDelegationsRepo,
   prices: createPricesRepo,
+  consensus: createConsensusRepo,
 } as const
 
 /** Every repository over one database handle (the pool, or a transaction), as `createRepos` returns them. */
@@ -91,6 +93,7 @@ export function inTransaction<T>(db: Queryable, work: (repos: Repos, tx: Tx) => 
 export type { AccountRow, AccountStatus } from './accounts.ts'
 export type { AllowlistChangeRow } from './allowlist-changes.ts'
 export type { ClientRow } from './clients.ts'
+export type { ConsensusSnapshotSource, StoredConsensusSnapshot } from './consensus.ts'
 export type { OrgRow } from './orgs.ts'
 export type { Price, PriceCurrency, ReportPrices } from './prices.ts'
 export type { SolAllowlistRow } from './sol-allowlist.ts'

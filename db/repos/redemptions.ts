@@ -41,7 +41,7 @@ export interface RedeemIndexedHead {
   time: Date
 }
 
-/** The RedeemManager events ingested by the follower (jobs/follower.ts names the stream so). */
+/** The RedeemManager events ingested by the follower (jobs/follower/index.ts names the stream so). */
 const REDEEM_STREAM = 'redeemManager'
 
 /** Restricts an event query to rows at or before `asOf`. */

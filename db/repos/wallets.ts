@@ -5,7 +5,7 @@ import { isUuid } from './accounts.ts'
 import { chainClock } from './clock.ts'
 import { type Page, pageWithTotal } from './page.ts'
 
-/** Lifecycle of a wallet (README "Wallets"), from NOT_READY to REMOVED or DENIED. */
+/** Lifecycle of a wallet (docs/decisions.md "Wallets"), from NOT_READY to REMOVED or DENIED. */
 export type WalletStatus =
   | 'NOT_READY'
   | 'ALLOWLISTED'

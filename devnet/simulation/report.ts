@@ -206,7 +206,7 @@ async function legacyTrace(
 }
 
 /**
- * Rewrites the consensus facts file (README: `latest` and every day so far), atomically.
+ * Rewrites the consensus facts file (devnet/README.md: `latest` and every day so far), atomically.
  *
  * @example
  * writeConsensusFile('./data/devnet-consensus.json', simulator.consensusHistory())

@@ -64,7 +64,7 @@ export function isReportLog(log: Pick<DecodedLog, 'eventName'>): boolean {
 }
 
 /**
- * The chain reads a chunk of logs needs before it can be mapped to rows (jobs/follower.ts reads them):
+ * The chain reads a chunk of logs needs before it can be mapped to rows (jobs/follower/index.ts reads them):
  * the header of every block with a log, the reads at each report's block, and the accounts of each
  * legacy Allowlist log recovered from its calldata (undefined: not recoverable, the log is skipped).
  */

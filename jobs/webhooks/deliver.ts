@@ -2,12 +2,12 @@ import type { Logger } from '../../common/logger.ts'
 import type { Db } from '../../db/index.ts'
 import { createRepos } from '../../db/repos/index.ts'
 import type { BreakerPolicy } from '../../db/repos/webhooks.ts'
+import { WebhookUrlError } from '../../platform/webhooks/errors.ts'
+import { resolveWebhookTarget } from '../../platform/webhooks/url-guard.ts'
 import type { JobInfo } from '../runner.ts'
 import { MAX_RETRY_DELAY_MS, retryDelayMs } from './backoff.ts'
-import { WebhookUrlError } from './errors.ts'
 import { type SendResult, sendWebhook } from './send.ts'
 import { webhookHeaders } from './sign.ts'
-import { resolveWebhookTarget } from './url-guard.ts'
 
 /** How deliveries are made (from common/config.ts: WEBHOOK_* variables; the optional ones have defaults). */
 export interface WebhookOptions {

@@ -1,7 +1,7 @@
 import http from 'node:http'
 import https from 'node:https'
 import type { LookupFunction } from 'node:net'
-import type { ResolvedTarget } from './url-guard.ts'
+import type { ResolvedTarget } from '../../platform/webhooks/url-guard.ts'
 
 /** What one attempt got: the receiver's HTTP status, or the error that prevented an answer. */
 export type SendResult = { statusCode: number } | { error: string }

@@ -10,7 +10,7 @@ import { EVENT_TABLES } from '../../db/repos/chain.ts'
 import { type DevRole, devAccount } from '../../devnet/accounts.ts'
 import type { DevnetHandle } from '../../devnet/index.ts'
 import { createAllowlistWriter } from '../../jobs/allowlist-writer.ts'
-import { createFollower } from '../../jobs/follower.ts'
+import { createFollower } from '../../jobs/follower/index.ts'
 
 /** A follower over `rpcUrl` reading the devnet's contracts into `db`. */
 export function devnetFollower(db: Db, devnet: DevnetHandle, rpcUrl = devnet.rpcUrl, confirmations = 0) {

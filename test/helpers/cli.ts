@@ -6,7 +6,7 @@ const BIN = path.resolve(import.meta.dirname, '../../bin/lsreport.mjs')
 const run = promisify(execFile)
 
 /**
- * The service's own variables (README "Operator contract"): a child gets only those the test passes, never
+ * The service's own variables (docs/operations.md "Operator contract"): a child gets only those the test passes, never
  * the runner's (CI exports DATABASE_URL and REDIS_URL; vite sets BASE_URL=/).
  */
 const SERVICE_VARS = [

@@ -10,7 +10,7 @@ import { type Db, type DbHandle, migrate, openDb } from '../../db/index.ts'
 import { createRepos } from '../../db/repos/index.ts'
 import { type DevnetHandle, type StartDevnetOptions, startDevnet } from '../../devnet/index.ts'
 import type { TestChain } from '../../devnet/testing.ts'
-import { createFollower } from '../../jobs/follower.ts'
+import { createFollower } from '../../jobs/follower/index.ts'
 import { createJobs } from '../../jobs/index.ts'
 import { createInlineRunner, type JobRunner } from '../../jobs/runner.ts'
 import type { Backend } from './api.ts'
@@ -28,10 +28,14 @@ export async function freshDatabase(backend: Backend): Promise<DbHandle> {
   return dbh
 }
 
-/** Ingests the chain into `db` and computes every ingested report's day with the inline runner. */
+/**
+ * Ingests the chain into `db`, stores the devnet's consensus facts (one pass of the consensus job: the API's
+ * exit queue reads them from the database) and computes every ingested report's day with the inline runner.
+ */
 export async function syncAndCompute(db: Db, devnet: DevnetHandle): Promise<void> {
   const jobs = createJobs({ db, logger: silent, chain: setupFromDevnet(devnet), confirmations: 0 })
   await jobs.follower.syncOnce()
+  await jobs.consensus?.runOnce()
   const runner = createInlineRunner(jobs.processors, silent)
   jobs.useRunner(runner)
   await runner.start()
@@ -53,6 +57,15 @@ export async function syncAndCompute(db: Db, devnet: DevnetHandle): Promise<void
   } finally {
     await runner.close()
   }
+}
+
+/**
+ * One pass of the consensus job, as the scheduled job runs it: the devnet's latest consensus facts become the
+ * stored snapshot the API's validator exit queue and projections read.
+ */
+export async function storeConsensusSnapshot(db: Db, devnet: DevnetHandle): Promise<void> {
+  const jobs = createJobs({ db, logger: silent, chain: setupFromDevnet(devnet), confirmations: 0 })
+  await jobs.consensus?.runOnce()
 }
 
 /** Only ingests the chain (no day computation): sets the chain clock that registrations are stamped with. */

@@ -1,6 +1,6 @@
 import { Histogram, Registry } from 'prom-client'
-import type { Db } from '../../db/index.ts'
-import { QUEUE_NAME } from '../queue.ts'
+import { QUEUE_NAME } from '../common/queue.ts'
+import type { Db } from '../db/index.ts'
 import { bullQueueCounts } from './bull-counts.ts'
 import type { CollectorScope, QueueCountsSource, SharedCollector } from './collector.ts'
 import { SHARED_COLLECTORS } from './collectors.ts'

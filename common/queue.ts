@@ -1,5 +1,6 @@
 /**
- * The job queue's name and states, without BullMQ: the API's metrics read them without loading the runner.
+ * The job queue's name and states, without BullMQ: shared by the runner (jobs/runner.ts) and the metrics
+ * (metrics/), which read the queue's counts without loading the runner.
  */
 
 /** The BullMQ queue every job runs on (under the QUEUE_PREFIX). */

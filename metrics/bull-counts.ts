@@ -1,4 +1,4 @@
-import { QUEUE_NAME, QUEUE_STATES, type QueueCounts } from '../queue.ts'
+import { QUEUE_NAME, QUEUE_STATES, type QueueCounts } from '../common/queue.ts'
 import type { QueueCountsSource } from './collector.ts'
 
 /** A BullMQ queue's counts on Redis, from a process that runs no worker (the API); BullMQ loaded lazily. */

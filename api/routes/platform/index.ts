@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
-import { accountRoutes } from './platform/accounts.ts'
-import type { PlatformRouteDeps } from './platform/context.ts'
-import { depositorRoutes } from './platform/depositors.ts'
-import { discountRateRoutes } from './platform/discount-rate.ts'
-import { walletRoutes } from './platform/wallets.ts'
+import { accountRoutes } from './accounts.ts'
+import type { PlatformRouteDeps } from './context.ts'
+import { depositorRoutes } from './depositors.ts'
+import { discountRateRoutes } from './discount-rate.ts'
+import { walletRoutes } from './wallets.ts'
 
 /** Accounts and wallets of the caller's organization (/v0/platform/..., /v0/depositors/...), one file each. */
 export function platformRoutes(app: FastifyInstance, deps: PlatformRouteDeps) {

@@ -13,6 +13,12 @@
  * `days.ts`, `queue.ts`, `webhooks.ts`) listed in `collectors.ts`, `scrape-sources.ts` (one read per scrape
  * within the timeout, `lsreport_metrics_source_up`), `service.ts` (the registry of a process),
  * `instrument.ts` (job durations).
+ *
+ * Where it sits: a layer of its own over db/ and common/ (test/architecture.test.ts), so that api/ (which
+ * serves `/metrics`), jobs/ and cli/ all import it while it imports none of them. It reads the shared state
+ * through the `Db` handle, the RPC head with a plain JSON-RPC `fetch` (no viem), and BullMQ's counts on Redis
+ * (`bull-counts.ts`, BullMQ loaded lazily and only with REDIS_URL; it never runs a worker). The queue's name
+ * and states are common/queue.ts.
  */
 
 export { bullQueueCounts } from './bull-counts.ts'

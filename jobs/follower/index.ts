@@ -5,26 +5,27 @@ import {
   redeemManagerAbi,
   riverAbi,
   riverLegacyAbi,
-} from '../chain/abi.ts'
-import type { ChainContracts } from '../chain/addresses.ts'
-import { decodeAllowlistWrite, storedPermissions, writeMatches } from '../chain/allowlist-calls.ts'
-import { getHeadBlockNumber, readAllAtBlock, resultOf } from '../chain/blocks.ts'
-import type { ChainClient } from '../chain/client.ts'
-import { ChainError } from '../chain/errors.ts'
-import { recoverLegacyAllowlistAccounts } from '../chain/legacy-allowlist.ts'
-import type { DecodedLog } from '../chain/log-decoding.ts'
-import type { LogFetcher } from '../chain/log-fetcher.ts'
-import { readOperatorsAt } from '../chain/operators.ts'
-import { priceFeedCalls, priceReadsFrom } from '../chain/price-feeds.ts'
-import { withRetry } from '../chain/retry.ts'
-import type { Address as StoredAddress } from '../common/address.ts'
-import { forEachConcurrently } from '../common/concurrency.ts'
-import type { Logger } from '../common/logger.ts'
-import { createExclusive } from '../db/exclusive.ts'
-import type { Db } from '../db/index.ts'
-import type { EventTable } from '../db/repos/chain.ts'
-import { createRepos, inTransaction, type Repos } from '../db/repos/index.ts'
-import { applyPermissionEvents, recomputeWalletChainState } from '../platform/chain-sync.ts'
+} from '../../chain/abi.ts'
+import type { ChainContracts } from '../../chain/addresses.ts'
+import { decodeAllowlistWrite, storedPermissions, writeMatches } from '../../chain/allowlist-calls.ts'
+import { getHeadBlockNumber, readAllAtBlock, resultOf } from '../../chain/blocks.ts'
+import type { ChainClient } from '../../chain/client.ts'
+import { ChainError } from '../../chain/errors.ts'
+import { recoverLegacyAllowlistAccounts } from '../../chain/legacy-allowlist.ts'
+import type { DecodedLog } from '../../chain/log-decoding.ts'
+import type { LogFetcher } from '../../chain/log-fetcher.ts'
+import { readOperatorsAt } from '../../chain/operators.ts'
+import { priceFeedCalls, priceReadsFrom } from '../../chain/price-feeds.ts'
+import { withRetry } from '../../chain/retry.ts'
+import type { Address as StoredAddress } from '../../common/address.ts'
+import { forEachConcurrently } from '../../common/concurrency.ts'
+import type { Logger } from '../../common/logger.ts'
+import { createExclusive } from '../../db/exclusive.ts'
+import type { Db } from '../../db/index.ts'
+import type { EventTable } from '../../db/repos/chain.ts'
+import { createRepos, inTransaction, type Repos } from '../../db/repos/index.ts'
+import { applyPermissionEvents, recomputeWalletChainState } from '../../platform/chain-sync.ts'
+import { emitRedeemEvents } from '../webhooks/emit.ts'
 import {
   type BlockFacts,
   type ChunkContext,
@@ -35,9 +36,8 @@ import {
   needsPoolBefore,
   type ReportReads,
   reportShapeOf,
-} from './follower/event-rows.ts'
-import { feeChangesAfterReport, logsByBlock } from './follower/report-state.ts'
-import { emitRedeemEvents } from './webhooks/emit.ts'
+} from './event-rows.ts'
+import { feeChangesAfterReport, logsByBlock } from './report-state.ts'
 
 export interface FollowerDeps {
   db: Db

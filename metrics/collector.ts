@@ -1,6 +1,6 @@
 import { Gauge, type LabelValues, type Registry } from 'prom-client'
-import type { Db } from '../../db/index.ts'
-import type { QueueCounts } from '../queue.ts'
+import type { QueueCounts } from '../common/queue.ts'
+import type { Db } from '../db/index.ts'
 
 /** Where the queue's counts come from: the inline runner in process, or BullMQ on Redis. */
 export interface QueueCountsSource {

@@ -1,8 +1,8 @@
 /**
  * How fast the simulator builds a history (not a test). Each configuration gets its own anvil.
  *
- *   npx tsx devnet/bench-history.ts                      # 30 d x 200 wallets and 200 d x 2000 wallets
- *   npx tsx devnet/bench-history.ts --days 91 --wallets 500
+ *   npx tsx bench/devnet-history.ts                      # 30 d x 200 wallets and 200 d x 2000 wallets
+ *   npx tsx bench/devnet-history.ts --days 91 --wallets 500
  *
  * Prints one line per configuration and writes bench/results/devnet-history.json.
  */
@@ -11,11 +11,11 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { startAnvil } from './anvil.ts'
-import { createDevnetClients, DEVNET_ANVIL_ARGS } from './blocks.ts'
-import { deployDevnet } from './deploy.ts'
-import { createSimulator } from './simulator.ts'
-import { createTimeline } from './timeline.ts'
+import { startAnvil } from '../devnet/anvil.ts'
+import { createDevnetClients, DEVNET_ANVIL_ARGS } from '../devnet/blocks.ts'
+import { deployDevnet } from '../devnet/deploy.ts'
+import { createSimulator } from '../devnet/simulator.ts'
+import { createTimeline } from '../devnet/timeline.ts'
 
 interface Figures {
   days: number
@@ -91,13 +91,7 @@ for (const [days, wallets] of configurations) {
       `${figures.transactions} txs in ${figures.blocks} blocks, ${figures.transactions_per_second} txs/s`,
   )
 }
-const out = path.join(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '..',
-  'bench',
-  'results',
-  'devnet-history.json',
-)
+const out = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'devnet-history.json')
 mkdirSync(path.dirname(out), { recursive: true })
 writeFileSync(
   out,

@@ -1,4 +1,4 @@
-import { QUEUE_STATES } from '../queue.ts'
+import { QUEUE_STATES } from '../common/queue.ts'
 import { type SharedCollector, sourceGauge } from './collector.ts'
 
 /** Queue depth and failures: BullMQ's counts on Redis, or the inline runner's. */

@@ -1,0 +1,84 @@
+import type { Price } from '../../../db/repos/index.ts'
+import type { ReportDay, WalletRecordRow } from '../../../db/repos/reports.ts'
+import {
+  type FeeModel,
+  WALLET_AMOUNT_FIELDS,
+  type WalletAmountField,
+  type WalletAmounts,
+} from '../../../engine/index.ts'
+import { type Currency, fieldsWithFiat, withFiat } from '../../fiat-view.ts'
+import {
+  type PresentedWalletRecord,
+  presentTotals,
+  type RecordVersion,
+  type Unit,
+} from '../../record-fields.ts'
+import { dataAsOfDays } from '../../reporting/etag.ts'
+import { WITHHELD_FROM_OTHERS, walletFields } from '../../wallet-presentation.ts'
+
+/** How the reward reads show what they read: fiat values, CSV headers, totals and a summary's coverage. */
+
+/** A read's currency and the price of each of its reports. */
+export type Fiat = { currency: Currency; priceOf: (epoch: string) => Price }
+/** The stored ETH amounts fiat values of wallet records are made from. */
+export const WALLET_SOURCES: ReadonlySet<string> = new Set(WALLET_AMOUNT_FIELDS)
+
+/** A presented wallet record with its fiat values when the read asks for a currency. */
+export function walletInFiat(
+  fiat: Fiat | undefined,
+  row: WalletRecordRow,
+  presented: Readonly<PresentedWalletRecord>,
+) {
+  if (!fiat) return presented
+  const price = fiat.priceOf(row.report_epoch)
+  return withFiat(presented, (s) => BigInt(row[s as WalletAmountField]), WALLET_SOURCES, price, fiat.currency)
+}
+
+/** An account's presented totals of one report with their fiat values when the read asks for a currency. */
+export function totalsInFiat(
+  fiat: Fiat | undefined,
+  epoch: string,
+  amounts: WalletAmounts,
+  totals: Record<string, string | null>,
+) {
+  if (!fiat) return totals
+  const price = fiat.priceOf(epoch)
+  return withFiat(totals, (s) => amounts[s as WalletAmountField], WALLET_SOURCES, price, fiat.currency)
+}
+
+/** The CSV header of wallet records of a version, unit and currency. */
+export function csvFields(version: RecordVersion, unit: Unit, fiat: Fiat | undefined): readonly string[] {
+  return fieldsWithFiat(walletFields(version, unit), WALLET_SOURCES, fiat?.currency)
+}
+
+/** Summed amounts as a read's totals; `own` false: the fields withheld from a reader are null. */
+export function totalsOf(
+  amounts: WalletAmounts,
+  version: RecordVersion,
+  unit: Unit,
+  models: ReadonlySet<FeeModel>,
+  own = true,
+): Record<string, string | null> {
+  const totals = presentTotals(amounts, version, unit, models)
+  if (!own) for (const field of Object.keys(totals)) if (WITHHELD_FROM_OTHERS.has(field)) totals[field] = null
+  return totals
+}
+
+/**
+ * A summary's `from` / `to` (the dates of the first and last reports covered), the range asked for, the
+ * fee models of its days and its data_as_of.
+ */
+export function coverage(
+  days: readonly ReportDay[],
+  from: string,
+  to: string,
+  models: ReadonlySet<FeeModel>,
+) {
+  return {
+    from: (days[0] as ReportDay).date,
+    to: (days[days.length - 1] as ReportDay).date,
+    requested: { from, to },
+    fee_models: [...models].sort(),
+    data_as_of: dataAsOfDays(days),
+  }
+}
