@@ -1,82 +1,11 @@
 import { readFileSync } from 'node:fs'
 import type { Knex } from 'knex'
-
-// The record columns as this migration made them: a migration's schema is history, so it never reads the
-// live lists of db/records/columns.ts (a column added there comes with a migration of its own).
-const WALLET_AMOUNT_COLUMNS = [
-  'balance_lseth',
-  'rewards_eth',
-  'mints_lseth',
-  'burns_lseth',
-  'fees_eth',
-  'period_lc_fees_lseth',
-  'period_tech_provider_fees_lseth',
-  'platform_fees_eth',
-  'operator_fees_eth',
-  'lc_fees_eth',
-  'tech_provider_fees_eth',
-  'dao_fees_eth',
-  'provider_fees_eth',
-  'slashing_fees_eth',
-  'platform_fees_at_discount_rate_eth',
-  'gross_fees_eth',
-  'gross_rewards_eth',
-  'rebate_eth',
-  'rebate_lseth',
-  'total_rewards_eth',
-  'total_mints_lseth',
-  'total_burns_lseth',
-  'total_fees_eth',
-  'total_lc_fees_lseth',
-  'total_tech_provider_fees_lseth',
-  'total_platform_fees_eth',
-  'total_operator_fees_eth',
-  'total_lc_fees_eth',
-  'total_tech_provider_fees_eth',
-  'total_dao_fees_eth',
-  'total_provider_fees_eth',
-  'total_slashing_fees_eth',
-  'total_platform_fees_at_discount_rate_eth',
-  'total_gross_fees_eth',
-  'total_gross_rewards_eth',
-  'total_rebate_eth',
-  'total_rebate_lseth',
-]
-const WALLET_RATE_COLUMNS = [
-  'period_dao_fees_rate',
-  'period_provider_fees_rate',
-  'period_slashing_fees_rate',
-  'period_lc_fees_rate',
-  'period_tech_provider_fees_rate',
-  'period_operator_fees_rate',
-  'period_platform_fees_rate',
-]
-const FEE_AMOUNT_COLUMNS = [
-  'balance_lseth',
-  'gross_rewards_eth',
-  'rewards_eth',
-  'fees_eth',
-  'dao_fees_eth',
-  'provider_fees_eth',
-  'slashing_fees_eth',
-  'lc_fees_eth',
-  'period_lc_fees_lseth',
-  'tech_provider_fees_eth',
-  'period_tech_provider_fees_lseth',
-  'operator_fees_eth',
-  'platform_fees_eth',
-  'rebate_eth',
-  'rebate_lseth',
-  'platform_fees_at_discount_rate_eth',
-]
-const FEE_RATE_COLUMNS = [
-  'platform_fees_rate',
-  'platform_fees_at_discount_rate_rate',
-  'rebate_rate',
-  'operator_fees_rate',
-  'lc_fees_rate',
-  'tech_provider_fees_rate',
-]
+import {
+  FEE_AMOUNT_COLUMNS,
+  FEE_RATE_COLUMNS,
+  WALLET_AMOUNT_COLUMNS_OF_003 as WALLET_AMOUNT_COLUMNS,
+  WALLET_RATE_COLUMNS,
+} from '../records/columns.ts'
 
 /** The default fee schedules (validated by the engine when a day loads them). */
 function feeScheduleSeed(): {

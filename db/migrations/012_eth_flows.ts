@@ -1,7 +1,5 @@
 import type { Knex } from 'knex'
-
-/** The ETH view's stored amounts (README "For finance", units), added to wallet and account records. */
-const COLUMNS = ['balance_eth', 'mints_eth', 'burns_eth', 'total_mints_eth', 'total_burns_eth'] as const
+import { WALLET_AMOUNT_COLUMNS_ADDED_BY_012 as COLUMNS } from '../records/columns.ts'
 
 /**
  * Wallet and account records keep their LsETH flows in ETH: `balance_eth` (the balance at the record's

@@ -50,6 +50,23 @@ export const WALLET_AMOUNT_COLUMNS = [
   'total_rebate_lseth',
 ] as const
 
+/**
+ * Wallet and account amount columns added after migration 003 (by 012_eth_flows): 003 creates the others.
+ * A column added by a later migration joins this list, so 003 keeps creating exactly what it created.
+ */
+export const WALLET_AMOUNT_COLUMNS_ADDED_BY_012 = [
+  'balance_eth',
+  'mints_eth',
+  'burns_eth',
+  'total_mints_eth',
+  'total_burns_eth',
+] as const
+
+/** The wallet and account amount columns migration 003 creates (the live list less later additions). */
+export const WALLET_AMOUNT_COLUMNS_OF_003: readonly string[] = WALLET_AMOUNT_COLUMNS.filter(
+  (c) => !(WALLET_AMOUNT_COLUMNS_ADDED_BY_012 as readonly string[]).includes(c),
+)
+
 /** The cumulative (`total_*`) columns: what the next day reads from the previous one. */
 export const WALLET_TOTAL_COLUMNS = WALLET_AMOUNT_COLUMNS.filter((c) => c.startsWith('total_'))
 
