@@ -44,8 +44,27 @@ function sourceOf(field: string, sources: ReadonlySet<string>): string | undefin
   return source.endsWith('_eth') && sources.has(source) ? source : undefined
 }
 
-/** The fiat fields of a record's fields in a currency: (name, source amount), in order, each once. */
-function fiatPairs(fields: readonly string[], sources: ReadonlySet<string>, currency: Currency) {
+/** A record shape's fiat fields: fiat name -> (stored ETH source, the shown field it values). */
+type FiatPairs = ReadonlyMap<string, { source: string; field: string }>
+/** `fiatPairs` by shape (fields, sources, currency): every record of a read has the same one. */
+const pairsOfShape = new Map<string, { sources: ReadonlySet<string>; pairs: FiatPairs }[]>()
+
+/**
+ * The fiat fields of a record's fields in a currency: (name, source amount), in order, each once. Worked out
+ * once per record shape (a read presents many records of few shapes).
+ */
+function fiatPairs(fields: readonly string[], sources: ReadonlySet<string>, currency: Currency): FiatPairs {
+  const key = `${currency}|${fields.join(',')}`
+  const known = pairsOfShape.get(key)
+  const hit = known?.find((k) => k.sources === sources)
+  if (hit) return hit.pairs
+  const pairs = pairsFor(fields, sources, currency)
+  if (pairsOfShape.size >= 1_000) pairsOfShape.clear()
+  pairsOfShape.set(key, [...(known ?? []), { sources, pairs }])
+  return pairs
+}
+
+function pairsFor(fields: readonly string[], sources: ReadonlySet<string>, currency: Currency): FiatPairs {
   const pairs = new Map<string, { source: string; field: string }>()
   for (const field of fields) {
     const source = sourceOf(field, sources)

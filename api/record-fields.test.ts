@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest'
+import { test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
 import {
   computeAccountRecord,
@@ -8,7 +8,7 @@ import {
   prepareReport,
   sumWalletAmounts,
 } from '../engine/index.ts'
-import { arbRealisticReport, arbWallet, E } from '../fixtures/engine/arbitraries.ts'
+import { arbAccountWallets, E } from '../fixtures/engine/arbitraries.ts'
 import { handReport, V3_CUTOVER } from '../fixtures/engine/hand-report.ts'
 import {
   presentTotals,
@@ -17,23 +17,6 @@ import {
   V0_WALLET_RECORD_FIELDS,
   V1_WALLET_RECORD_FIELDS,
 } from './record-fields.ts'
-
-const arbAccountWallets = arbRealisticReport().chain((report) =>
-  fc
-    .array(fc.integer({ min: 0, max: 1000 }), { minLength: 0, maxLength: 6 })
-    .chain((ids) => fc.tuple(...ids.map((id) => arbWallet(report.supply_pre_fee / 6n, id))))
-    .map((wallets) => {
-      const ctx = prepareReport(report)
-      return wallets.map((w, i) =>
-        computeWalletRecord(ctx, {
-          ...w,
-          address: `0x${i.toString(16).padStart(40, '0')}`,
-          account_id: 'acc-1',
-          org_id: 'org_a',
-        }),
-      )
-    }),
-)
 
 describe('presentWalletRecord', () => {
   test('behavior: presents the v1 and v0 fields of the interface, in its order, amounts as decimal strings', () => {

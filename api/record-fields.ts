@@ -20,7 +20,8 @@ export type RecordVersion = 'v0' | 'v1'
 /** The unit of a v0 reward read: `lseth` as stored, `eth` every LsETH amount in ETH (README "For finance"). */
 export type Unit = 'lseth' | 'eth'
 
-const AMOUNT_FIELDS: ReadonlySet<string> = new Set(WALLET_AMOUNT_FIELDS)
+/** Every amount field of a wallet record, as a set (what a field name is checked against). */
+export const WALLET_AMOUNTS: ReadonlySet<string> = new Set(WALLET_AMOUNT_FIELDS)
 
 /** The fields of the interface's "Wallet reward record (v1)", in its order, plus the V3 lc / tech rates. */
 const V1_INTERFACE_FIELDS = [
@@ -191,7 +192,7 @@ export function presentTotals(
 ): Record<string, string | null> {
   const totals: Record<string, string | null> = {}
   for (const field of recordFields(version, unit)) {
-    if (!AMOUNT_FIELDS.has(field)) continue
+    if (!WALLET_AMOUNTS.has(field)) continue
     const absent = [...models].every((model) => isOtherModelField(field, model))
     totals[field] = absent ? null : formatUnits18(amounts[field as WalletAmountField])
   }

@@ -10,7 +10,13 @@ import {
   type WalletRecord,
 } from '../engine/index.ts'
 import { withFiatSchema } from './fiat-view.ts'
-import { type PresentedWalletRecord, type RecordVersion, recordFields, type Unit } from './record-fields.ts'
+import {
+  type PresentedWalletRecord,
+  type RecordVersion,
+  recordFields,
+  type Unit,
+  WALLET_AMOUNTS,
+} from './record-fields.ts'
 import { Nullable } from './schemas.ts'
 
 /**
@@ -19,16 +25,9 @@ import { Nullable } from './schemas.ts'
  * the wallet does not belong to, and the kept JSON of shared rows (the hot path of the wallet reads).
  */
 
-/** The fields of a wallet record of the version and unit, in order. */
-export function walletFields(version: RecordVersion, unit: Unit = 'lseth'): readonly string[] {
-  return recordFields(version, unit)
-}
-
-const AMOUNT_FIELDS: ReadonlySet<string> = new Set(WALLET_AMOUNT_FIELDS)
-
 /** The amount fields an account's `totals` carries in the version and unit. */
 export function totalsFields(version: RecordVersion, unit: Unit = 'lseth'): readonly string[] {
-  return walletFields(version, unit).filter((f) => AMOUNT_FIELDS.has(f))
+  return recordFields(version, unit).filter((f) => WALLET_AMOUNTS.has(f))
 }
 
 const NullableString = Nullable('string')
@@ -37,15 +36,15 @@ const NOT_NULL: ReadonlySet<string> = new Set(['oracle_report', 'address', 'date
 /** Response schema of a wallet reward record of the version and unit (strings; nullable but the keys). */
 export function walletRecordSchema(version: RecordVersion, unit: Unit = 'lseth') {
   const properties = Object.fromEntries(
-    walletFields(version, unit).map((f) => [f, NOT_NULL.has(f) ? Type.String() : NullableString]),
+    recordFields(version, unit).map((f) => [f, NOT_NULL.has(f) ? Type.String() : NullableString]),
   )
-  return Type.Object(withFiatSchema(properties, AMOUNT_FIELDS))
+  return Type.Object(withFiatSchema(properties, WALLET_AMOUNTS))
 }
 
 /** Response schema of an account's totals of the version and unit (null: a part of no day's model). */
 export function totalsSchema(version: RecordVersion, unit: Unit = 'lseth') {
   const properties = Object.fromEntries(totalsFields(version, unit).map((f) => [f, NullableString]))
-  return Type.Object(withFiatSchema(properties, AMOUNT_FIELDS))
+  return Type.Object(withFiatSchema(properties, WALLET_AMOUNTS))
 }
 
 /**
@@ -87,11 +86,14 @@ export function asSeenBy(
   record: Pick<WalletRecord, 'org_id'>,
   orgId: string,
 ): PresentedWalletRecord {
-  if (record.org_id === orgId) return presented
-  const out: PresentedWalletRecord = {}
-  for (const [field, value] of Object.entries(presented))
-    out[field] = WITHHELD_FROM_OTHERS.has(field) ? null : value
-  return out
+  return record.org_id === orgId ? presented : withheld(presented)
+}
+
+/** A presented record or totals with the `WITHHELD_FROM_OTHERS` fields it has set to null (a copy). */
+export function withheld<T extends Record<string, unknown>>(presented: T): T {
+  const out: Record<string, unknown> = { ...presented }
+  for (const field of Object.keys(out)) if (WITHHELD_FROM_OTHERS.has(field)) out[field] = null
+  return out as T
 }
 
 /** A stored wallet record as the engine's record (amounts as bigint). */
@@ -176,11 +178,11 @@ function presentRow(
   unit: Unit,
 ): PresentedWalletRecord {
   const out: PresentedWalletRecord = {}
-  for (const field of walletFields(version, unit)) {
+  for (const field of recordFields(version, unit)) {
     if ((!own && WITHHELD_FROM_OTHERS.has(field)) || isOtherModelField(field, row.fee_model))
       out[field] = null
     else if (field === 'oracle_report') out[field] = row.report_epoch
-    else if (AMOUNT_FIELDS.has(field))
+    else if (WALLET_AMOUNTS.has(field))
       out[field] = formatStoredUnits18(row[field as keyof WalletRecordRow] as string)
     else out[field] = row[field as keyof WalletRecordRow] as string | null
   }

@@ -1,27 +1,10 @@
 import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
-import { arbRealisticReport, arbWallet } from '../fixtures/engine/arbitraries.ts'
+import { arbAccountWallets } from '../fixtures/engine/arbitraries.ts'
 import { computeAccountRecord, zeroWalletAmounts } from './account-record.ts'
 import { InvalidInputError } from './errors.ts'
 import type { WalletRecord } from './wallet-record.ts'
-import { computeWalletRecord, prepareReport, WALLET_AMOUNT_FIELDS } from './wallet-record.ts'
-
-const arbAccountWallets = arbRealisticReport().chain((report) =>
-  fc
-    .array(fc.integer({ min: 0, max: 1000 }), { minLength: 0, maxLength: 6 })
-    .chain((ids) => fc.tuple(...ids.map((id) => arbWallet(report.supply_pre_fee / 6n, id))))
-    .map((wallets) => {
-      const ctx = prepareReport(report)
-      return wallets.map((w, i) =>
-        computeWalletRecord(ctx, {
-          ...w,
-          address: `0x${i.toString(16).padStart(40, '0')}`,
-          account_id: 'acc-1',
-          org_id: 'org_a',
-        }),
-      )
-    }),
-)
+import { WALLET_AMOUNT_FIELDS } from './wallet-record.ts'
 
 describe('computeAccountRecord', () => {
   test.prop(

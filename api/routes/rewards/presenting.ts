@@ -1,27 +1,22 @@
 import type { Price } from '../../../db/repos/index.ts'
 import type { ReportDay, WalletRecordRow } from '../../../db/repos/reports.ts'
-import {
-  type FeeModel,
-  WALLET_AMOUNT_FIELDS,
-  type WalletAmountField,
-  type WalletAmounts,
-} from '../../../engine/index.ts'
+import type { FeeModel, WalletAmountField, WalletAmounts } from '../../../engine/index.ts'
 import { type Currency, fieldsWithFiat, withFiat } from '../../fiat-view.ts'
 import {
   type PresentedWalletRecord,
   presentTotals,
   type RecordVersion,
+  recordFields,
   type Unit,
+  WALLET_AMOUNTS,
 } from '../../record-fields.ts'
 import { dataAsOfDays } from '../../reporting/etag.ts'
-import { WITHHELD_FROM_OTHERS, walletFields } from '../../wallet-presentation.ts'
+import { withheld } from '../../wallet-presentation.ts'
 
 /** How the reward reads show what they read: fiat values, CSV headers, totals and a summary's coverage. */
 
 /** A read's currency and the price of each of its reports. */
 export type Fiat = { currency: Currency; priceOf: (epoch: string) => Price }
-/** The stored ETH amounts fiat values of wallet records are made from. */
-export const WALLET_SOURCES: ReadonlySet<string> = new Set(WALLET_AMOUNT_FIELDS)
 
 /** A presented wallet record with its fiat values when the read asks for a currency. */
 export function walletInFiat(
@@ -31,7 +26,7 @@ export function walletInFiat(
 ) {
   if (!fiat) return presented
   const price = fiat.priceOf(row.report_epoch)
-  return withFiat(presented, (s) => BigInt(row[s as WalletAmountField]), WALLET_SOURCES, price, fiat.currency)
+  return withFiat(presented, (s) => BigInt(row[s as WalletAmountField]), WALLET_AMOUNTS, price, fiat.currency)
 }
 
 /** An account's presented totals of one report with their fiat values when the read asks for a currency. */
@@ -43,12 +38,12 @@ export function totalsInFiat(
 ) {
   if (!fiat) return totals
   const price = fiat.priceOf(epoch)
-  return withFiat(totals, (s) => amounts[s as WalletAmountField], WALLET_SOURCES, price, fiat.currency)
+  return withFiat(totals, (s) => amounts[s as WalletAmountField], WALLET_AMOUNTS, price, fiat.currency)
 }
 
 /** The CSV header of wallet records of a version, unit and currency. */
 export function csvFields(version: RecordVersion, unit: Unit, fiat: Fiat | undefined): readonly string[] {
-  return fieldsWithFiat(walletFields(version, unit), WALLET_SOURCES, fiat?.currency)
+  return fieldsWithFiat(recordFields(version, unit), WALLET_AMOUNTS, fiat?.currency)
 }
 
 /** Summed amounts as a read's totals; `own` false: the fields withheld from a reader are null. */
@@ -60,8 +55,7 @@ export function totalsOf(
   own = true,
 ): Record<string, string | null> {
   const totals = presentTotals(amounts, version, unit, models)
-  if (!own) for (const field of Object.keys(totals)) if (WITHHELD_FROM_OTHERS.has(field)) totals[field] = null
-  return totals
+  return own ? totals : withheld(totals)
 }
 
 /**

@@ -8,7 +8,7 @@ import { summarizeRange, zeroWalletAmounts } from '../../../engine/index.ts'
 import { ApiError } from '../../errors.ts'
 import { feeModelOf, feeModelsOf, setFeeModelHeaders } from '../../fee-model-headers.ts'
 import { CurrencyQuery, sumFiat } from '../../fiat-view.ts'
-import type { RecordVersion, Unit } from '../../record-fields.ts'
+import { type RecordVersion, type Unit, WALLET_AMOUNTS } from '../../record-fields.ts'
 import { jsonOrCsv, sendCsv, wantsCsv } from '../../reporting/csv.ts'
 import { summaryDates, summaryRange, walletRecordsOr404 } from '../../reporting/dates.ts'
 import { answeredFromCache, setReportHeaders } from '../../reporting/etag.ts'
@@ -17,7 +17,7 @@ import { AsOfQuery, readingOrg } from '../../reporting/reads.ts'
 import { errorResponses } from '../../schemas.ts'
 import { amountsOf, presentStoredWallet } from '../../wallet-presentation.ts'
 import type { RewardContext } from './context.ts'
-import { coverage, csvFields, totalsInFiat, totalsOf, WALLET_SOURCES, walletInFiat } from './presenting.ts'
+import { coverage, csvFields, totalsInFiat, totalsOf, walletInFiat } from './presenting.ts'
 import {
   accountSummarySchema,
   eitherUnit,
@@ -147,7 +147,7 @@ async function walletSummary(
     address,
     account_id: own ? (last?.account_id ?? null) : null,
     ...coverage(days, from, to, models),
-    totals: fiat ? sumFiat(totals, presented, WALLET_SOURCES, fiat.currency) : totals,
+    totals: fiat ? sumFiat(totals, presented, WALLET_AMOUNTS, fiat.currency) : totals,
     days: presented,
   }
 }
@@ -212,7 +212,7 @@ async function accountSummary(
       ? sumFiat(
           totals,
           daily.map((d) => d.totals),
-          WALLET_SOURCES,
+          WALLET_AMOUNTS,
           fiat.currency,
         )
       : totals,
