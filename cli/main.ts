@@ -2,23 +2,32 @@
 // are even loaded, and `--help` loads nothing.
 import fs from 'node:fs/promises'
 import { Command, InvalidArgumentError } from 'commander'
-import { ConfigError, LsReportError } from '../common/errors.ts'
+import { parseScopes, SCOPES } from '../api/auth/scopes.ts'
+import { ConfigError, LsReportError, ValidationError } from '../common/errors.ts'
 import { applyV8Flags } from '../common/v8-flags.ts'
 import { RECOMPUTE_REASONS, type RecomputeReason } from '../db/repos/days.ts'
 import { DATE_YEARS, parseDateOnly } from '../engine/dates.ts'
+import { ENGINE_VERSION } from '../engine/index.ts'
+import packageJson from '../package.json' with { type: 'json' }
 import type { Context } from './context.ts'
+import { printJsonLine, printResult } from './output.ts'
+
+/** Commander's codes for output that is not an error (help, version). */
+const USAGE_ERROR_SILENT_CODES = new Set(['commander.helpDisplayed', 'commander.version', 'commander.help'])
 
 const program = new Command()
 program
   .name('lsreport')
   .description('Exact LsETH reward, fee and rebate reports; Allowlist onboarding; redemption reads.')
+  .version(`${packageJson.version} (engine ${ENGINE_VERSION})`, '-V, --version', 'print the version and exit')
   .showHelpAfterError()
+  // usage errors (unknown command or option, a bad or missing argument) exit 2, as Unix tools do; the help and
+  // the version exit 0; failures of the work itself exit 1. Subcommands inherit this.
+  .exitOverride((err) => {
+    process.exit(USAGE_ERROR_SILENT_CODES.has(err.code) ? 0 : 2)
+  })
 
 const admin = () => import('./admin.ts')
-
-function printJson(value: unknown) {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`)
-}
 
 /** Runs a short command against the database, then closes it. */
 async function withContext<T>(fn: (ctx: Context) => Promise<T>): Promise<T> {
@@ -90,7 +99,7 @@ program
       await assertChainReady(ctx.config, chain, client, ctx.logger)
       for (;;) {
         const r = await follower.syncOnce()
-        printJson({
+        printJsonLine({
           head: r.head.toString(),
           synced_to: r.target.toString(),
           inserted: r.inserted,
@@ -134,7 +143,7 @@ program
       import('../jobs/days/backfill.ts'),
       import('./days.ts'),
     ])
-    validateRange(opts) // before opening the database
+    asUsageError(() => validateRange(opts)) // before opening the database
     if (opts.reason !== undefined && opts.recompute !== true)
       program.error('error: --reason goes with --recompute')
     process.exit(await withContext((ctx) => backfillCommand(ctx, opts)))
@@ -197,7 +206,7 @@ program
         logger,
       })
       shutdown.add('devnet', () => devnet.stop())
-      printJson(JSON.parse(await fs.readFile(devnet.devnetFile, 'utf8')))
+      printJsonLine(JSON.parse(await fs.readFile(devnet.devnetFile, 'utf8')))
       process.stderr.write(
         `\ndevnet running at ${devnet.rpcUrl}; point the service at it with\n` +
           `  RPC_URL=${devnet.rpcUrl} CHAIN=devnet DATA_DIR=${config.dataDir} npx lsreport api|worker|sync\n\n`,
@@ -221,7 +230,7 @@ program
             'select * from account_key_problems\n',
         )
       }
-      printJson({ backend: ctx.dbh.backend, applied, account_key_problems: accountKeyProblems })
+      printJsonLine({ backend: ctx.dbh.backend, applied, account_key_problems: accountKeyProblems })
     }),
   )
 
@@ -229,13 +238,15 @@ const orgs = program.command('orgs').description('Organizations (platforms)')
 orgs
   .command('create')
   .description('Create an organization')
-  .requiredOption('--name <name>', 'display name')
+  .requiredOption('--name <name>', 'display name', parseName)
   .option('--no-allowlist', 'secondary-interaction platform: may add wallets to the On-Platform list only')
   .option('--operator', 'operator organization: its impersonate:org clients may read as any organization')
-  .option('--json', 'print the org as JSON (default)')
-  .action((opts: { name: string; allowlist: boolean; operator?: boolean }) =>
+  .option('--json', 'print the org as one JSON line')
+  .action((opts: { name: string; allowlist: boolean; operator?: boolean; json?: boolean }) =>
     withContext(async (ctx) =>
-      printJson(
+      printResult(
+        opts,
+        'organization created',
         await (await admin()).createOrg(ctx.dbh.db, {
           name: opts.name,
           canAllowlist: opts.allowlist,
@@ -251,10 +262,14 @@ orgs
   )
   .requiredOption('--org <org_id>', 'the organization read as')
   .requiredOption('--to <org_id>', 'the delegate organization')
-  .option('--json', 'print {org_id, delegate_org_id, delegated, changed} as JSON (default)')
-  .action((opts: { org: string; to: string }) =>
+  .option('--json', 'print {org_id, delegate_org_id, delegated, changed} as one JSON line')
+  .action((opts: { org: string; to: string; json?: boolean }) =>
     withContext(async (ctx) =>
-      printJson(await (await admin()).delegateOrg(ctx.dbh.db, { orgId: opts.org, delegateOrgId: opts.to })),
+      printResult(
+        opts,
+        'delegation',
+        await (await admin()).delegateOrg(ctx.dbh.db, { orgId: opts.org, delegateOrgId: opts.to }),
+      ),
     ),
   )
 orgs
@@ -262,10 +277,14 @@ orgs
   .description('Drop a delegate: the next Impersonate-Org request of --to as --org is refused; audited')
   .requiredOption('--org <org_id>', 'the organization read as')
   .requiredOption('--to <org_id>', 'the delegate organization')
-  .option('--json', 'print {org_id, delegate_org_id, delegated, changed} as JSON (default)')
-  .action((opts: { org: string; to: string }) =>
+  .option('--json', 'print {org_id, delegate_org_id, delegated, changed} as one JSON line')
+  .action((opts: { org: string; to: string; json?: boolean }) =>
     withContext(async (ctx) =>
-      printJson(await (await admin()).undelegateOrg(ctx.dbh.db, { orgId: opts.org, delegateOrgId: opts.to })),
+      printResult(
+        opts,
+        'delegation',
+        await (await admin()).undelegateOrg(ctx.dbh.db, { orgId: opts.org, delegateOrgId: opts.to }),
+      ),
     ),
   )
 
@@ -274,12 +293,18 @@ clients
   .command('create')
   .description('Create an API client; the secret is printed once')
   .requiredOption('--org <org_id>', 'owning organization')
-  .requiredOption('--scopes <scopes>', 'space-separated scopes, e.g. "read:platform write:platform"')
+  .requiredOption(
+    '--scopes <scopes>',
+    'space-separated scopes, e.g. "read:platform write:platform"',
+    parseScopeList,
+  )
   .option('--name <name>', 'label')
-  .option('--json', 'print {client_id, client_secret, scopes} as JSON (default)')
-  .action((opts: { org: string; scopes: string; name?: string }) =>
+  .option('--json', 'print {client_id, client_secret, scopes, org_id} as one JSON line')
+  .action((opts: { org: string; scopes: string; name?: string; json?: boolean }) =>
     withContext(async (ctx) =>
-      printJson(
+      printResult(
+        opts,
+        'client created (the secret is shown this once)',
         await (await admin()).createClient(ctx.dbh.db, {
           orgId: opts.org,
           scopes: opts.scopes,
@@ -292,15 +317,25 @@ clients
   .command('add-secret')
   .description('Add a secret to a client (rotation); prints it once')
   .argument('<client_id>')
-  .action((clientId: string) =>
-    withContext(async (ctx) => printJson(await (await admin()).addClientSecret(ctx.dbh.db, clientId))),
+  .option('--json', 'print {client_id, client_secret} as one JSON line')
+  .action((clientId: string, opts: { json?: boolean }) =>
+    withContext(async (ctx) =>
+      printResult(
+        opts,
+        'secret added (shown this once)',
+        await (await admin()).addClientSecret(ctx.dbh.db, clientId),
+      ),
+    ),
   )
 clients
   .command('revoke')
   .description('Revoke an API client (its tokens stop being issued)')
   .argument('<client_id>')
-  .action((clientId: string) =>
-    withContext(async (ctx) => printJson(await (await admin()).revokeClient(ctx.dbh.db, clientId))),
+  .option('--json', 'print the revoked client as one JSON line')
+  .action((clientId: string, opts: { json?: boolean }) =>
+    withContext(async (ctx) =>
+      printResult(opts, 'client revoked', await (await admin()).revokeClient(ctx.dbh.db, clientId)),
+    ),
   )
 
 const accounts = program.command('accounts').description('Operator commands on accounts')
@@ -309,16 +344,43 @@ accounts
   .description('Put an account in DENIED (final for the platform)')
   .requiredOption('--org <org_id>', 'owning organization')
   .requiredOption('--account <idOrKey>', 'account id or key')
-  .option('--json', 'print the account as JSON (default)')
-  .action((opts: { org: string; account: string }) =>
+  .option('--json', 'print the account as one JSON line')
+  .action((opts: { org: string; account: string; json?: boolean }) =>
     withContext(async (ctx) =>
-      printJson(await (await admin()).denyAccount(ctx.dbh.db, { orgId: opts.org, account: opts.account })),
+      printResult(
+        opts,
+        'account denied',
+        await (await admin()).denyAccount(ctx.dbh.db, { orgId: opts.org, account: opts.account }),
+      ),
     ),
   )
 
 function parseWhole(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number')
   return Number(value)
+}
+
+/** An argument refused by a check that needs no database: a usage error (exit 2), like commander's own. */
+function asUsageError(check: () => void): void {
+  try {
+    check()
+  } catch (err) {
+    if (err instanceof ValidationError) program.error(`lsreport: ${err.message}`)
+    throw err
+  }
+}
+
+function parseScopeList(value: string): string {
+  const { scopes, unknown } = parseScopes(value)
+  if (unknown.length > 0)
+    throw new InvalidArgumentError(`unknown scope(s): ${unknown.join(' ')} (known: ${SCOPES.join(' ')})`)
+  if (scopes.length === 0) throw new InvalidArgumentError('name at least one scope')
+  return value
+}
+
+function parseName(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('must not be empty')
+  return value
 }
 
 function parseRecomputeReason(value: string): RecomputeReason {

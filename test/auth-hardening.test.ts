@@ -465,7 +465,7 @@ describe.runIf(pgOk)(
       const otherToken = (await tokenOf(other)).body.access_token as string
       expect((await http(base, doomedToken)('GET', '/v0/platform/accounts')).status).toBe(200)
 
-      expect(await cli(['clients', 'revoke', doomed.client_id], env)).toMatchObject({
+      expect(await cli(['clients', 'revoke', doomed.client_id, '--json'], env)).toMatchObject({
         client_id: doomed.client_id,
         revoked: true,
       })

@@ -124,18 +124,31 @@ describe('lsreport backfill and days on PGlite (inline runner)', () => {
 
   test('behavior: bad dates and a range past the ingested reports fail with a clear error', async () => {
     const bad = await cliFails(['backfill', '--from', FIRST, '--to', '2026-04-31'], env)
-    expect(bad.code).toBe(1)
+    expect(bad.code).toBe(2) // a usage error
     expect(bad.stderr).toContain(
       'lsreport: --to must be a date YYYY-MM-DD from 1970-01-01 (got "2026-04-31")',
     )
     const reversed = await cliFails(['backfill', '--from', LAST, '--to', FIRST], env)
+    expect(reversed.code).toBe(2)
     expect(reversed.stderr).toContain(`lsreport: --from ${LAST} is after --to ${FIRST}`)
     const beyond = await cliFails(['backfill', '--from', FIRST, '--to', '2026-04-20'], env)
-    expect(beyond.code).toBe(1)
+    expect(beyond.code).toBe(1) // the command line is fine; the store has no such report yet
     expect(beyond.stderr).toContain(
       'lsreport: --to 2026-04-20 is after the latest ingested report: reports are ingested up to 2026-04-08; run `lsreport sync`',
     )
   }, 60_000)
+
+  test('behavior: sync --follow prints one JSON object per line, one per pass', async () => {
+    const follow = await spawnCli(['sync', '--follow', '--interval', '50'], env, async () => true)
+    const lines = () => follow.stdout().split('\n').filter(Boolean)
+    const deadline = Date.now() + 30_000
+    while (lines().length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    await follow.stop()
+    expect(lines().length).toBeGreaterThanOrEqual(3)
+    for (const line of lines()) {
+      expect(JSON.parse(line)).toMatchObject({ head: expect.any(String), synced_to: expect.any(String) })
+    }
+  })
 
   test('behavior: a backfill computes every day of the range; running it again changes nothing', async () => {
     const summary = await cli<Summary>(['backfill', '--from', FIRST, '--to', LAST], env)

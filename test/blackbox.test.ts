@@ -57,7 +57,7 @@ describe.each(['postgres', 'pglite'] as const)('black box: CLI -> OAuth2 library
         ['clients', 'create', '--org', org.id, '--scopes', 'read:everything'],
         env,
       )
-      expect(badScope.code).toBe(1)
+      expect(badScope.code).toBe(2) // a usage error, refused before the database opens
       expect(badScope.stderr).toMatch(/unknown scope/)
 
       const port = await freePort()

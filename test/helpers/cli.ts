@@ -42,13 +42,18 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...inherited, ...env }
 }
 
-/** Runs `lsreport <args>` as a user would and parses its JSON stdout. */
-export async function cli<T = unknown>(args: string[], env: Record<string, string>): Promise<T> {
+/** Runs `lsreport <args>` as a user would and answers its stdout. */
+export async function cliText(args: string[], env: Record<string, string>): Promise<string> {
   const { stdout } = await run(process.execPath, [BIN, ...args], {
     env: childEnv(env),
     timeout: 60_000,
   })
-  return JSON.parse(stdout) as T
+  return stdout
+}
+
+/** Runs `lsreport <args>` as a user would and parses its JSON stdout. */
+export async function cli<T = unknown>(args: string[], env: Record<string, string>): Promise<T> {
+  return JSON.parse(await cliText(args, env)) as T
 }
 
 /**
@@ -88,14 +93,23 @@ export async function spawnCli(
   env: Record<string, string>,
   ready: () => Promise<boolean>,
   timeoutMs = 60_000,
-): Promise<{ child: ChildProcess; output: () => string; stop: () => Promise<void> }> {
+): Promise<{
+  child: ChildProcess
+  /** stdout and stderr, interleaved as they came */
+  output: () => string
+  /** stdout alone */
+  stdout: () => string
+  stop: () => Promise<void>
+}> {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
+  let stdout = ''
   child.stdout?.on('data', (c: Buffer) => {
     output += c.toString()
+    stdout += c.toString()
   })
   child.stderr?.on('data', (c: Buffer) => {
     output += c.toString()
@@ -110,7 +124,7 @@ export async function spawnCli(
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`lsreport ${args.join(' ')} exited early:\n${output}`)
-    if (await ready().catch(() => false)) return { child, output: () => output, stop }
+    if (await ready().catch(() => false)) return { child, output: () => output, stdout: () => stdout, stop }
     await new Promise((r) => setTimeout(r, 200))
   }
   await stop()
