@@ -10,6 +10,7 @@ export default defineConfig({
             '{common,engine,jobs,api,chain,db,devnet,cli,platform,metrics,bench,fixtures}/**/*.test.ts',
           ],
           testTimeout: 30_000,
+          setupFiles: ['fixtures/property-setup.ts'],
           sequence: { groupOrder: 0 },
         },
       },
@@ -17,6 +18,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
+          setupFiles: ['fixtures/property-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           pool: 'forks',

@@ -10,6 +10,7 @@ import {
 } from '../engine/index.ts'
 import { arbAccountWallets, E } from '../fixtures/engine/arbitraries.ts'
 import { handReport, V3_CUTOVER } from '../fixtures/engine/hand-report.ts'
+import { runs } from '../fixtures/property-runs.ts'
 import {
   presentTotals,
   presentWalletRecord,
@@ -54,7 +55,7 @@ describe('presentWalletRecord', () => {
 })
 
 describe('presentTotals', () => {
-  test.prop([arbAccountWallets], { numRuns: 30 })(
+  test.prop([arbAccountWallets], { numRuns: runs(30) })(
     'behavior: presents totals as strings of the version; a part of no summed model is null',
     (records) => {
       const date = records[0]?.date ?? '2026-05-01'

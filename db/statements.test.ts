@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { Address } from '../common/address.ts'
+import { runs } from '../fixtures/property-runs.ts'
 import { createTestDatabase, postgresAvailable } from '../test/helpers/services.ts'
 import { type DbHandle, migrate, openDb } from './index.ts'
 import { createRepos } from './repos/index.ts'
@@ -62,7 +63,7 @@ for (const backend of BACKENDS) {
             expect(rows.map((r) => r.value)).toEqual(values)
           },
         ),
-        { numRuns: 100 },
+        { numRuns: runs(100) },
       )
     })
 

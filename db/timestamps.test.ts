@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { runs } from '../fixtures/property-runs.ts'
 import { PG_ADMIN_URL, postgresAvailable } from '../test/helpers/services.ts'
 import { type DbHandle, openDb } from './index.ts'
 import { parseTimestamptz, pgTimestamptzParser } from './timestamps.ts'
@@ -39,7 +40,7 @@ describe('parseTimestamptz', () => {
           expect(parsed.getTime(), text).toBe(instant)
         },
       ),
-      { numRuns: 20_000 },
+      { numRuns: runs(20_000) },
     )
   })
 

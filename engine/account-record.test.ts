@@ -1,6 +1,7 @@
 import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
 import { arbAccountWallets } from '../fixtures/engine/arbitraries.ts'
+import { runs } from '../fixtures/property-runs.ts'
 import { computeAccountRecord, zeroWalletAmounts } from './account-record.ts'
 import { InvalidInputError } from './errors.ts'
 import type { WalletRecord } from './wallet-record.ts'
@@ -16,7 +17,7 @@ describe('computeAccountRecord', () => {
         ),
       ),
     ],
-    { numRuns: 150 },
+    { numRuns: runs(150) },
   )('property: account totals equal the sum of the wallet records, in any order', ([records, shuffled]) => {
     const date = records[0]?.date ?? '2026-05-01'
     const account = computeAccountRecord('acc-1', date, records)

@@ -1,5 +1,6 @@
 import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
+import { runs } from '../fixtures/property-runs.ts'
 import { Dec, decFloorToBigint, toDec } from './decimal.ts'
 import { computeRebate, prepareDiscount, validateTargetFeeRate } from './discount.ts'
 import { InvalidInputError } from './errors.ts'
@@ -57,7 +58,7 @@ describe('computeRebate', () => {
     target: fc.bigInt({ min: 0n, max: E }),
   })
 
-  test.prop([arbCase], { numRuns: 400 })(
+  test.prop([arbCase], { numRuns: runs(400) })(
     'property: 0 <= rebate <= platform fee, and equals the decimal.js min(platform, floor(gross x (g - t)))',
     ({ gross, bps, platformShare, target }) => {
       const g = toDec(bps).div(10_000)
@@ -71,7 +72,7 @@ describe('computeRebate', () => {
     },
   )
 
-  test.prop([arbCase], { numRuns: 400 })(
+  test.prop([arbCase], { numRuns: runs(400) })(
     'property: when not capped, the fee after rebate is the target fee rate to within one wei',
     ({ gross, bps, target }) => {
       const g = toDec(bps).div(10_000)

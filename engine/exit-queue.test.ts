@@ -1,5 +1,6 @@
 import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
+import { runs } from '../fixtures/property-runs.ts'
 import { InvalidInputError } from './errors.ts'
 import {
   churnPolicyAt,
@@ -66,7 +67,7 @@ describe('computeExitQueue', () => {
   })
 
   test.prop([fc.bigInt({ min: 0n, max: 10n ** 17n }), fc.bigInt({ min: 0n, max: 10n ** 17n })], {
-    numRuns: 200,
+    numRuns: runs(200),
   })('property: the exit wait never shrinks when more balance is queued', (a, b) => {
     const [low, high] = a < b ? [a, b] : [b, a]
     const x = computeExitQueue({ ...base, queued_exit_balance_gwei: low })

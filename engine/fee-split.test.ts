@@ -2,6 +2,7 @@ import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
 import { arbSchedule } from '../fixtures/engine/arbitraries.ts'
 import { TEST_V0_SCHEDULE, TEST_V3_SCHEDULE } from '../fixtures/engine/hand-report.ts'
+import { runs } from '../fixtures/property-runs.ts'
 import { decFloorToBigint, toDec } from './decimal.ts'
 import { InvalidInputError } from './errors.ts'
 import { feePartRates, prepareFeeSplit, splitFee } from './fee-split.ts'
@@ -41,7 +42,7 @@ describe('splitFee', () => {
   })
 
   test.prop([fc.constantFrom('v0' as const, 'v3' as const).chain(arbSchedule), arbFee, fc.boolean()], {
-    numRuns: 400,
+    numRuns: runs(400),
   })(
     'property: parts sum exactly to the fee; each part is the decimal.js floor of fee x share',
     (schedule, fee, on) => {
@@ -65,16 +66,15 @@ describe('splitFee', () => {
     },
   )
 
-  test.prop([fc.constantFrom('v0' as const, 'v3' as const).chain(arbSchedule), arbFee], { numRuns: 200 })(
-    'property: off-platform, dao / lc receive exactly what the platform would have',
-    (schedule, fee) => {
-      const prepared = prepareFeeSplit(schedule)
-      const on = splitFee(prepared, fee, true)
-      const off = splitFee(prepared, fee, false)
-      expect(off.dao_fees_eth + off.lc_fees_eth).toBe(on.dao_fees_eth + on.lc_fees_eth + on.platform_fees_eth)
-      expect(off.operator_fees_eth).toBe(on.operator_fees_eth)
-    },
-  )
+  test.prop([fc.constantFrom('v0' as const, 'v3' as const).chain(arbSchedule), arbFee], {
+    numRuns: runs(200),
+  })('property: off-platform, dao / lc receive exactly what the platform would have', (schedule, fee) => {
+    const prepared = prepareFeeSplit(schedule)
+    const on = splitFee(prepared, fee, true)
+    const off = splitFee(prepared, fee, false)
+    expect(off.dao_fees_eth + off.lc_fees_eth).toBe(on.dao_fees_eth + on.lc_fees_eth + on.platform_fees_eth)
+    expect(off.operator_fees_eth).toBe(on.operator_fees_eth)
+  })
 })
 
 describe('feePartRates', () => {

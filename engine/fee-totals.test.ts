@@ -1,6 +1,7 @@
 import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
 import { arbRealisticReport, arbWallet } from '../fixtures/engine/arbitraries.ts'
+import { runs } from '../fixtures/property-runs.ts'
 import { InvalidInputError } from './errors.ts'
 import type { FeeSummaryItem } from './fee-totals.ts'
 import {
@@ -47,7 +48,7 @@ describe('summarizeFees', () => {
       ),
     ],
     {
-      numRuns: 150,
+      numRuns: runs(150),
     },
   )(
     'property: merged shard summaries equal the summary of the whole day, in any order',
@@ -80,7 +81,7 @@ describe('summarizeFees', () => {
 })
 
 describe('feeTotalsRows', () => {
-  test.prop([arbItems], { numRuns: 50 })(
+  test.prop([arbItems], { numRuns: runs(50) })(
     'behavior: rows are sorted by org, with part / gross rates',
     (items) => {
       const summary = summarizeFees(items)
@@ -95,7 +96,7 @@ describe('feeTotalsRows', () => {
 })
 
 describe('operatorFeeRows', () => {
-  test.prop([arbItems], { numRuns: 50 })(
+  test.prop([arbItems], { numRuns: runs(50) })(
     'property: operator rows sum to the operator fees of the day',
     (items) => {
       const summary = summarizeFees(items)

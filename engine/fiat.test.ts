@@ -1,6 +1,7 @@
 import { fc, test } from '@fast-check/vitest'
 import Decimal from 'decimal.js'
 import { describe, expect } from 'vitest'
+import { runs } from '../fixtures/property-runs.ts'
 import { InvalidInputError } from './errors.ts'
 import { FIAT_DECIMALS, fiatValue, formatPrice } from './fiat.ts'
 import { parseFraction } from './units.ts'
@@ -67,14 +68,14 @@ describe('fiatValue', () => {
     expect(() => fiatValue(1n, 1n, 78)).toThrow(InvalidInputError)
   })
 
-  test.prop([inputs], { numRuns: 500 })(
+  test.prop([inputs], { numRuns: runs(500) })(
     'property: equals decimal.js at 200 digits, rounded once ROUND_HALF_EVEN to 8 places (ties included)',
     ([wei, price, dec]) => {
       expect(fiatValue(wei, price, dec)).toBe(reference(wei, price, dec))
     },
   )
 
-  test.prop([smallAmount, answer, decimals], { numRuns: 500 })(
+  test.prop([smallAmount, answer, decimals], { numRuns: runs(500) })(
     'property: within half a unit of the 8th place of the exact product',
     (wei, price, dec) => {
       const { num, den } = parseFraction(fiatValue(wei, price, dec))
@@ -86,7 +87,7 @@ describe('fiatValue', () => {
     },
   )
 
-  test.prop([fc.bigInt({ min: 0n, max: 10n ** 20n }), decimals], { numRuns: 300 })(
+  test.prop([fc.bigInt({ min: 0n, max: 10n ** 20n }), decimals], { numRuns: runs(300) })(
     'property: a value exactly halfway between two 8-place values rounds to the one with the even last digit',
     (q, dec) => {
       // (q + 1/2) x 10^-8 ETH at a price of exactly 1
@@ -97,7 +98,7 @@ describe('fiatValue', () => {
     },
   )
 
-  test.prop([amount, answer, decimals], { numRuns: 300 })(
+  test.prop([amount, answer, decimals], { numRuns: runs(300) })(
     'property: sign symmetry: the value of -x is minus the value of x (and of a negative price alike)',
     (wei, price, dec) => {
       const positive = fiatValue(wei < 0n ? -wei : wei, price, dec)
@@ -116,7 +117,7 @@ describe('formatPrice', () => {
     expect(() => formatPrice(1n, -1)).toThrow(InvalidInputError)
   })
 
-  test.prop([answer, decimals], { numRuns: 300 })(
+  test.prop([answer, decimals], { numRuns: runs(300) })(
     'property: exact (decimal.js agrees digit for digit)',
     (price, dec) => {
       const expected = new Ref(price.toString()).div(new Ref(10).pow(dec)).toFixed()

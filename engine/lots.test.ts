@@ -1,5 +1,6 @@
 import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
+import { runs } from '../fixtures/property-runs.ts'
 import { addDaysToDate } from './dates.ts'
 import { Dec, toDec } from './decimal.ts'
 import { InvalidInputError, type ReportRangeError } from './errors.ts'
@@ -111,7 +112,7 @@ describe('computeLots', () => {
       ),
     ],
     {
-      numRuns: 300,
+      numRuns: runs(300),
     },
   )('property: the total balance and accrued rewards are the sums of the lots', (lots) => {
     const result = computeLots(
@@ -129,7 +130,7 @@ describe('computeLots', () => {
   })
 
   test.prop([arbBalance, fc.bigInt({ min: E / 2n, max: 2n * E }), fc.bigInt({ min: E / 2n, max: 2n * E })], {
-    numRuns: 300,
+    numRuns: runs(300),
   })(
     'property: accrued is balance x (end - start) when exact at 18 digits, and within 1e-18 otherwise',
     (b, s, e) => {
@@ -186,7 +187,7 @@ describe('resolveLotRates', () => {
     expect(code({ balance: '1', from: '2026-05-01' }, [...REPORTS].reverse())).toBe('INVALID_INPUT')
   })
 
-  test.prop([arbRange, arbBalance], { numRuns: 300 })(
+  test.prop([arbRange, arbBalance], { numRuns: runs(300) })(
     'property: splitting a lot date range in two gives exactly the same accrued rewards',
     ({ reports, from, mid, to }, balance) => {
       const whole = computeLotRewards(reports, [{ balance, from, to }])

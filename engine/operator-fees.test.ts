@@ -1,5 +1,6 @@
 import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
+import { runs } from '../fixtures/property-runs.ts'
 import { InvalidInputError } from './errors.ts'
 import { activeValidatorsPerOperator, splitOperatorFees, totalStoppedValidators } from './operator-fees.ts'
 
@@ -47,7 +48,7 @@ describe('splitOperatorFees', () => {
     )
   })
 
-  test.prop([fc.bigInt({ min: 0n, max: 10n ** 24n }), arbOperators], { numRuns: 300 })(
+  test.prop([fc.bigInt({ min: 0n, max: 10n ** 24n }), arbOperators], { numRuns: runs(300) })(
     'property: parts sum exactly to the amount, each is floor or floor + 1 of the exact share, any input order',
     (amount, operators) => {
       const split = splitOperatorFees(amount, operators)

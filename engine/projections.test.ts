@@ -1,5 +1,6 @@
 import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
+import { runs } from '../fixtures/property-runs.ts'
 import { RedeemStateError } from './errors.ts'
 import type { Projection, ProjectionContext } from './projections.ts'
 import {
@@ -64,7 +65,7 @@ describe('projectRedeemRequest', () => {
   })
 
   test.prop([fc.bigInt({ min: 1n, max: 1000n * E }), fc.integer({ min: 0, max: 30 * 86_400 })], {
-    numRuns: 200,
+    numRuns: runs(200),
   })('property: a projection is in the past iff the stack already covers the position', (end, elapsed) => {
     const projection = projectPosition(end, events, { ...ctx, now: LAST + elapsed })
     if (end <= 10n * E) expect(projection.projected_at <= LAST).toBe(true)
@@ -177,7 +178,7 @@ const queueArb = fc
   })
 
 describe('projection ordering', () => {
-  test.prop([contextArb, queueArb], { numRuns: 500 })(
+  test.prop([contextArb, queueArb], { numRuns: runs(500) })(
     'property: a request later in the queue is never projected earlier than one ahead of it',
     ({ stack, context }, requests) => {
       const projected = requests.map((r) => projectRedeemRequest(r, stack, context))
@@ -191,7 +192,7 @@ describe('projection ordering', () => {
     },
   )
 
-  test.prop([contextArb, fc.bigInt({ min: 0n, max: 400n * E })], { numRuns: 300 })(
+  test.prop([contextArb, fc.bigInt({ min: 0n, max: 400n * E })], { numRuns: runs(300) })(
     'property: the explanation is the decision: its case is the basis and its shortfall adds up',
     ({ stack, context }, end) => {
       const explanation = explainProjection(end, stack, context)

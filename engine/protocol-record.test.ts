@@ -1,5 +1,6 @@
 import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
+import { runs } from '../fixtures/property-runs.ts'
 import { addDaysToDate, utcDateOf } from './dates.ts'
 import { Dec, formatDec, toDec } from './decimal.ts'
 import { InvalidInputError } from './errors.ts'
@@ -59,7 +60,7 @@ describe('computeASrr7d', () => {
       fc.integer({ min: 1, max: 7 }),
       fc.array(fc.bigInt({ min: 9_990n, max: 10_030n }), { minLength: 7, maxLength: 7 }),
     ],
-    { numRuns: 200 },
+    { numRuns: runs(200) },
   )('property: 1..6 dates with a step give null; 7 give the exact mean of the 7 steps', (dates, growths) => {
     // daily reports: the report of date `dates` has steps on dates 1..dates
     const supply = 10n ** 21n
@@ -110,7 +111,9 @@ describe('computeASrr7d', () => {
     expect(() => computeASrr7d([...history].reverse())).toThrow(InvalidInputError)
   })
 
-  test.prop([fc.integer({ min: 1, max: 20 }), fc.bigInt({ min: 10_000n, max: 10_010n })], { numRuns: 100 })(
+  test.prop([fc.integer({ min: 1, max: 20 }), fc.bigInt({ min: 10_000n, max: 10_010n })], {
+    numRuns: runs(100),
+  })(
     'property: a constant daily growth gives exactly its annualized rate (from the 7th step on)',
     (days, num) => {
       const history = growingHistory(days, num, 10_000n)
@@ -130,7 +133,7 @@ describe('computeASrr7d', () => {
         { minLength: 2, maxLength: 24 },
       ),
     ],
-    { numRuns: 200 },
+    { numRuns: runs(200) },
   )('property: the decimal.js mean of the annualized steps (to 1e-18), or null under 7 dates', (steps) => {
     let timestamp = T0
     const history = steps.map(([gap, underlying, supply]) => {

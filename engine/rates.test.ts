@@ -1,5 +1,6 @@
 import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
+import { runs } from '../fixtures/property-runs.ts'
 import { decFloorToBigint, toDec } from './decimal.ts'
 import { InvalidInputError } from './errors.ts'
 import {
@@ -54,7 +55,7 @@ describe('computeFeeMint', () => {
     ).toThrow(InvalidInputError)
   })
 
-  test.prop([arbMint], { numRuns: 500 })(
+  test.prop([arbMint], { numRuns: runs(500) })(
     'property: the collector holds exactly f/10000 x r, to the on-chain floor',
     ({ rewards, supplyBefore, underlyingAfter, feeBps }) => {
       const mint = computeFeeMint({ rewards, supplyBefore, underlyingAfter, feeBps })
@@ -72,7 +73,7 @@ describe('computeFeeMint', () => {
     },
   )
 
-  test.prop([arbMint], { numRuns: 300 })(
+  test.prop([arbMint], { numRuns: runs(300) })(
     'property: the integer formula equals the decimal.js reference',
     ({ rewards, supplyBefore, underlyingAfter, feeBps }) => {
       const den = toDec(underlyingAfter).mul(10_000).minus(toDec(rewards).mul(feeBps))

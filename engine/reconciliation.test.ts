@@ -1,6 +1,7 @@
 import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
 import { arbPartition, arbRealisticReport } from '../fixtures/engine/arbitraries.ts'
+import { runs } from '../fixtures/property-runs.ts'
 import { reconcileReport } from './reconciliation.ts'
 import { computeWalletRecord, prepareReport, type ReportInput } from './wallet-record.ts'
 
@@ -47,7 +48,7 @@ describe('reconcileReport', () => {
         ),
       ),
     ],
-    { numRuns: 300 },
+    { numRuns: runs(300) },
   )(
     'property: the records of every holder reconcile with the report (with or without a burn after the mint)',
     ([report, balances, burned]) => {
@@ -64,7 +65,7 @@ describe('reconcileReport', () => {
   test.prop(
     [arbRealisticReport().chain((r) => fc.tuple(fc.constant(r), arbPartition(r.supply_pre_fee, 4)))],
     {
-      numRuns: 100,
+      numRuns: runs(100),
     },
   )(
     'property: a holder missing or a balance changed by one share breaks the reconciliation',

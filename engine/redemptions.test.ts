@@ -1,5 +1,6 @@
 import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
+import { runs } from '../fixtures/property-runs.ts'
 import { RedeemStateError } from './errors.ts'
 import type { RedeemClaimInput, RedeemRequestInput, WithdrawalEventInput } from './redemptions.ts'
 import {
@@ -243,7 +244,7 @@ describe('computeRedeemRequestStates', () => {
     expect(() => computeRedeemRequestStates([request], [], [wrongRemaining])).toThrow(RedeemStateError)
   })
 
-  test.prop([arbCommands], { numRuns: 300 })(
+  test.prop([arbCommands], { numRuns: runs(300) })(
     'property: states rebuilt from the events equal the contract model, and claimable + claimed <= total',
     (commands) => {
       const model = run(commands)
@@ -288,16 +289,15 @@ describe('computeRedeemRequestStates', () => {
 })
 
 describe('resolveRedeemRequests', () => {
-  test.prop([arbCommands, fc.array(fc.integer({ min: -2, max: 60 }), { maxLength: 10 })], { numRuns: 200 })(
-    'property: equals the contract resolution (-1 / -2 / -3 / event id)',
-    (commands, ids) => {
-      const model = run(commands)
-      const current = model.requests.map((r) => ({ height: r.height, amount: r.amount }))
-      expect(resolveRedeemRequests(ids, current, model.withdrawalLogs)).toEqual(
-        ids.map((id) => model.resolve(id)),
-      )
-    },
-  )
+  test.prop([arbCommands, fc.array(fc.integer({ min: -2, max: 60 }), { maxLength: 10 })], {
+    numRuns: runs(200),
+  })('property: equals the contract resolution (-1 / -2 / -3 / event id)', (commands, ids) => {
+    const model = run(commands)
+    const current = model.requests.map((r) => ({ height: r.height, amount: r.amount }))
+    expect(resolveRedeemRequests(ids, current, model.withdrawalLogs)).toEqual(
+      ids.map((id) => model.resolve(id)),
+    )
+  })
 
   test('behavior: out of bounds, fully claimed, unsatisfied and matched', () => {
     const events: WithdrawalEventInput[] = [

@@ -1,5 +1,6 @@
 import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
+import { runs } from '../fixtures/property-runs.ts'
 import { Dec, formatDec } from './decimal.ts'
 import { InvalidInputError } from './errors.ts'
 import {
@@ -27,7 +28,7 @@ describe('formatUnits18', () => {
     expect(formatUnits(1234500n, 6)).toBe('1.2345')
   })
 
-  test.prop([anyAmount], { numRuns: 300 })('property: parseUnits18 inverts formatUnits18', (wei) => {
+  test.prop([anyAmount], { numRuns: runs(300) })('property: parseUnits18 inverts formatUnits18', (wei) => {
     expect(parseUnits18(formatUnits18(wei))).toBe(wei)
   })
 })
@@ -64,7 +65,7 @@ describe('floorDiv', () => {
     expect(maxBigint(1n, 2n)).toBe(2n)
   })
 
-  test.prop([anyAmount, anyAmount.filter((b) => b !== 0n)], { numRuns: 300 })(
+  test.prop([anyAmount, anyAmount.filter((b) => b !== 0n)], { numRuns: runs(300) })(
     'property: floorDiv equals the decimal.js floor of the exact quotient',
     (a, b) => {
       const expected = new Dec(a.toString()).div(b.toString()).toDecimalPlaces(0, Dec.ROUND_FLOOR).toFixed()
@@ -85,7 +86,7 @@ describe('formatRatio', () => {
   })
 
   test.prop([fc.bigInt({ min: -(10n ** 60n), max: 10n ** 60n }), fc.bigInt({ min: 1n, max: 10n ** 40n })], {
-    numRuns: 300,
+    numRuns: runs(300),
   })('property: equals the decimal.js path (ROUND_DOWN at 18 places)', (num, den) => {
     expect(formatRatio(num, den)).toBe(formatDec(new Dec(num.toString()).div(den.toString())))
   })

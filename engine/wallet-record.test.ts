@@ -15,6 +15,7 @@ import {
   TEST_V3_SCHEDULE,
   V3_CUTOVER,
 } from '../fixtures/engine/hand-report.ts'
+import { runs } from '../fixtures/property-runs.ts'
 import { Dec, decFloorToBigint, toDec } from './decimal.ts'
 import { EngineError, FeeScheduleError, InvalidInputError } from './errors.ts'
 import { floorDiv } from './units.ts'
@@ -184,7 +185,7 @@ describe('computeWalletRecord', () => {
   })
 
   test.prop([arbRawReport(), fc.array(fc.integer({ min: 0, max: 1000 }), { minLength: 1, maxLength: 4 })], {
-    numRuns: 300,
+    numRuns: runs(300),
   })('property: net + fees = gross exactly and fees >= 0, for any report', (report, seeds) => {
     const ctx = prepareReport(report)
     for (const seed of seeds) {
@@ -197,7 +198,7 @@ describe('computeWalletRecord', () => {
   })
 
   test.prop([arbRealisticReport(undefined, { loss: true }), fc.bigInt({ min: 0n, max: 10n ** 24n })], {
-    numRuns: 200,
+    numRuns: runs(200),
   })('property: a loss day yields zero fees and non-positive rewards', (report, shares) => {
     const record = computeWalletRecord(
       prepareReport(report),
@@ -209,7 +210,7 @@ describe('computeWalletRecord', () => {
   })
 
   test.prop([arbRawReport().chain((r) => fc.tuple(fc.constant(r), arbWallet(r.supply_pre_fee)))], {
-    numRuns: 400,
+    numRuns: runs(400),
   })('property: the fee parts sum exactly to the fee', ([report, w]) => {
     const r = computeWalletRecord(prepareReport(report), w)
     const parts =
@@ -229,7 +230,7 @@ describe('computeWalletRecord', () => {
   })
 
   test.prop([arbRawReport().chain((r) => fc.tuple(fc.constant(r), arbWallet(r.supply_pre_fee)))], {
-    numRuns: 400,
+    numRuns: runs(400),
   })('property: the bigint path equals the decimal.js reference path to the wei', ([report, w]) => {
     const record = computeWalletRecord(prepareReport(report), w)
     const expected = reference(report, w)
@@ -244,7 +245,7 @@ describe('computeWalletRecord', () => {
         fc.tuple(fc.constant(r), arbWallet(r.supply_pre_fee), fc.bigInt({ min: 0n, max: r.supply - 1n })),
       ),
     ],
-    { numRuns: 300 },
+    { numRuns: runs(300) },
   )(
     'property: with a burn after the fee mint (the withdrawal event) the bigint path still equals the reference',
     ([report, w, burned]) => {
@@ -323,7 +324,7 @@ describe('computeWalletRecord', () => {
   })
 
   test.prop([arbRealisticReport().chain((r) => fc.tuple(fc.constant(r), arbWallet(r.supply_pre_fee)))], {
-    numRuns: 300,
+    numRuns: runs(300),
   })(
     'property: rebate <= platform fee, and without the cap the fee after rebate is the target up to the report deviation',
     ([report, w]) => {
@@ -360,7 +361,7 @@ describe('computeWalletRecord', () => {
           ),
         ),
     ],
-    { numRuns: 150 },
+    { numRuns: runs(150) },
   )(
     'property: cumulative totals equal the sum of period values over successive reports',
     ([supply, steps, wallets]) => {
@@ -400,7 +401,7 @@ describe('computeWalletRecord', () => {
 
   test.prop(
     [arbRealisticReport().chain((r) => fc.tuple(fc.constant(r), arbPartition(r.supply_pre_fee, 5)))],
-    { numRuns: 200 },
+    { numRuns: runs(200) },
   )(
     'property: the holders fees add up to the value of the minted fee shares, within one wei per holder',
     ([report, holdings]) => {
@@ -427,7 +428,7 @@ describe('computeWalletRecord', () => {
         ),
       ),
     ],
-    { numRuns: 150 },
+    { numRuns: runs(150) },
   )('property: records never depend on the order of wallets', ([report, wallets]) => {
     const forward = prepareReport(report)
     const backward = prepareReport(report)
@@ -473,7 +474,7 @@ describe('computeWalletRecord', () => {
         ),
       ),
     ],
-    { numRuns: 300 },
+    { numRuns: runs(300) },
   )(
     "property: earning shares + report delta = balance_lseth; every other amount is the earning shares' alone",
     ([report, w, minted, burnSeed]) => {
@@ -512,7 +513,7 @@ describe('computeWalletRecord', () => {
         ),
       ),
     ],
-    { numRuns: 150 },
+    { numRuns: runs(150) },
   )(
     'property: over successive reports balance_k = balance_{k-1} + mints_k - burns_k, rewards on the shares before',
     ([supply, periods]) => {
@@ -562,7 +563,7 @@ describe('computeWalletRecord', () => {
 
   test.prop(
     [arbRealisticReport().chain((r) => fc.tuple(fc.constant(r), arbPartition(r.supply_pre_fee, 5)))],
-    { numRuns: 200 },
+    { numRuns: runs(200) },
   )(
     "property: with the fee mint in the collector's balance the holders' balances sum to the supply after the report",
     ([report, holdings]) => {
