@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache'
+
 declare module 'fastify' {
   interface FastifyInstance {
     /** The serialized answers of the reporting reads by ETag (api/answer-memo.ts). */
@@ -39,7 +41,8 @@ export const ANSWER_MEMO_MAX_ENTRY_BYTES = 256 * 2 ** 10
  * (route, normalized inputs, reading organization, and each day's epoch, visible version and content hash),
  * so an identical later request is answered with the same bytes without presenting or serializing again;
  * a new version of a day changes the ETag, and answers of versions no longer visible are never asked for
- * again and leave as the least recently used. Bounded in bytes (`maxBytes`, least recently used out first).
+ * again and leave as the least recently used. Bounded in bytes (lru-cache `maxSize`: `maxBytes`, least
+ * recently used out first; an answer over `maxEntryBytes` is not kept).
  *
  * @example
  * const memo = createAnswerMemo()
@@ -47,35 +50,20 @@ export const ANSWER_MEMO_MAX_ENTRY_BYTES = 256 * 2 ** 10
  */
 export function createAnswerMemo(options: { maxBytes?: number; maxEntryBytes?: number } = {}): AnswerMemo {
   const maxBytes = options.maxBytes ?? ANSWER_MEMO_MAX_BYTES
-  const maxEntryBytes = Math.min(options.maxEntryBytes ?? ANSWER_MEMO_MAX_ENTRY_BYTES, maxBytes)
-  const answers = new Map<string, { answer: KeptAnswer; bytes: number }>()
-  let bytes = 0
+  const answers = new LRUCache<string, KeptAnswer>({
+    maxSize: maxBytes,
+    maxEntrySize: Math.min(options.maxEntryBytes ?? ANSWER_MEMO_MAX_ENTRY_BYTES, maxBytes),
+    sizeCalculation: (answer) =>
+      // at least 1: lru-cache refuses a size of 0 (an empty body)
+      Math.max(1, typeof answer.body === 'string' ? Buffer.byteLength(answer.body) : answer.body.byteLength),
+  })
   return {
-    get(etag) {
-      const kept = answers.get(etag)
-      if (!kept) return undefined
-      answers.delete(etag)
-      answers.set(etag, kept)
-      return kept.answer
-    },
+    get: (etag) => answers.get(etag),
     set(etag, answer) {
-      const size = typeof answer.body === 'string' ? Buffer.byteLength(answer.body) : answer.body.byteLength
-      if (size > maxEntryBytes) return
-      const old = answers.get(etag)
-      if (old) {
-        answers.delete(etag)
-        bytes -= old.bytes
-      }
-      answers.set(etag, { answer, bytes: size })
-      bytes += size
-      for (const [oldest, kept] of answers) {
-        if (bytes <= maxBytes) break
-        answers.delete(oldest)
-        bytes -= kept.bytes
-      }
+      answers.set(etag, answer)
     },
     get bytes() {
-      return bytes
+      return answers.calculatedSize
     },
   }
 }

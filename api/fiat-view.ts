@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import { LRUCache } from 'lru-cache'
 import { type TSchema, Type } from 'typebox'
 import type { Price, ReportPrices } from '../db/repos/index.ts'
 import { FIAT_DECIMALS, fiatValue, formatPrice, formatUnits, parseUnits } from '../engine/index.ts'
@@ -47,7 +48,9 @@ function sourceOf(field: string, sources: ReadonlySet<string>): string | undefin
 /** A record shape's fiat fields: fiat name -> (stored ETH source, the shown field it values). */
 type FiatPairs = ReadonlyMap<string, { source: string; field: string }>
 /** `fiatPairs` by shape (fields, sources, currency): every record of a read has the same one. */
-const pairsOfShape = new Map<string, { sources: ReadonlySet<string>; pairs: FiatPairs }[]>()
+const pairsOfShape = new LRUCache<string, { sources: ReadonlySet<string>; pairs: FiatPairs }[]>({
+  max: 1_000,
+})
 
 /**
  * The fiat fields of a record's fields in a currency: (name, source amount), in order, each once. Worked out
@@ -59,7 +62,6 @@ function fiatPairs(fields: readonly string[], sources: ReadonlySet<string>, curr
   const hit = known?.find((k) => k.sources === sources)
   if (hit) return hit.pairs
   const pairs = pairsFor(fields, sources, currency)
-  if (pairsOfShape.size >= 1_000) pairsOfShape.clear()
   pairsOfShape.set(key, [...(known ?? []), { sources, pairs }])
   return pairs
 }

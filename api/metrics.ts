@@ -1,7 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Counter, Histogram } from 'prom-client'
-import type { ServiceMetrics } from '../metrics/index.ts'
+import { metricsTokenCheck, type ServiceMetrics } from '../metrics/index.ts'
 import { ApiError } from './errors.ts'
 
 declare module 'fastify' {
@@ -19,9 +18,6 @@ const methodLabel = (request: FastifyRequest) => (METHODS.has(request.method) ? 
 
 /** Latency buckets (seconds): a cached read is ~1 ms, a report over a large account ~1 s. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
-
-/** sha-256, so the comparison takes the same time whatever the lengths. */
-const digest = (text: string) => createHash('sha256').update(text).digest()
 
 /**
  * GET /metrics (Prometheus text format, hidden from the OpenAPI document, not rate limited), one
@@ -79,14 +75,12 @@ export function registerMetrics(
     done()
   })
 
-  const expected = options.token === undefined ? undefined : digest(`Bearer ${options.token}`)
+  const check = metricsTokenCheck(options.token)
   app.get('/metrics', { schema: { hide: true }, config: { rateLimit: false } }, async (request, reply) => {
-    if (expected) {
-      const header = request.headers.authorization
-      if (!header)
-        throw new ApiError('IR2000', 'missing bearer token: send Authorization: Bearer <METRICS_TOKEN>')
-      if (!timingSafeEqual(digest(header), expected)) throw new ApiError('IR2001', 'invalid metrics token')
-    }
+    const authorized = check(request.headers.authorization)
+    if (authorized === 'missing')
+      throw new ApiError('IR2000', 'missing bearer token: send Authorization: Bearer <METRICS_TOKEN>')
+    if (authorized === 'invalid') throw new ApiError('IR2001', 'invalid metrics token')
     const text = await metrics.scrape()
     return reply.header('content-type', metrics.registry.contentType).send(text)
   })

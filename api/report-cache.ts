@@ -1,6 +1,8 @@
-import { groupBy } from '../common/group.ts'
 import type { Repos } from '../db/repos/index.ts'
-import type { ReportDay, WalletRecordRow } from '../db/repos/reports.ts'
+import type { ReportDay } from '../db/repos/reports.ts'
+import { createDaySnapshots, type DaySnapshot } from './reporting/day-snapshots.ts'
+import { createResultStore, dayKey } from './reporting/result-store.ts'
+import { heldWalletRows, readWalletRows, type WalletRows } from './reporting/wallet-rows.ts'
 
 /**
  * The reporting reads' memory: the visible days (one small table, re-read at most every `ttlMs`) and the
@@ -19,21 +21,10 @@ export const REPORT_DAYS_TTL_MS = 1_000
 /** At most this many cached results (wallet records count one each). */
 export const REPORT_CACHE_MAX_ENTRIES = 20_000
 
-type Snapshot = { at: number; days: ReportDay[]; byDate: Map<string, ReportDay> }
-
-/** The identity of a day's visible version: results cached under it are valid while it is visible. */
-export function dayKey(day: ReportDay): string {
-  let key = dayKeys.get(day)
-  if (key === undefined) {
-    key = `${day.chain_id}:${day.report_epoch}:${day.visible_version}:${day.content_hash ?? ''}`
-    dayKeys.set(day, key)
-  }
-  return key
-}
-const dayKeys = new WeakMap<ReportDay, string>()
-
 /**
- * Creates the reads over one repository set (use `reportReads(repos)`: one per app).
+ * Creates the reads over one repository set (use `reportReads(repos)`: one per app): the days
+ * (reporting/day-snapshots.ts), the result memory (reporting/result-store.ts) and the wallet record reads
+ * over both (reporting/wallet-rows.ts), behind the methods below.
  *
  * @example
  * const reads = createReportReads(repos)
@@ -54,158 +45,20 @@ export function createReportReads(
   } = {},
 ) {
   const asOf = options.asOf
-  const readDays = () => (asOf === undefined ? repos.reports.visibleDays() : repos.reports.daysAsOf(asOf))
-  const ttlMs = options.ttlMs ?? REPORT_DAYS_TTL_MS
-  const maxEntries = options.maxEntries ?? REPORT_CACHE_MAX_ENTRIES
   const now = options.now ?? Date.now
-  let snapshot: Snapshot | undefined
-  let loading: { startedAt: number; promise: Promise<Snapshot> } | undefined
-  // results by the day keys they depend on (joined by '|'), least recently used first
-  const results = new Map<string, Map<string, unknown>>()
-  let size = 0
-  const inFlight = new Map<string, Promise<{ days: ReportDay[]; rows: WalletRecordRow[] }>>()
+  const store = createResultStore(options.maxEntries ?? REPORT_CACHE_MAX_ENTRIES)
+  const snapshots = createDaySnapshots({
+    readDays: () => (asOf === undefined ? repos.reports.visibleDays() : repos.reports.daysAsOf(asOf)),
+    ttlMs: options.ttlMs ?? REPORT_DAYS_TTL_MS,
+    now,
+    onRead: (days) => store.invalidate(days),
+  })
+  const { snapshotOf } = snapshots
+  const rowsDeps = { repos, store, snapshots, now, asOf }
+  const inFlight = new Map<string, Promise<WalletRows>>()
 
-  function invalidate(days: readonly ReportDay[]) {
-    const live = new Set(days.filter((d) => d.status === 'computed').map(dayKey))
-    for (const [keys, entries] of results) {
-      if (keys.split('|').every((k) => live.has(k))) continue
-      size -= entries.size
-      results.delete(keys)
-    }
-  }
-
-  /** The visible days, read again when older than ttlMs (or `after` a moment: a forced re-read). */
-  function snapshotOf(after?: number): Promise<Snapshot> {
-    const t = now()
-    if (snapshot && (after === undefined ? t - snapshot.at < ttlMs : snapshot.at >= after)) {
-      return Promise.resolve(snapshot)
-    }
-    // join a read started no earlier than asked (a read started before a write may miss it)
-    if (loading && loading.startedAt >= (after ?? t - ttlMs)) return loading.promise
-    const startedAt = t
-    const promise = readDays().then(
-      (days) => {
-        const next = { at: startedAt, days, byDate: new Map(days.map((d) => [d.date, d])) }
-        if (!snapshot || startedAt >= snapshot.at) {
-          snapshot = next
-          invalidate(days)
-        }
-        if (loading?.promise === promise) loading = undefined
-        return next
-      },
-      (err) => {
-        if (loading?.promise === promise) loading = undefined
-        throw err
-      },
-    )
-    loading = { startedAt, promise }
-    return promise
-  }
-
-  function between(s: Snapshot, from: string, to: string): ReportDay[] {
+  function between(s: DaySnapshot, from: string, to: string): ReportDay[] {
     return s.days.filter((d) => d.date >= from && d.date <= to)
-  }
-
-  /** The results held under `keys`, now the most recently used (one touch for any number of lookups). */
-  function entriesOf(keys: string): Map<string, unknown> | undefined {
-    const entries = results.get(keys)
-    if (!entries) return undefined
-    // most recently used last
-    results.delete(keys)
-    results.set(keys, entries)
-    return entries
-  }
-
-  function get(keys: string, key: string): unknown {
-    return entriesOf(keys)?.get(key)
-  }
-
-  function set(keys: string, key: string, value: unknown) {
-    let entries = results.get(keys)
-    if (!entries) {
-      entries = new Map()
-      results.set(keys, entries)
-    }
-    if (!entries.has(key)) size += 1
-    entries.set(key, value)
-    // evict from the least recently used days
-    for (const [k, old] of results) {
-      if (size <= maxEntries) break
-      for (const oldKey of old.keys()) {
-        if (size <= maxEntries) break
-        old.delete(oldKey)
-        size -= 1
-      }
-      if (old.size === 0) results.delete(k)
-    }
-  }
-
-  /** The hot path: one address whose records on computed days are all held (else undefined). */
-  function heldRow(days: readonly ReportDay[], addresses: readonly string[]) {
-    if (addresses.length !== 1) return undefined
-    const address = addresses[0] as string
-    const rows: WalletRecordRow[] = []
-    for (const day of days) {
-      const hit = day.status === 'computed' ? get(dayKey(day), address) : undefined
-      if (hit === undefined) return undefined
-      if (hit !== null) rows.push(hit as WalletRecordRow)
-    }
-    return { days: [...days], rows }
-  }
-
-  /** `walletRows` without the sharing of identical concurrent reads. */
-  async function readRows(
-    days: readonly ReportDay[],
-    addresses: readonly string[],
-  ): Promise<{ days: ReportDay[]; rows: WalletRecordRow[] }> {
-    let current = [...days]
-    for (let attempt = 0; ; attempt++) {
-      // per day, each address's held row (null: no record) or undefined (not held), taken now: eviction
-      // while the missing ones are read must not lose them
-      const found = current.map((day) => {
-        const entries = day.status === 'computed' ? entriesOf(dayKey(day)) : undefined
-        return addresses.map((address) => entries?.get(address) as WalletRecordRow | null | undefined)
-      })
-      const missingDays = current.filter((_, i) => found[i]?.includes(undefined))
-      if (missingDays.length > 0) {
-        const missingAddresses = new Set<string>()
-        for (const hits of found) {
-          hits.forEach((hit, j) => {
-            if (hit === undefined) missingAddresses.add(addresses[j] as string)
-          })
-        }
-        const read = await repos.reports.walletRecordsOnDays(missingDays, [...missingAddresses])
-        if (asOf === undefined && read.current.some((c) => !c) && attempt < 2) {
-          // a version went away meanwhile: answer from the days as they are now
-          const s = await snapshotOf(now())
-          current = current.flatMap((d) => s.byDate.get(d.date) ?? [])
-          continue
-        }
-        const readByDay = new Map(
-          [...groupBy(read.rows, (row) => row.report_epoch)].map(([epoch, rows]) => [
-            epoch,
-            new Map(rows.map((row) => [row.address, row])),
-          ]),
-        )
-        current.forEach((day, i) => {
-          const hits = found[i] as (WalletRecordRow | null | undefined)[]
-          if (!hits.includes(undefined)) return
-          const keys = day.status === 'computed' ? dayKey(day) : undefined
-          const byAddress = readByDay.get(day.report_epoch)
-          // each address not held that day: its row as read (null: no record), kept for the next read
-          hits.forEach((hit, j) => {
-            if (hit !== undefined) return
-            const address = addresses[j] as string
-            const row = byAddress?.get(address) ?? null
-            hits[j] = row
-            if (keys) set(keys, address, row)
-          })
-        })
-      }
-      const rows: WalletRecordRow[] = []
-      for (const hits of found) for (const row of hits) if (row) rows.push(row)
-      return { days: current, rows }
-    }
   }
 
   return {
@@ -249,10 +102,10 @@ export function createReportReads(
     async cached<T>(days: readonly ReportDay[], key: string, load: () => Promise<T>): Promise<T> {
       if (days.length === 0 || days.some((d) => d.status !== 'computed')) return load()
       const keys = days.map(dayKey).join('|')
-      const hit = get(keys, key)
+      const hit = store.get(keys, key)
       if (hit !== undefined) return hit as T
       const value = await load()
-      if (value !== undefined) set(keys, key, value)
+      if (value !== undefined) store.set(keys, key, value)
       return value
     },
 
@@ -261,13 +114,9 @@ export function createReportReads(
      * address): undefined unless the days held are fresh, the date has a computed report and the records
      * of `addresses` on it are held.
      */
-    heldWalletRows(
-      date: string,
-      addresses: readonly string[],
-    ): { days: ReportDay[]; rows: WalletRecordRow[] } | undefined {
-      if (!snapshot || now() - snapshot.at >= ttlMs) return undefined
-      const day = snapshot.byDate.get(date)
-      return day && heldRow([day], addresses)
+    heldWalletRows(date: string, addresses: readonly string[]): WalletRows | undefined {
+      const day = snapshots.fresh()?.byDate.get(date)
+      return day && heldWalletRows(store, [day], addresses)
     },
 
     /**
@@ -276,23 +125,22 @@ export function createReportReads(
      * address) on computed days, the rest in one round trip. When a day's version is no longer visible,
      * the days are re-read and the read retried: the answer is on `days` as returned.
      */
-    walletRows(
-      days: readonly ReportDay[],
-      addresses: readonly string[],
-    ): Promise<{ days: ReportDay[]; rows: WalletRecordRow[] }> {
-      const held = heldRow(days, addresses)
+    walletRows(days: readonly ReportDay[], addresses: readonly string[]): Promise<WalletRows> {
+      const held = heldWalletRows(store, days, addresses)
       if (held) return Promise.resolve(held)
       // identical concurrent reads of computed days share one read (a cold cache under load)
-      if (days.length === 0 || days.some((d) => d.status !== 'computed')) return readRows(days, addresses)
+      if (days.length === 0 || days.some((d) => d.status !== 'computed'))
+        return readWalletRows(rowsDeps, days, addresses)
       const key = `${days.map(dayKey).join('|')}#${addresses.join(',')}`
       const pending = inFlight.get(key)
       if (pending) return pending
-      const read = readRows(days, addresses).finally(() => inFlight.delete(key))
+      const read = readWalletRows(rowsDeps, days, addresses).finally(() => inFlight.delete(key))
       inFlight.set(key, read)
       return read
     },
   }
 }
+/** The reporting reads of one app (or of one request's `as_of`). */
 export type ReportReads = ReturnType<typeof createReportReads>
 
 /**

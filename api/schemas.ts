@@ -124,16 +124,18 @@ export const AccountWalletParams = Type.Object({
 
 /**
  * `{idOrAddress}` of GET /v0/platform/wallets/{idOrAddress}: a 0x address when it starts with 0x (any case
- * of the x), else a wallet id (UUID). `walletIdOrAddressErrors` gives each branch its catalog code.
+ * of the x), else a wallet id (UUID). Two rules, each its own `allOf` member so `walletIdOrAddressErrors`
+ * tells which failed and gives it its catalog code: a value starting with 0x is an address (IR3101), any
+ * other value is a UUID (IR1000). (Not if/then/else, which OpenAPI 3.0 schema objects do not allow.)
  */
 export const WalletIdOrAddressParams = Type.Object({
   idOrAddress: Type.String({
     minLength: 1,
     maxLength: 64,
-    if: { pattern: '^0[xX]' },
-    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, never awaited
-    then: { pattern: ADDRESS_PATTERN },
-    else: { pattern: UUID_PATTERN },
+    allOf: [
+      { anyOf: [{ pattern: '^(?!0[xX])' }, { pattern: ADDRESS_PATTERN }] },
+      { anyOf: [{ pattern: '^0[xX]' }, { pattern: UUID_PATTERN }] },
+    ],
     description: 'a wallet id (UUID) or a 0x address',
   }),
 })
@@ -143,22 +145,21 @@ export const WalletIdOrAddressParams = Type.Object({
  * value that is neither an address nor a UUID IR1000; any other failure reads like Fastify's own message.
  */
 export function walletIdOrAddressErrors(errors: FastifySchemaValidationError[], dataVar: string): Error {
-  const failed = (branch: string) =>
-    errors.some((e) => e.keyword === 'pattern' && e.schemaPath.endsWith(`/idOrAddress/${branch}/pattern`))
-  if (failed('then')) {
+  const failed = (rule: number) => errors.some((e) => e.schemaPath.includes(`/idOrAddress/allOf/${rule}/`))
+  if (failed(0)) {
     return new ApiError('IR3101', 'idOrAddress must be a wallet id or 0x followed by 40 hexadecimal digits')
   }
-  if (failed('else')) return new ApiError('IR1000', 'idOrAddress must be a wallet id (UUID) or a 0x address')
+  if (failed(1)) return new ApiError('IR1000', 'idOrAddress must be a wallet id (UUID) or a 0x address')
   return new Error(errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).join(', '))
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Input rules shared by every route (registered once in app.ts; docs/decisions.md "Errors", issue 9)
+// Input rules shared by every route (registered once by plugins/input-rules.ts; docs/decisions.md "Errors", issue 9)
 
 /** The largest integer any route takes (offsets, ids, chain ids): Postgres `integer` and JS exact. */
 export const MAX_INPUT_INTEGER = 2_147_483_647
 
-/** A bounded integer (every integer input has both bounds: app.ts refuses a route without them). */
+/** A bounded integer (every integer input has both bounds: plugins/input-rules.ts refuses a route without them). */
 export function BoundedInteger(options: { minimum: number; maximum: number; description?: string }) {
   return Type.Integer(options)
 }

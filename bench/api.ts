@@ -3,7 +3,8 @@
  * bare Fastify route returning a constant (the framework's limit on this machine).
  *
  * - data: a synthetic history of BENCH_HOLDERS (100,000) holders written straight into a scratch database
- *   (bench/day-history.ts) and its days computed by the real day pipeline (bench/api-data.ts);
+ *   (test/helpers/synthetic-history.ts) and its days computed by the real day pipeline
+ *   (test/helpers/rewards-day.ts);
  * - server: the real app (`buildApp`, Postgres pool of 10) in this process, listening on 127.0.0.1, logging
  *   nothing; a second one on the same database at the service's default level (info, lines to a file)
  *   for the logged case;
@@ -13,7 +14,8 @@
  *   ratio is to that run: the machine's speed drifts by tens of percent within minutes when other work
  *   shares it. A case's figures are those of its median round, with the range of its rounds' ratios; the
  *   rounds of the 1-address read and of the two routes below also run the bare route with the read's
- *   request and answer shape (`ratio_to_shape`, with that run's own figures beside it);
+ *   request and answer shape (`ratio_to_shape`, with that run's own figures beside it), and the rounds of
+ *   the logged read run the same read logging nothing (`ratio_to_unlogged`: what the access log costs);
  * - where the time goes: two routes of the same app, registered by this benchmark, answer the 1-address
  *   read's bytes and headers and do nothing else (`app-shape`: no token; `app-shape-token`: the reporting
  *   routes' bearer check): against the bare shape they price the app's per-request machinery and the token
@@ -41,11 +43,11 @@ import os from 'node:os'
 import path from 'node:path'
 import Fastify from 'fastify'
 import { buildApp } from '../api/app.ts'
-import { loadSigningKey } from '../api/auth/keys.ts'
+import { openSigningKeys } from '../api/auth/signing-keys.ts'
 import { createTokenVerifier, issueToken } from '../api/auth/tokens.ts'
 import { loadConfig } from '../common/config.ts'
-import { createLogger } from '../common/logger.ts'
-import { seedRewardsDay } from './api-data.ts'
+import { createLogger, flushLogger } from '../common/logger.ts'
+import { seedRewardsDay } from '../test/helpers/rewards-day.ts'
 import { type LoadArgs, type LoadResult, startLoad, UNREACHED_RATE_LIMIT } from './load-client.ts'
 import { openScratchDb } from './scratch-db.ts'
 import { applyServiceV8Flags } from './v8-flags.ts'
@@ -136,18 +138,24 @@ const config = loadConfig({
   LOG_LEVEL: 'silent',
   ...UNREACHED_RATE_LIMIT,
 })
-const signingKey = await loadSigningKey({ pem: undefined, dataDir })
-const app = await buildApp({ config, logger: createLogger({ level: 'silent' }), db: dbh.db, signingKey })
+const signingKeys = await openSigningKeys({ db: dbh.db, config, logger: createLogger({ level: 'silent' }) })
+const app = await buildApp({ config, logger: createLogger({ level: 'silent' }), db: dbh.db, signingKeys })
 // the benchmark's two routes answering the 1-address read's bytes and headers (filled in once the read has
 // answered, below) and doing nothing else: the app's per-request machinery, then the bearer check, apart
 const readAnswer = { bytes: Buffer.alloc(0), headers: {} as Record<string, string> }
-app.post('/bench/shape', async (_request, reply) => reply.headers(readAnswer.headers).send(readAnswer.bytes))
-app.post('/bench/shape-token', { onRequest: app.requireScope('read:eth-rewards') }, async (_request, reply) =>
+// (hidden: the benchmark's own routes are no part of the OpenAPI document)
+app.post('/bench/shape', { schema: { hide: true } }, async (_request, reply) =>
   reply.headers(readAnswer.headers).send(readAnswer.bytes),
+)
+app.post(
+  '/bench/shape-token',
+  { schema: { hide: true }, onRequest: app.requireScope('read:eth-rewards') },
+  async (_request, reply) => reply.headers(readAnswer.headers).send(readAnswer.bytes),
 )
 await app.listen({ host: '127.0.0.1', port })
 // the same app at the service's default log level (info), its lines written to a file: what the access log
 // costs (the token's audience is the first app's base URL, so one token serves both)
+const loggedLogger = createLogger({ level: 'info', destination: path.join(dataDir, 'api.log') })
 const loggedApp = await buildApp({
   config: loadConfig({
     DATA_DIR: dataDir,
@@ -156,9 +164,9 @@ const loggedApp = await buildApp({
     LOG_LEVEL: 'info',
     ...UNREACHED_RATE_LIMIT,
   }),
-  logger: createLogger({ level: 'info', destination: path.join(dataDir, 'api.log') }),
+  logger: loggedLogger,
   db: dbh.db,
-  signingKey,
+  signingKeys,
 })
 const loggedBase = await loggedApp.listen({ host: '127.0.0.1', port: port + 1 })
 
@@ -177,10 +185,10 @@ const auth = { authorization: `Bearer ${token}` }
 const json = { ...auth, 'content-type': 'application/json' }
 
 // token verification, measured apart: one ES256 verification (uncached) and the cache's lookup
-const verifier = createTokenVerifier(signingKey, { issuer: config.authUrl, audience: config.baseUrl })
+const verifier = createTokenVerifier(signingKeys, { issuer: config.authUrl, audience: config.baseUrl })
 const tokens = await Promise.all(
-  Array.from({ length: 500 }, () =>
-    issueToken(signingKey, {
+  Array.from({ length: 500 }, async () =>
+    issueToken(await signingKeys.current(), {
       issuer: config.authUrl,
       audience: config.baseUrl,
       clientId: day.clientId,
@@ -361,6 +369,8 @@ for (const c of cases.filter((c) => !/^(bare|app-)/.test(c.key) && c.key !== 'he
   if (c.key === 'bulk' && (JSON.parse(body) as unknown[]).length !== day.addresses.length) {
     throw new Error(`${c.name}: expected ${day.addresses.length} records`)
   }
+  // (the logger writes in batches: flushed before the file is read)
+  if (c.key === 'single-logged') await flushLogger(loggedLogger)
   if (
     c.key === 'single-logged' &&
     !fs.readFileSync(path.join(dataDir, 'api.log'), 'utf8').includes('request answered')
@@ -403,6 +413,9 @@ type Measured = LoadResult &
      */
     ratio_to_shape?: number
     shape?: { requests_per_second: number; server_cpu_ms_per_request: number; ratio_to_bare: number | null }
+    /** the logged read: to a run of the same read logging nothing in the same round, whose figures are beside it */
+    ratio_to_unlogged?: number
+    unlogged?: { requests_per_second: number; server_cpu_ms_per_request: number }
   }
 /** The cases set against the bare route with the 1-address read's shape in every round (`ratio_to_shape`). */
 const SHAPED_CASES = new Set(['bare-shape-work', 'app-shape', 'app-shape-token', 'single'])
@@ -467,6 +480,7 @@ async function measure(c: (typeof cases)[number]): Promise<LoadResult & RunCosts
 const rows: (Measured & { key: string; name: string; ratio_range: number[]; rounds: Measured[] })[] = []
 const bareCase = cases[0] as (typeof cases)[number]
 const shapeCase = cases[1] as (typeof cases)[number]
+const singleCase = cases.find((c) => c.key === 'single') as (typeof cases)[number]
 for (const c of cases) {
   if (onlyCases && !onlyCases.includes(c.key) && c.key !== 'bare') continue
   // Rounds of the bare route then the case, back to back: each round's ratio is to the bare run right
@@ -478,11 +492,22 @@ for (const c of cases) {
     // the 1-address read (and the app's routes with its answer) are also set against the bare route with
     // the same request and answer
     const shape = SHAPED_CASES.has(c.key) ? await measure(shapeCase) : undefined
+    // the logged read is also set against the same read logging nothing, in the same round
+    const unlogged = c.key === 'single-logged' ? await measure(singleCase) : undefined
     const run = await measure(c)
     const bareRps = bare?.requests_per_second
     measuredRounds.push({
       ...run,
       ...(bareRps !== undefined ? { adjacent_bare_requests_per_second: bareRps } : {}),
+      ...(unlogged
+        ? {
+            ratio_to_unlogged: Number((run.requests_per_second / unlogged.requests_per_second).toFixed(2)),
+            unlogged: {
+              requests_per_second: unlogged.requests_per_second,
+              server_cpu_ms_per_request: unlogged.server_cpu_ms_per_request,
+            },
+          }
+        : {}),
       ...(shape
         ? {
             ratio_to_shape: Number((run.requests_per_second / shape.requests_per_second).toFixed(2)),
@@ -508,6 +533,9 @@ for (const c of cases) {
   const shapeRatios = measuredRounds.flatMap((r) =>
     r.ratio_to_shape === undefined ? [] : [r.ratio_to_shape],
   )
+  const unloggedRatios = measuredRounds.flatMap((r) =>
+    r.ratio_to_unlogged === undefined ? [] : [r.ratio_to_unlogged],
+  )
   const row = {
     key: c.key,
     name: c.name,
@@ -517,7 +545,7 @@ for (const c of cases) {
   }
   rows.push(row)
   log(
-    `${c.name}: ${median.requests_per_second} req/s (median round), x bare ${median.ratio_to_bare} (rounds ${ratios.join(', ')})${shapeRatios.length > 0 ? `, x shape (rounds ${shapeRatios.join(', ')})` : ''}, p50 ${median.p50_ms} ms, p99 ${median.p99_ms} ms, errors ${median.errors + median.non2xx}; ` +
+    `${c.name}: ${median.requests_per_second} req/s (median round), x bare ${median.ratio_to_bare} (rounds ${ratios.join(', ')})${shapeRatios.length > 0 ? `, x shape (rounds ${shapeRatios.join(', ')})` : ''}${unloggedRatios.length > 0 ? `, x unlogged (rounds ${unloggedRatios.join(', ')})` : ''}, p50 ${median.p50_ms} ms, p99 ${median.p99_ms} ms, errors ${median.errors + median.non2xx}; ` +
       `per request: ${median.queries_per_request} queries, CPU ms server ${median.server_cpu_ms_per_request}, postgres ${median.postgres_cpu_ms_per_request}, load generator ${median.load_generator_cpu_ms_per_request}`,
   )
 }

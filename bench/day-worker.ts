@@ -9,8 +9,8 @@
  *   node --import tsx bench/day-worker.ts days '{"url":"postgres://...","upTo":3,"from":3,"workers":2}'
  *   node --import tsx bench/day-worker.ts embedded '{"holders":100000}'
  *
- * - seed: writes the synthetic history (bench/day-history.ts) with the cursor at report 1, then computes
- *   day 1 with the real scheduler and processors (the chain's first day: no predecessor).
+ * - seed: writes the synthetic history (test/helpers/synthetic-history.ts) with the cursor at report 1, then
+ *   computes day 1 with the real scheduler and processors (the chain's first day: no predecessor).
  * - days: moves the cursor to report `upTo` and runs the day pipeline (createDayJobs on the inline runner,
  *   started by one `days` scheduling job) until every day is computed: one day, or (`backfill`, prepared by
  *   `startBackfill` as `lsreport backfill` does) reports 2 .. upTo. With `workers`, on BullMQ instead: this
@@ -25,7 +25,7 @@ import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { Redis } from 'ioredis'
 import { buildApp } from '../api/app.ts'
-import { loadSigningKey } from '../api/auth/keys.ts'
+import { openSigningKeys } from '../api/auth/signing-keys.ts'
 import { createClient, createOrg } from '../cli/admin.ts'
 import { loadConfig } from '../common/config.ts'
 import { createLogger } from '../common/logger.ts'
@@ -36,7 +36,13 @@ import { startBackfill } from '../jobs/days/backfill.ts'
 import { createDayJobs, DAY_JOBS } from '../jobs/days/index.ts'
 import { createBullRunner, createInlineRunner, type JobRunner, type Processor } from '../jobs/runner.ts'
 import { createPlatformService } from '../platform/service.ts'
-import { BENCH_CHAIN_ID, BURN_ADDRESSES, reportInfo, setCursor, writeHistory } from './day-history.ts'
+import {
+  BENCH_CHAIN_ID,
+  BURN_ADDRESSES,
+  reportInfo,
+  setCursor,
+  writeHistory,
+} from '../test/helpers/synthetic-history.ts'
 import { startLoad, UNREACHED_RATE_LIMIT } from './load-client.ts'
 import { applyServiceV8Flags } from './v8-flags.ts'
 
@@ -373,12 +379,9 @@ async function embedded() {
       LOG_LEVEL: 'silent',
       ...UNREACHED_RATE_LIMIT,
     })
-    const app = await buildApp({
-      config,
-      logger: createLogger({ level: 'silent' }),
-      db: dbh.db,
-      signingKey: await loadSigningKey({ pem: undefined, dataDir }),
-    })
+    const silent = createLogger({ level: 'silent' })
+    const signingKeys = await openSigningKeys({ db: dbh.db, config, logger: silent })
+    const app = await buildApp({ config, logger: silent, db: dbh.db, signingKeys })
     await app.listen({ host: '127.0.0.1', port })
     const base = `http://127.0.0.1:${port}`
     const org = await createOrg(dbh.db, { name: 'bench', canAllowlist: true })

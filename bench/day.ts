@@ -1,7 +1,7 @@
 /**
  * Benchmark: the day pipeline (jobs/days: scheduler, shard and finalize processors on the inline runner)
- * on a synthetic history written straight into a scratch Postgres database (bench/day-history.ts), side by
- * side in the same run with a bare COPY of the same rows into the same Postgres (the storage limit):
+ * on a synthetic history written straight into a scratch Postgres database (test/helpers/synthetic-history.ts),
+ * side by side in the same run with a bare COPY of the same rows into the same Postgres (the storage limit):
  *
  * (a) one day at each size of BENCH_SIZES (default 10k, 100k, 1M wallets): seconds from starting the day to
  *     computed, wallets/s, peak RSS (sampled from /proc every 50 ms, in a fresh process per step);
@@ -32,7 +32,7 @@ import pg from 'pg'
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
 import { migrate, openDb } from '../db/index.ts'
 import { WALLET_RECORD_COLUMNS } from '../db/records/columns.ts'
-import { BENCH_CHAIN_ID, reportInfo } from './day-history.ts'
+import { BENCH_CHAIN_ID, reportInfo } from '../test/helpers/synthetic-history.ts'
 
 const list = (value: string | undefined, fallback: string) => (value ?? fallback).split(',').filter(Boolean)
 const sizes = list(process.env.BENCH_SIZES, '10000,100000,1000000').map(Number)

@@ -26,7 +26,7 @@ const FIRST_DATE = '2026-04-01'
 
 /** The variables of the service that a developer's shell may hold: the bench starts from none of them. */
 const SERVICE_VARS =
-  /^(DATABASE_URL|REDIS_URL|RPC_URL|CHAIN|BEACON_URL|BASE_URL|AUTH_URL|LOG_LEVEL|JWT_PRIVATE_KEY)$/
+  /^(DATABASE_URL|REDIS_URL|RPC_URL|CHAIN|BEACON_URL|BASE_URL|AUTH_URL|LOG_LEVEL|JWT_PRIVATE_KEY|SIGNING_KEY_SECRET|TOKEN_TTL_SECONDS)$/
 
 /** pid -> [ppid, rss bytes, name] of every process, from /proc. */
 function processes(): Map<number, [number, number, string]> {

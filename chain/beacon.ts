@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises'
+import { LRUCache } from 'lru-cache'
 import { ConsensusUnavailableError } from './errors.ts'
 
 /**
@@ -31,20 +32,13 @@ const WEI_PER_GWEI = 1_000_000_000n
 /** The devnet's facts file in DATA_DIR (written by `startDevnet`; see devnet/README.md). */
 export const DEVNET_CONSENSUS_FILE = 'devnet-consensus.json'
 
+/**
+ * A source whose snapshot is kept `ttlMs` after it was read (lru-cache of one entry): concurrent callers share
+ * one read, and a failed read is not kept.
+ */
 function cached(ttlMs: number, load: () => Promise<ConsensusSnapshot>): ConsensusSource {
-  let value: { at: number; snapshot: Promise<ConsensusSnapshot> } | undefined
-  return {
-    snapshot() {
-      if (value && Date.now() - value.at < ttlMs) return value.snapshot
-      const snapshot = load()
-      value = { at: Date.now(), snapshot }
-      // a failure is not cached
-      snapshot.catch(() => {
-        value = undefined
-      })
-      return snapshot
-    },
-  }
+  const cache = new LRUCache<'snapshot', ConsensusSnapshot>({ max: 1, ttl: ttlMs, fetchMethod: load })
+  return { snapshot: () => cache.forceFetch('snapshot') }
 }
 
 /**

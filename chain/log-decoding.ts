@@ -17,6 +17,7 @@ import {
   toEventSelector,
 } from 'viem'
 import { decodedAddress, type Address as StoredAddress } from '../common/address.ts'
+import { type WordDecoder, wordDecoder } from './abi-words.ts'
 import { InvalidLogError, LogDecodeError, type LogPosition } from './errors.ts'
 import { ADDRESS, HASH, isHex, quantity, shortMessage } from './rpc-values.ts'
 
@@ -28,6 +29,12 @@ export interface LogMeta {
   transactionHash: Hash
   transactionIndex: number
   logIndex: number
+  /**
+   * The block's time (seconds) when the node gives it with the log (`blockTimestamp`, execution-apis#639:
+   * anvil, Besu and later clients), which spares a block header read; absent otherwise (and when the node
+   * says 0, which no real block has).
+   */
+  blockTimestamp?: bigint
 }
 
 /** viem's decoded value with every address (alone or in an array) in the stored form, `common/address.ts`. */
@@ -91,6 +98,7 @@ export interface RawLog {
   transactionIndex?: unknown
   topics?: unknown
   removed?: unknown
+  blockTimestamp?: unknown
 }
 
 const LEGACY_PERMISSIONS_EVENT = parseAbiItem(
@@ -121,7 +129,9 @@ function validateMeta(raw: RawLog): LogMeta {
   if (logIndexBig === null) fail('logIndex is missing')
   if (transactionIndexBig === null) fail('transactionIndex is missing')
   if (typeof raw.address !== 'string' || !ADDRESS.test(raw.address)) fail('address is missing or malformed')
-  return {
+  const blockTimestamp = raw.blockTimestamp == null ? undefined : quantity(raw.blockTimestamp)
+  if (blockTimestamp === null) fail('blockTimestamp is malformed')
+  const meta: LogMeta = {
     address: decodedAddress(raw.address as Address),
     blockNumber: blockNumber as bigint,
     blockHash: (raw.blockHash as string).toLowerCase() as Hash,
@@ -129,12 +139,36 @@ function validateMeta(raw: RawLog): LogMeta {
     transactionIndex: Number(transactionIndexBig),
     logIndex: Number(logIndexBig),
   }
+  if (blockTimestamp) meta.blockTimestamp = blockTimestamp
+  return meta
 }
 
 interface EventEntry {
   event: AbiEvent
   indexed: AbiParameter[]
   nonIndexed: AbiParameter[]
+  /**
+   * The fast path's word decoders (`abi-words.ts`): one per indexed input (null for a dynamic one, which stays
+   * its topic) and one per data word; undefined when an input's type has none (the generic path decodes it).
+   */
+  fast: { indexed: (WordDecoder | null)[]; data: WordDecoder[] } | undefined
+}
+
+/** An event's entry, with its fast path when every input's type has one. */
+function eventEntry(event: AbiEvent, indexed: AbiParameter[], nonIndexed: AbiParameter[]): EventEntry {
+  const fastIndexed: (WordDecoder | null)[] = []
+  for (const param of indexed) {
+    const decoder = isStaticType(param.type) ? wordDecoder(param) : null
+    if (decoder === undefined) return { event, indexed, nonIndexed, fast: undefined }
+    fastIndexed.push(decoder)
+  }
+  const fastData: WordDecoder[] = []
+  for (const param of nonIndexed) {
+    const decoder = isStaticType(param.type) ? wordDecoder(param) : undefined
+    if (decoder === undefined) return { event, indexed, nonIndexed, fast: undefined }
+    fastData.push(decoder)
+  }
+  return { event, indexed, nonIndexed, fast: { indexed: fastIndexed, data: fastData } }
 }
 
 /** topic0 of every event of an ABI, in ABI order. */
@@ -156,6 +190,8 @@ type StrictDecoding = { ok: true; args: unknown } | { ok: false; problem: string
  * viem returns them. `args` has viem's shape: an object by name, an array when an input is unnamed.
  */
 function decodeStrict(entry: EventEntry, topics: Hex[], data: Hex): StrictDecoding {
+  const fast = entry.fast && decodeFast(entry, entry.fast, topics, data)
+  if (fast) return fast
   const indexed: unknown[] = []
   for (const [i, param] of entry.indexed.entries()) {
     const topic = topics[i + 1]
@@ -191,8 +227,46 @@ function decodeStrict(entry: EventEntry, topics: Hex[], data: Hex): StrictDecodi
       problem: `data is not the canonical encoding of (${types}): ${(data.length - 2) / 2} bytes, canonical ${(canonical.length - 2) / 2}`,
     }
   }
+  return { ok: true, args: argsOf(entry, indexed, values) }
+}
+
+/**
+ * `decodeStrict` for an event whose every input has a word decoder (`abi-words.ts`): each static topic and data
+ * word decoded where it lies, no re-encoding. Undefined when anything is not canonical (or the data is not
+ * exactly one word per input): the generic path then decodes the log and names what is wrong, so both paths
+ * accept the same logs and answer the same args.
+ */
+function decodeFast(
+  entry: EventEntry,
+  fast: NonNullable<EventEntry['fast']>,
+  topics: Hex[],
+  data: Hex,
+): StrictDecoding | undefined {
+  // topics and data are hex (checked by the decoder before decodeStrict)
+  const indexed: unknown[] = []
+  for (let i = 0; i < fast.indexed.length; i++) {
+    const topic = topics[i + 1]
+    if (topic === undefined || topic.length !== 66) return undefined
+    const decoder = fast.indexed[i]
+    const value = decoder ? decoder(topic.slice(2).toLowerCase()) : topic
+    if (value === undefined) return undefined
+    indexed.push(value)
+  }
+  if (data.length !== 2 + 64 * fast.data.length) return undefined
+  const words = data.toLowerCase()
+  const values: unknown[] = []
+  for (let i = 0; i < fast.data.length; i++) {
+    const value = (fast.data[i] as WordDecoder)(words.slice(2 + 64 * i, 66 + 64 * i))
+    if (value === undefined) return undefined
+    values.push(value)
+  }
+  return { ok: true, args: argsOf(entry, indexed, values) }
+}
+
+/** viem's args shape from decoded values in input order: an object by name, an array when an input is unnamed. */
+function argsOf(entry: EventEntry, indexed: readonly unknown[], values: readonly unknown[]): unknown {
   const inputs = entry.event.inputs
-  if (inputs.length === 0) return { ok: true, args: undefined }
+  if (inputs.length === 0) return undefined
   const unnamed = inputs.some((p) => !p.name)
   const list: unknown[] = []
   const named: Record<string, unknown> = {}
@@ -203,7 +277,7 @@ function decodeStrict(entry: EventEntry, topics: Hex[], data: Hex): StrictDecodi
     if (unnamed) list[position] = value
     else named[param.name as string] = value
   }
-  return { ok: true, args: unnamed ? list : named }
+  return unnamed ? list : named
 }
 
 /** A decoded value as the service stores it: `address` and `address[]` in lower case (`decodedAddress`). */
@@ -232,7 +306,7 @@ export function createLogDecoder<const abi extends Abi>(abi: abi): (raw: RawLog)
     if (item.type !== 'event') continue
     const indexed = item.inputs.filter((p) => p.indexed)
     const nonIndexed = item.inputs.filter((p) => !p.indexed)
-    events.set(toEventSelector(item).toLowerCase(), { event: item, indexed, nonIndexed })
+    events.set(toEventSelector(item).toLowerCase(), eventEntry(item, indexed, nonIndexed))
   }
   return (raw) => {
     const meta = validateMeta(raw)
@@ -275,11 +349,11 @@ export function createLogDecoder<const abi extends Abi>(abi: abi): (raw: RawLog)
   }
 }
 
-const LEGACY_PERMISSIONS_ENTRY: EventEntry = {
-  event: LEGACY_PERMISSIONS_EVENT,
-  indexed: [LEGACY_PERMISSIONS_EVENT.inputs[0]],
-  nonIndexed: [LEGACY_PERMISSIONS_EVENT.inputs[1]],
-}
+const LEGACY_PERMISSIONS_ENTRY: EventEntry = eventEntry(
+  LEGACY_PERMISSIONS_EVENT,
+  [LEGACY_PERMISSIONS_EVENT.inputs[0]],
+  [LEGACY_PERMISSIONS_EVENT.inputs[1]],
+)
 
 function decodeLegacyPermissions(
   topics: Hex[],

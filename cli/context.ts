@@ -34,7 +34,14 @@ export async function createContext(
   const pgliteDir = config.databaseUrl ? undefined : path.join(config.dataDir, 'pg')
   const release = pgliteDir ? lockDataDir(pgliteDir) : undefined
   const stallMs = config.dbStallMs ?? options.stallMs
-  const dbh = await openDb({ databaseUrl: config.databaseUrl, pgliteDir, ...(stallMs ? { stallMs } : {}) })
+  let dbh: DbHandle
+  try {
+    dbh = await openDb({ databaseUrl: config.databaseUrl, pgliteDir, ...(stallMs ? { stallMs } : {}) })
+  } catch (err) {
+    // e.g. no PGlite in a production install: the data directory is not left locked
+    release?.()
+    throw err
+  }
   shutdown.add('database', async () => {
     await dbh.close()
     release?.()

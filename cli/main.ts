@@ -3,13 +3,14 @@
 import fs from 'node:fs/promises'
 import { Command, InvalidArgumentError } from 'commander'
 import { parseScopes, SCOPES } from '../api/auth/scopes.ts'
-import { ConfigError, LsReportError, ValidationError } from '../common/errors.ts'
+import { LsReportError, ValidationError } from '../common/errors.ts'
 import { applyV8Flags } from '../common/v8-flags.ts'
 import { RECOMPUTE_REASONS, type RecomputeReason } from '../db/repos/days.ts'
 import { DATE_YEARS, parseDateOnly } from '../engine/dates.ts'
 import { ENGINE_VERSION } from '../engine/index.ts'
 import packageJson from '../package.json' with { type: 'json' }
 import type { Context } from './context.ts'
+import { registerKeysCommands } from './keys-command.ts'
 import { printJsonLine, printResult } from './output.ts'
 
 /** Commander's codes for output that is not an error (help, version). */
@@ -64,19 +65,11 @@ program
 
 program
   .command('worker')
-  .description('Run the jobs on BullMQ (REDIS_URL): the chain follower and the allowlist writer')
-  .action(async () => {
-    const [{ createContext }, { buildJobs }, { setupFromConfig }] = await Promise.all([
-      import('./context.ts'),
-      import('./up.ts'),
-      import('./chain-setup.ts'),
-    ])
-    const ctx = await createContext(process.env, { migrate: false, logTo: 'stdout' })
-    ctx.shutdown.installSignalHandlers()
-    if (!ctx.config.redisUrl)
-      throw new ConfigError('REDIS_URL is required for `lsreport worker` (`lsreport up` runs jobs inline)')
-    await (await buildJobs(ctx, await setupFromConfig(ctx.config))).start()
-  })
+  .description(
+    'Run the jobs on BullMQ (REDIS_URL): the chain follower and the allowlist writer; with WORKER_PORT, ' +
+      '/health (503 naming a stuck job) and /metrics',
+  )
+  .action(async () => (await import('./worker.ts')).worker(process.env))
 
 program
   .command('sync')
@@ -354,6 +347,8 @@ accounts
       ),
     ),
   )
+
+registerKeysCommands(program, withContext)
 
 function parseWhole(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number')

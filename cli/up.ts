@@ -3,12 +3,13 @@
 import path from 'node:path'
 import v8 from 'node:v8'
 import cliProgress from 'cli-progress'
-import { loadSigningKey } from '../api/auth/keys.ts'
+import { openSigningKeys } from '../api/auth/signing-keys.ts'
 import { startServer } from '../api/server.ts'
 import { migrate } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
 import type { DaySummary, LaunchedDevnet } from '../devnet/index.ts'
 import type { ChainSetup } from '../jobs/index.ts'
+import type { Processor } from '../jobs/runner.ts'
 import { createServiceMetrics, instrumentProcessors, type ServiceMetrics } from '../metrics/index.ts'
 import { type DemoAccount, type DemoClient, ensureDemoClient } from './admin.ts'
 import { type Context, createContext } from './context.ts'
@@ -85,7 +86,8 @@ function shown(file: string): string {
  * metrics when jobs run in it too (`up`), else the API builds its own.
  */
 export async function startApi(ctx: Context, metrics?: ServiceMetrics) {
-  const signingKey = await loadSigningKey({ pem: ctx.config.jwtPrivateKey, dataDir: ctx.config.dataDir })
+  // the shared signing keys: refused with DATABASE_URL and no SIGNING_KEY_SECRET; the first start makes the first key
+  const signingKeys = await openSigningKeys({ db: ctx.dbh.db, config: ctx.config, logger: ctx.logger })
   // the rate-limit store is shared through Redis when there is one
   const redis = ctx.config.redisUrl
     ? new (await import('ioredis')).Redis(ctx.config.redisUrl, { maxRetriesPerRequest: 3 })
@@ -95,7 +97,7 @@ export async function startApi(ctx: Context, metrics?: ServiceMetrics) {
     config: ctx.config,
     logger: ctx.logger,
     db: ctx.dbh.db,
-    signingKey,
+    signingKeys,
     redis,
     metrics,
   })
@@ -106,9 +108,15 @@ export async function startApi(ctx: Context, metrics?: ServiceMetrics) {
 
 /**
  * Builds the jobs over the chain: BullMQ when REDIS_URL is set, else the inline runner. `start` runs them;
- * before it, the follower may be used directly (to see the chain head).
+ * before it, the follower may be used directly (to see the chain head). `wrap` wraps the processors the
+ * runner runs (`lsreport worker`: watched for /health and timed for its /metrics).
  */
-export async function buildJobs(ctx: Context, chain: ChainSetup, metrics?: ServiceMetrics) {
+export async function buildJobs(
+  ctx: Context,
+  chain: ChainSetup,
+  metrics?: ServiceMetrics,
+  wrap?: (processors: Record<string, Processor>) => Record<string, Processor>,
+) {
   const [{ createJobs, JOBS }, { createBullRunner, createInlineRunner }, { assertChainReady }] =
     await Promise.all([import('../jobs/index.ts'), import('../jobs/runner.ts'), import('./chain-setup.ts')])
   const jobs = createJobs({
@@ -122,7 +130,8 @@ export async function buildJobs(ctx: Context, chain: ChainSetup, metrics?: Servi
   // the doctor's checks: a wrong chain or a node without historical state stops here, with its message
   await assertChainReady(ctx.config, chain, jobs.client, ctx.logger)
   // jobs run in the API's process (`up`): their durations are observed, the inline queue counted
-  const processors = metrics ? instrumentProcessors(jobs.processors, metrics) : jobs.processors
+  const wrapped = wrap ? wrap(jobs.processors) : jobs.processors
+  const processors = metrics ? instrumentProcessors(wrapped, metrics) : wrapped
   const runner = ctx.config.redisUrl
     ? createBullRunner(processors, {
         redisUrl: ctx.config.redisUrl,

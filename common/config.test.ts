@@ -48,6 +48,10 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
     [{ BASE_URL: '/' }, /BASE_URL/],
     [{ JWT_PRIVATE_KEY: 'abc' }, /JWT_PRIVATE_KEY/],
+    [{ SIGNING_KEY_SECRET: 'too short' }, /SIGNING_KEY_SECRET must be 32 bytes/],
+    [{ SIGNING_KEY_SECRET: 'ab'.repeat(31) }, /SIGNING_KEY_SECRET/],
+    [{ SIGNING_KEY_SECRET: Buffer.alloc(31).toString('base64') }, /SIGNING_KEY_SECRET/],
+    [{ TOKEN_TTL_SECONDS: '0' }, /TOKEN_TTL_SECONDS/],
     [{ ALLOWER_PRIVATE_KEY: '0x12' }, /ALLOWER_PRIVATE_KEY/],
     [{ CONFIRMATIONS: '-1' }, /CONFIRMATIONS/],
     [{ TRUST_PROXY: 'true' }, /TRUST_PROXY.*`true` is refused/],
@@ -56,6 +60,16 @@ describe('loadConfig', () => {
     [{ TRUST_PROXY: '10.0.0.1, lb.internal' }, /TRUST_PROXY/],
   ])('behavior: %j fails naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message)
+  })
+
+  test('behavior: SIGNING_KEY_SECRET is 32 bytes as hex, base64 or base64url; TOKEN_TTL_SECONDS defaults to a day', () => {
+    const bytes = Buffer.from(Array.from({ length: 32 }, (_, i) => 250 - i))
+    for (const text of [bytes.toString('hex'), bytes.toString('base64'), bytes.toString('base64url')]) {
+      expect(loadConfig({ SIGNING_KEY_SECRET: ` ${text}\n` }).signingKeySecret).toEqual(bytes)
+    }
+    expect(loadConfig({}).signingKeySecret).toBeUndefined()
+    expect(loadConfig({}).tokenTtlSeconds).toBe(86_400)
+    expect(loadConfig({ TOKEN_TTL_SECONDS: '900' }).tokenTtlSeconds).toBe(900)
   })
 
   test('behavior: TRUST_PROXY is off by default, a hop count, or proxy addresses and CIDR ranges', () => {

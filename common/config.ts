@@ -22,8 +22,19 @@ export interface Config {
   /** Issuer of access tokens (the token endpoint's base URL). */
   authUrl: string
   logLevel: string
-  /** PEM (PKCS#8) ES256 private key for tokens; undefined means generated and kept in DATA_DIR. */
+  /**
+   * JWT_PRIVATE_KEY: PEM (PKCS#8) ES256 private key; when set, imported into the signing keys (encrypted) and
+   * current from the first start that sees it (api/auth/signing-keys.ts).
+   */
   jwtPrivateKey: string | undefined
+  /**
+   * SIGNING_KEY_SECRET: the 32-byte key (64 hex digits or base64) the signing keys' private parts are encrypted
+   * under in the database (AES-256-GCM). Unset: the embedded database keeps one in `$DATA_DIR/signing-key-secret`;
+   * with DATABASE_URL the API refuses to start without it.
+   */
+  signingKeySecret: Buffer | undefined
+  /** TOKEN_TTL_SECONDS (default 86400): lifetime of an access token, and how long a replaced signing key verifies. */
+  tokenTtlSeconds: number
   /** Blocks behind head the follower treats as final. */
   confirmations: number
   /** Private key (0x...) of the Allowlist allower; the devnet supplies its own. */
@@ -49,6 +60,10 @@ export interface Config {
   workerConcurrency: number
   /** How long a worker's lock on a job lasts (JOB_LOCK_MS, default 15000): a dead worker's job is retried after it. */
   jobLockMs: number
+  /** WORKER_PORT: where `lsreport worker` serves /health and /metrics (on HOST); undefined (default): no port. */
+  workerPort: number | undefined
+  /** WORKER_STUCK_AFTER_MS (default 300000): a job in flight without progress this long turns the worker's /health 503. */
+  workerStuckAfterMs: number
   /** Wallets per shard of a day's computation (DAY_SHARD_WALLETS, default 5000). */
   dayShardWallets: number
   /** Webhook deliveries: private addresses allowed (WEBHOOK_ALLOW_PRIVATE=1), timeouts, retry schedule, lanes, breaker. */
@@ -78,6 +93,21 @@ export interface Config {
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+/**
+ * The 32 bytes of a signing-key secret written as 64 hex digits or as base64 / base64url (`openssl rand -hex 32`,
+ * `openssl rand -base64 32`); undefined for anything else.
+ *
+ * @example
+ * decodeKeySecret('00'.repeat(32))?.length // 32
+ */
+export function decodeKeySecret(text: string): Buffer | undefined {
+  const raw = text.trim()
+  if (/^[0-9a-fA-F]{64}$/.test(raw)) return Buffer.from(raw, 'hex')
+  if (!/^[A-Za-z0-9+/_-]{43}=?$/.test(raw)) return undefined
+  const bytes = Buffer.from(raw.replace(/=$/, ''), 'base64url')
+  return bytes.length === 32 ? bytes : undefined
+}
 
 function readUrl(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | undefined {
   const raw = env[name]?.trim()
@@ -183,6 +213,14 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     throw new ConfigError('JWT_PRIVATE_KEY must be a PKCS#8 PEM EC P-256 private key')
   }
 
+  const secretRaw = env.SIGNING_KEY_SECRET?.trim() || undefined
+  const signingKeySecret = secretRaw === undefined ? undefined : decodeKeySecret(secretRaw)
+  if (secretRaw !== undefined && signingKeySecret === undefined) {
+    throw new ConfigError(
+      'SIGNING_KEY_SECRET must be 32 bytes written as 64 hex digits or base64 (openssl rand -base64 32)',
+    )
+  }
+
   const metricsToken = env.METRICS_TOKEN?.trim() || undefined
   if (metricsToken !== undefined && !/^[\x21-\x7e]{16,256}$/.test(metricsToken)) {
     throw new ConfigError('METRICS_TOKEN must be 16-256 printable characters without spaces')
@@ -206,6 +244,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     authUrl,
     logLevel,
     jwtPrivateKey,
+    signingKeySecret,
+    tokenTtlSeconds: readInt(env, 'TOKEN_TTL_SECONDS', 86_400, 1, 604_800),
     confirmations: readInt(env, 'CONFIRMATIONS', chain === 'devnet' ? 0 : 12, 0, 10_000),
     allowerPrivateKey: allowerRaw as `0x${string}` | undefined,
     trustProxy: readTrustProxy(env),
@@ -216,6 +256,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     queuePrefix: readPrefix(env),
     workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 2, 1, 64),
     jobLockMs: readInt(env, 'JOB_LOCK_MS', 15_000, 2_000, 600_000),
+    workerPort: env.WORKER_PORT?.trim() ? readInt(env, 'WORKER_PORT', 0, 0, 65535) : undefined,
+    workerStuckAfterMs: readInt(env, 'WORKER_STUCK_AFTER_MS', 300_000, 100, 86_400_000),
     dayShardWallets: readInt(env, 'DAY_SHARD_WALLETS', 5_000, 1, 1_000_000),
     webhooks: {
       allowPrivate: readInt(env, 'WEBHOOK_ALLOW_PRIVATE', 0, 0, 1) === 1,

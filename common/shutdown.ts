@@ -1,10 +1,10 @@
-import type { Logger } from './logger.ts'
+import { flushLogger, type Logger } from './logger.ts'
 
 /** Closes registered resources in reverse order of registration. */
 export interface Shutdown {
   /** Registers a closer; later registrations close first. */
   add(name: string, close: () => Promise<void> | void): void
-  /** Runs every closer once; errors are logged, not thrown. */
+  /** Runs every closer once (errors are logged, not thrown), then waits for the logger's lines to be written. */
   run(reason?: string): Promise<void>
   /** Installs SIGINT/SIGTERM handlers that run the registry and exit. */
   installSignalHandlers(): void
@@ -35,6 +35,8 @@ export function createShutdown(logger: Logger): Shutdown {
         }
       }
       logger.info({ reason }, 'shutdown finished')
+      // the logger writes in batches: every line, these two included, is out before the process may exit
+      await flushLogger(logger)
     })()
     return running
   }

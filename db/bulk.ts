@@ -2,7 +2,8 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { Knex } from 'knex'
 import type pg from 'pg'
-import { from as copyFrom } from 'pg-copy-streams'
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
+import { copyLineValues } from './copy-rows.ts'
 import type { Db } from './index.ts'
 
 /** A value of a bulk-written row: text, a number, a boolean, a bigint or null. */
@@ -92,6 +93,132 @@ export async function bulkWrite(
   } finally {
     await db.client.releaseConnection(conn)
   }
+}
+
+/**
+ * Writes rows already formatted as COPY text (`chunks`: whole lines, each ending in a newline) into `table`
+ * in one transaction, after `prelude`: `COPY ... FROM STDIN` on Postgres, the lines parsed back into batched
+ * INSERTs on PGlite. Either every row lands or none does. Returns the number of rows written. A caller that
+ * formats its own lines (pre-sized, hashed as they go) writes them with no value array per row.
+ *
+ * @example
+ * await bulkWriteText(db, 'wallet_records', columns, ['1\t2\n'], { sql: 'delete from wallet_records where ...', bindings })
+ */
+export async function bulkWriteText(
+  db: Db,
+  table: string,
+  columns: readonly string[],
+  chunks: AsyncIterable<string> | Iterable<string>,
+  prelude?: BulkPrelude,
+): Promise<number> {
+  if (isPglite(db)) return insertBatches(db, table, columns, textRows(chunks), prelude, undefined)
+  const conn = (await db.client.acquireConnection()) as pg.PoolClient
+  try {
+    await conn.query('BEGIN')
+    if (prelude) await conn.query(toPgSql(prelude.sql), [...prelude.bindings])
+    const copy = conn.query(
+      copyFrom(`COPY ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) FROM STDIN`),
+    )
+    await pipeline(Readable.from(chunks, { objectMode: false, highWaterMark: 256 * 1024 }), copy)
+    await conn.query('COMMIT')
+    return Number(copy.rowCount)
+  } catch (err) {
+    await conn.query('ROLLBACK').catch(() => undefined)
+    throw err
+  } finally {
+    await db.client.releaseConnection(conn)
+  }
+}
+
+/** A query's rows streaming out in COPY text format (`copyOut`), on a connection of their own. */
+export interface CopyOut {
+  /** Texts of whole lines (each ends with a newline), in the query's order, read as they are consumed. */
+  texts: AsyncIterable<string> | Iterable<string>
+  /** Gives the connection back; one abandoned mid-stream is closed rather than reused. Call it always. */
+  close(): Promise<void>
+}
+
+/**
+ * Starts streaming a query's rows in COPY text format (Postgres only: PGlite's adapter has no COPY TO
+ * STDOUT) on a connection of the pool held until `close()`: a caller writing other rows meanwhile reads
+ * these as it goes (the server formats them while the caller computes). `sql` is the query inside
+ * `COPY (...) TO STDOUT`: COPY takes no bind parameters, so every value in it must be a checked literal.
+ * Read the texts with `createCopyRows` (db/copy-rows.ts): no object per row.
+ *
+ * @example
+ * const out = await copyOut(db, 'select address, balance_lseth from wallet_records where version = 1')
+ * try { for await (const text of out.texts) use(text) } finally { await out.close() }
+ */
+export async function copyOut(db: Db, sql: string): Promise<CopyOut> {
+  if (isPglite(db)) throw new Error('copyOut needs Postgres (PGlite has no COPY TO STDOUT)')
+  const conn = (await db.client.acquireConnection()) as pg.PoolClient
+  let stream: ReturnType<typeof copyTo>
+  try {
+    stream = conn.query(copyTo(`COPY (${sql}) TO STDOUT`))
+  } catch (err) {
+    await db.client.releaseConnection(conn)
+    throw err
+  }
+  let done = false
+  let closed = false
+  async function* texts(): AsyncGenerator<string> {
+    let carry = ''
+    for await (const chunk of stream) {
+      const text = carry + (chunk as Buffer).toString('latin1')
+      const end = text.lastIndexOf('\n') + 1
+      carry = text.slice(end)
+      if (end > 0) yield text.slice(0, end)
+    }
+    if (carry !== '') yield carry
+    done = true
+  }
+  return {
+    texts: texts(),
+    async close() {
+      if (closed) return
+      closed = true
+      if (!done) {
+        // a COPY left half-read leaves the connection mid-protocol: close it, the pool opens another
+        ;(conn as unknown as { __knex__disposed?: string }).__knex__disposed = 'COPY TO abandoned'
+        stream.destroy()
+        await conn.end().catch(() => undefined)
+      }
+      await db.client.releaseConnection(conn)
+    },
+  }
+}
+
+/**
+ * The rows of a query in COPY text format, as one string (Postgres only; see `copyOut` for the rules on
+ * `sql`). For a bounded result: a large one streams through `copyOut` instead.
+ *
+ * @example
+ * const text = await copyOutText(db, 'select * from lseth_transfers')
+ */
+export async function copyOutText(db: Db, sql: string): Promise<string> {
+  const out = await copyOut(db, sql)
+  try {
+    let text = ''
+    for await (const part of out.texts) text += part
+    return text
+  } finally {
+    await out.close()
+  }
+}
+
+/** The rows of COPY text chunks, as values (PGlite's INSERT path). */
+async function* textRows(chunks: AsyncIterable<string> | Iterable<string>): AsyncGenerator<BulkValue[]> {
+  let carry = ''
+  for await (const chunk of chunks as AsyncIterable<string>) {
+    const text = carry + chunk
+    let start = 0
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      yield copyLineValues(text.slice(start, end))
+      start = end + 1
+    }
+    carry = text.slice(start)
+  }
+  if (carry !== '') yield copyLineValues(carry)
 }
 
 async function insertBatches(

@@ -5,7 +5,8 @@ import { markPglite } from './bulk.ts'
 
 /**
  * The embedded database (PGlite): its Postgres settings and knex over one instance. Apart from db/index.ts so
- * that db/pglite-template.ts, which db/index.ts uses to seed a cluster, can make its template with them.
+ * that db/pglite-template.ts, which db/index.ts uses to seed a cluster, can make its template with them, and
+ * so that db/index.ts loads PGlite (a dev dependency) only when the embedded database is opened.
  */
 
 /**
@@ -25,6 +26,13 @@ export const PGLITE_START_PARAMS = [
   ...PGlite.defaultStartParams,
   ...Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
 ]
+
+/** Opens PGlite on `dataDir` with `PGLITE_START_PARAMS`, once it is ready. */
+export async function startPglite(dataDir: string | undefined): Promise<PGlite> {
+  const pglite = new PGlite(dataDir, { startParams: PGLITE_START_PARAMS })
+  await pglite.waitReady
+  return pglite
+}
 
 /** knex over one PGlite instance (one connection: PGlite is a single backend). */
 export function pgliteKnex(pglite: PGlite): Knex {

@@ -1,11 +1,9 @@
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
 import knex, { type Knex } from 'knex'
 import pg from 'pg'
-import { PGLITE_START_PARAMS, pgliteKnex } from './embedded.ts'
-import { seedFromTemplate } from './pglite-template.ts'
+import { isMissingPackage, MissingDevDependencyError } from '../common/dev-dependency.ts'
 import { watchForStalls } from './stall-watchdog.ts'
 import { useFastTimestamps } from './timestamps.ts'
 
@@ -14,7 +12,6 @@ export type Tx = Knex.Transaction
 /** A database handle or a transaction: every repository factory takes one (see `inTransaction` in db/repos). */
 export type Queryable = Knex | Knex.Transaction
 
-export { PGLITE_SETTINGS, PGLITE_START_PARAMS, pgliteKnex } from './embedded.ts'
 export { migrate, migrationsUpToDate } from './migrate.ts'
 
 // numeric and int8 come back as strings (exact); timestamptz as Date (parsed by db/timestamps.ts). Same on
@@ -52,6 +49,25 @@ export interface DbHandle {
 }
 
 /**
+ * The embedded database's modules (PGlite, the template), imported only when it is opened: PGlite is a dev
+ * dependency, absent from a production install, where this says to set DATABASE_URL.
+ */
+async function loadEmbedded() {
+  try {
+    const [embedded, template] = await Promise.all([import('./embedded.ts'), import('./pglite-template.ts')])
+    return { ...embedded, seedFromTemplate: template.seedFromTemplate }
+  } catch (err) {
+    if (!isMissingPackage(err, '@electric-sql/pglite')) throw err
+    throw new MissingDevDependencyError(
+      '@electric-sql/pglite',
+      'the embedded database (no DATABASE_URL)',
+      'set DATABASE_URL to a Postgres database',
+      err,
+    )
+  }
+}
+
+/**
  * Opens knex on real Postgres (`databaseUrl`) or on PGlite (embedded, same SQL, same result types).
  *
  * @example
@@ -77,6 +93,7 @@ export async function openDb(options: DbOptions): Promise<DbHandle> {
     })
     return { db, backend: 'postgres', close: () => db.destroy() }
   }
+  const { pgliteKnex, seedFromTemplate, startPglite } = await loadEmbedded()
   let created: DbHandle['created']
   if (options.pgliteDir) {
     await fs.mkdir(path.dirname(options.pgliteDir), { recursive: true })
@@ -96,8 +113,7 @@ export async function openDb(options: DbOptions): Promise<DbHandle> {
     else await fs.rm(dir, { recursive: true, force: true })
   }
   const dataDir = options.pgliteDir ?? (scratch ? path.join(scratch, 'pg') : undefined)
-  const pglite = new PGlite(dataDir, { startParams: PGLITE_START_PARAMS })
-  await pglite.waitReady
+  const pglite = await startPglite(dataDir)
   const db = pgliteKnex(pglite)
   return {
     db,

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import path from 'node:path'
+import { isMissingPackage, MissingDevDependencyError } from '../common/dev-dependency.ts'
 
 /** A running anvil node. */
 export interface Anvil {
@@ -25,12 +26,26 @@ export interface AnvilOptions {
   startTimeoutMs?: number
 }
 
-/** Path of the anvil binary shipped by the platform package of @foundry-rs/anvil. */
+/**
+ * Path of the anvil binary shipped by the platform package of @foundry-rs/anvil (a dev dependency: a production
+ * install throws `MissingDevDependencyError`, saying to set RPC_URL).
+ */
 export function anvilBinaryPath(): string {
   const require = createRequire(import.meta.url)
   const arch = process.arch === 'x64' ? 'amd64' : process.arch
   const pkg = `@foundry-rs/anvil-${process.platform}-${arch}`
-  const manifest = require.resolve(`${pkg}/package.json`)
+  let manifest: string
+  try {
+    manifest = require.resolve(`${pkg}/package.json`)
+  } catch (err) {
+    if (!isMissingPackage(err, '@foundry-rs/anvil')) throw err
+    throw new MissingDevDependencyError(
+      '@foundry-rs/anvil',
+      'the local devnet (no RPC_URL)',
+      'set RPC_URL to an Ethereum JSON-RPC endpoint (and CHAIN)',
+      err,
+    )
+  }
   return path.join(path.dirname(manifest), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil')
 }
 

@@ -1,36 +1,36 @@
-import {
-  type Abi,
-  type Address,
-  encodeDeployData,
-  encodeFunctionData,
-  getContractAddress,
-  type Hex,
-  type PublicClient,
-  type TestClient,
-  toFunctionSelector,
-} from 'viem'
-import { allowlistAbi } from '../chain/abi.ts'
+import { type Address, encodeFunctionData, type Hex, type PublicClient, type TestClient } from 'viem'
 import {
   devnetAllowlistAbi,
-  devnetOperatorsRegistryAbi,
   devnetOracleAbi,
   devnetProxyAbi,
   devnetRedeemManagerAbi,
   devnetRiverAbi,
 } from './abi.ts'
-import { type DevRole, derivedAddress, devRoles } from './accounts.ts'
-import { type BlockBuilder, createBlockBuilder, type TxRequest } from './blocks.ts'
-import { type Artifacts, type ContractName, loadArtifacts } from './compile.ts'
+import { type DevRole, devRoles } from './accounts.ts'
+import { type BlockBuilder, createBlockBuilder, type MinedBlock, type TxRequest } from './blocks.ts'
+import { type Artifacts, loadArtifacts } from './compile.ts'
 import {
-  IMPLEMENTATIONS,
+  adminRequests,
+  CALL_GAS,
+  type Creation,
+  DEPLOY_GAS,
+  deployData,
+  devnetOperators,
+  ORACLE_SPEC,
+  planLayout,
+  priceFeedCreations,
+  protocolCreations,
+  wiringCalls,
+} from './deploy-plan.ts'
+import {
   type ImplementationRecord,
-  PROXIED_CONTRACTS,
-  type ProtocolVersion,
   type ProxiedContract,
   type UpgradeStep,
   type VersionPlan,
   versionPlan,
 } from './versions.ts'
+
+export { DEVNET_OPERATOR_NAMES, EXECUTOR_SELECTORS } from './deploy-plan.ts'
 
 /** Addresses of the deployed devnet contracts (the five proxied ones are their proxies). */
 export interface DevnetContracts {
@@ -51,6 +51,7 @@ export interface DevnetContracts {
   eurPriceFeed: Address
 }
 
+/** What `deployDevnet` deployed: the addresses, the roles, the deploy block and the version history. */
 export interface DevnetDeployment {
   contracts: DevnetContracts
   /** dev account address of each role (see accounts.ts) */
@@ -73,25 +74,7 @@ export interface DevnetDeployment {
   proxyAdminNonce: number
 }
 
-/** Node operators registered at deployment (fictional names). */
-export const DEVNET_OPERATOR_NAMES = [
-  'Alder Staking',
-  'Birch Validators',
-  'Cedar Nodes',
-  'Dogwood Infrastructure',
-  'Elm Consensus',
-] as const
-
-const DEPLOY_GAS = 8_000_000n
-const CALL_GAS = 500_000n
-/** Mainnet's consensus spec (frame of 225 epochs, 32 slots of 12 s, beacon genesis) and report bounds. */
-const ORACLE_SPEC = [225n, 32n, 12n, 1_606_824_023n, 1000n, 500n] as const
-/** The selectors the firewall's executor (the service's writer) may forward: 0.4/0.5 `allow`, 1.2.1's write. */
-export const EXECUTOR_SELECTORS = [
-  toFunctionSelector('function allow(address[],uint256[])'),
-  toFunctionSelector(allowlistAbi.find((i) => i.type === 'function' && i.name === 'setAllowPermissions')!),
-] as const
-
+/** What `deployDevnet` deploys on, when, and with which fee, artifacts and version plan. */
 export interface DeployOptions {
   publicClient: PublicClient
   testClient: TestClient
@@ -103,20 +86,6 @@ export interface DeployOptions {
   builder?: BlockBuilder
   /** the versions of the history (default: `versionPlan('current')`, every proxy on 1.2.1, no upgrades) */
   plan?: VersionPlan
-}
-
-const deployData = (artifacts: Artifacts, name: ContractName, args: readonly unknown[]): Hex => {
-  const artifact = artifacts.contracts[name]
-  return args.length === 0
-    ? artifact.bytecode
-    : encodeDeployData({ abi: artifact.abi as Abi, bytecode: artifact.bytecode, args: args as unknown[] })
-}
-
-/** The implementation contract of a proxied contract's version (throws for a version it never had). */
-function implementationName(contract: ProxiedContract, version: ProtocolVersion): ContractName {
-  const name = IMPLEMENTATIONS[contract][version]
-  if (!name) throw new Error(`${contract} has no ${version} implementation`)
-  return name
 }
 
 /**
@@ -138,204 +107,25 @@ export async function deployDevnet(options: DeployOptions): Promise<DevnetDeploy
   const initialFee = options.initialFee ?? 1500
   const plan = options.plan ?? versionPlan('current')
   const roles = devRoles()
-  const admin = roles.admin
   const builder = options.builder ?? (await createBlockBuilder(options))
   const [firstNonce, proxyAdminNonce] = await Promise.all([
-    publicClient.getTransactionCount({ address: admin, blockTag: 'pending' }),
+    publicClient.getTransactionCount({ address: roles.admin, blockTag: 'pending' }),
     publicClient.getTransactionCount({ address: roles.proxyAdmin, blockTag: 'pending' }),
   ])
-  let nonce = firstNonce
-  const next = () => getContractAddress({ from: admin, nonce: BigInt(nonce++) })
-
-  // implementations: the initial versions and every version an upgrade switches to
-  const wanted: { contract: ProxiedContract; version: ProtocolVersion }[] = []
-  for (const contract of PROXIED_CONTRACTS) {
-    const initial = plan.initial[contract]
-    if (initial) wanted.push({ contract, version: initial })
-  }
-  for (const step of plan.upgrades) wanted.push({ contract: step.contract, version: step.version })
-  const implementations = {} as Record<ProxiedContract, ImplementationRecord[]>
-  for (const contract of PROXIED_CONTRACTS) implementations[contract] = []
-  const implementationTxs: { name: ContractName; address: Address }[] = []
-  for (const { contract, version } of wanted) {
-    if (implementations[contract].some((r) => r.version === version)) continue
-    const name = implementationName(contract, version)
-    const address = next()
-    implementationTxs.push({ name, address })
-    implementations[contract].push({ version, address, block: null })
-  }
-  const proxied = PROXIED_CONTRACTS.filter((c) => plan.initial[c] !== null)
-  const proxyAt = {} as Record<ProxiedContract, Address>
-  for (const contract of proxied) proxyAt[contract] = next()
-  const firewall = next()
-  const elFeeRecipient = next()
-  const withdraw = next()
-  const depositContract = next()
-  // a RedeemManager that appears later: its proxy is the proxy admin's deployment in its upgrade step
-  const lateIndex = plan.upgrades.findIndex(
-    (s) => s.contract === 'redeemManager' && !plan.initial.redeemManager,
-  )
-  proxyAt.redeemManager ??= getContractAddress({
-    from: roles.proxyAdmin,
-    nonce: BigInt(proxyAdminNonce + Math.max(0, lateIndex)),
-  })
-
-  const initData: Record<ProxiedContract, Hex> = {
-    river: encodeFunctionData({
-      abi: devnetRiverAbi,
-      functionName: 'initialize',
-      args: [
-        admin,
-        {
-          allowlist: proxyAt.allowlist,
-          redeemManager: plan.initial.redeemManager ? proxyAt.redeemManager : ZERO_ADDRESS,
-          operatorsRegistry: proxyAt.operatorsRegistry,
-          oracle: proxyAt.oracle,
-          elFeeRecipient,
-          withdraw,
-          depositContract,
-          collector: roles.collector,
-          keeper: roles.keeper,
-          globalFee: BigInt(initialFee),
-        },
-      ],
-    }),
-    oracle: encodeFunctionData({
-      abi: devnetOracleAbi,
-      functionName: 'initOracleV1',
-      args: [proxyAt.river, admin, ...ORACLE_SPEC],
-    }),
-    allowlist: encodeFunctionData({
-      abi: devnetAllowlistAbi,
-      functionName: 'initAllowlistV1',
-      args: [firewall, firewall],
-    }),
-    redeemManager: encodeFunctionData({
-      abi: devnetRedeemManagerAbi,
-      functionName: 'initializeRedeemManagerV1',
-      args: [proxyAt.river],
-    }),
-    operatorsRegistry: encodeFunctionData({
-      abi: devnetOperatorsRegistryAbi,
-      functionName: 'initOperatorsRegistryV1',
-      args: [admin, proxyAt.river],
-    }),
-  }
-  const implementationOf = (contract: ProxiedContract, version: ProtocolVersion) =>
-    implementations[contract].find((r) => r.version === version)?.address as Address
-
-  const deploy = (name: ContractName, args: readonly unknown[], label: string): TxRequest => ({
-    from: admin,
-    to: null,
-    data: deployData(artifacts, name, args),
-    gas: DEPLOY_GAS,
-    label,
-  })
-  const call = (to: Address, data: Hex, label: string): TxRequest => ({
-    from: admin,
-    to,
-    data,
-    gas: CALL_GAS,
-    label,
-  })
-  const operators = DEVNET_OPERATOR_NAMES.map((name, i) => ({
-    name,
-    address: derivedAddress('operators', 'operator', i),
-  }))
-  const created: { label: string; address: Address }[] = []
-  const creation = (tx: TxRequest, address: Address): TxRequest => {
-    created.push({ label: tx.label, address })
-    return tx
-  }
-  const txs: TxRequest[] = [
-    ...implementationTxs.map(({ name, address }) => creation(deploy(name, [], `deploy ${name}`), address)),
-    ...proxied.map((contract) =>
-      creation(
-        deploy(
-          'TransparentProxy',
-          [
-            implementationOf(contract, plan.initial[contract] as ProtocolVersion),
-            roles.proxyAdmin,
-            initData[contract],
-          ],
-          `deploy ${contract} proxy`,
-        ),
-        proxyAt[contract],
-      ),
-    ),
-    creation(
-      deploy(
-        'AllowlistFirewall',
-        [roles.simulatorAllower, roles.allower, proxyAt.allowlist, EXECUTOR_SELECTORS],
-        'deploy AllowlistFirewall',
-      ),
-      firewall,
-    ),
-    creation(deploy('ELFeeRecipient', [proxyAt.river], 'deploy ELFeeRecipient'), elFeeRecipient),
-    creation(deploy('Withdraw', [proxyAt.river], 'deploy Withdraw'), withdraw),
-    creation(deploy('DepositContract', [], 'deploy DepositContract'), depositContract),
-    ...(plan.initial.allowlist === '1.2.1'
-      ? [
-          call(
-            proxyAt.allowlist,
-            encodeFunctionData({
-              abi: devnetAllowlistAbi,
-              functionName: 'initAllowlistV1_1',
-              args: [roles.denier],
-            }),
-            'Allowlist.initAllowlistV1_1',
-          ),
-        ]
-      : []),
-    call(
-      proxyAt.oracle,
-      encodeFunctionData({ abi: devnetOracleAbi, functionName: 'addMember', args: [roles.oracleMember, 1n] }),
-      'Oracle.addMember',
-    ),
-    call(
-      proxyAt.operatorsRegistry,
-      encodeFunctionData({
-        abi: devnetOperatorsRegistryAbi,
-        functionName: 'setKeeper',
-        args: [roles.keeper],
-      }),
-      'OperatorsRegistry.setKeeper',
-    ),
-    ...operators.map((operator) =>
-      call(
-        proxyAt.operatorsRegistry,
-        encodeFunctionData({
-          abi: devnetOperatorsRegistryAbi,
-          functionName: 'addOperator',
-          args: [operator.name, operator.address],
-        }),
-        `OperatorsRegistry.addOperator ${operator.name}`,
-      ),
-    ),
-  ]
+  const layout = planLayout(plan, roles, firstNonce, proxyAdminNonce)
+  const operators = devnetOperators()
+  const requests = adminRequests(artifacts, roles.admin)
+  const protocol = protocolCreations(requests, plan, roles, layout, initialFee)
+  const calls = wiringCalls(requests, plan, roles, layout.proxyAt, operators)
   // the price feeds come after everything else: every address above stays what it was without them
-  const feedAt = (i: number) =>
-    getContractAddress({ from: admin, nonce: BigInt(firstNonce + txs.length + i) })
-  const usdPriceFeed = feedAt(0)
-  const eurPriceFeed = feedAt(1)
-  txs.push(
-    creation(deploy('PriceFeed', ['ETH / USD'], 'deploy ETH / USD PriceFeed'), usdPriceFeed),
-    creation(deploy('PriceFeed', ['ETH / EUR'], 'deploy ETH / EUR PriceFeed'), eurPriceFeed),
-  )
-  const blocks = await builder.mine(txs, options.timestamp)
-  const first = blocks[0]
-  if (!first) throw new Error('deployment mined no block')
-  // receipts in request order (a batch too big for one block is split over several)
-  const receipts = blocks.flatMap((b) => b.receipts)
-  created.forEach(({ label, address }) => {
-    const deployed = receipts[txs.findIndex((tx) => tx.label === label)]?.contractAddress?.toLowerCase()
-    if (deployed !== address.toLowerCase())
-      throw new Error(`${label}: deployed at ${deployed}, expected ${address}`)
-  })
-  for (const contract of proxied) {
-    const initial = implementations[contract].find((r) => r.version === plan.initial[contract])
+  const feeds = priceFeedCreations(requests, roles.admin, firstNonce + protocol.length + calls.length)
+  const txs = [...protocol.map((c) => c.tx), ...calls, feeds.usd.tx, feeds.eur.tx]
+  const first = await mineChecked(builder, txs, [...protocol, feeds.usd, feeds.eur], options.timestamp)
+  for (const contract of layout.proxied) {
+    const initial = layout.implementations[contract].find((r) => r.version === plan.initial[contract])
     if (initial) initial.block = first.number
   }
+  const { proxyAt } = layout
   return {
     contracts: {
       river: proxyAt.river,
@@ -343,12 +133,12 @@ export async function deployDevnet(options: DeployOptions): Promise<DevnetDeploy
       allowlist: proxyAt.allowlist,
       oracle: proxyAt.oracle,
       operatorsRegistry: proxyAt.operatorsRegistry,
-      firewall,
-      elFeeRecipient,
-      withdraw,
-      depositContract,
-      usdPriceFeed,
-      eurPriceFeed,
+      firewall: layout.firewall,
+      elFeeRecipient: layout.elFeeRecipient,
+      withdraw: layout.withdraw,
+      depositContract: layout.depositContract,
+      usdPriceFeed: feeds.usd.address,
+      eurPriceFeed: feeds.eur.address,
     },
     roles,
     deployBlock: first.number,
@@ -356,12 +146,32 @@ export async function deployDevnet(options: DeployOptions): Promise<DevnetDeploy
     operators,
     initialFee,
     plan,
-    implementations,
+    implementations: layout.implementations,
     proxyAdminNonce,
   }
 }
 
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as const
+/**
+ * Mines the deploy block's transactions at `timestamp` and checks each creation landed at its planned address
+ * (receipts in request order: a batch too big for one block is split over several). Returns the first block.
+ */
+async function mineChecked(
+  builder: BlockBuilder,
+  txs: TxRequest[],
+  created: Creation[],
+  timestamp: bigint,
+): Promise<MinedBlock> {
+  const blocks = await builder.mine(txs, timestamp)
+  const first = blocks[0]
+  if (!first) throw new Error('deployment mined no block')
+  const receipts = blocks.flatMap((b) => b.receipts)
+  created.forEach(({ tx: { label }, address }) => {
+    const deployed = receipts[txs.findIndex((tx) => tx.label === label)]?.contractAddress?.toLowerCase()
+    if (deployed !== address.toLowerCase())
+      throw new Error(`${label}: deployed at ${deployed}, expected ${address}`)
+  })
+  return first
+}
 
 /**
  * The proxy admin's transaction of one upgrade step: the proxy's deployment for a contract that does not

@@ -84,14 +84,41 @@ function group(groups: Record<string, FeeTotals>, key: string): FeeTotals {
  * summarizeFees([{ record, originator_org_id: 'org_a' }]).platforms.org_b.platform_fees_eth
  */
 export function summarizeFees(items: Iterable<FeeSummaryItem>): FeeSummary {
-  const summary: FeeSummary = { all: emptyFeeTotals(), platforms: {}, originators: {} }
+  const summary = emptyFeeSummary()
   for (const { record, originator_org_id: originator } of items) {
-    addInto(summary.all, record, 1)
-    if (record.on_platform && record.org_id !== null)
-      addInto(group(summary.platforms, record.org_id), record, 1)
-    if (originator !== null) addInto(group(summary.originators, originator), record, 1)
+    addToFeeSummary(summary, record, record.on_platform, record.org_id, originator)
   }
   return summary
+}
+
+/**
+ * An empty fee summary, to add records to one at a time (`addToFeeSummary`).
+ *
+ * @example
+ * const summary = emptyFeeSummary()
+ */
+export function emptyFeeSummary(): FeeSummary {
+  return { all: emptyFeeTotals(), platforms: {}, originators: {} }
+}
+
+/**
+ * Adds one wallet's amounts to a summary in place, as `summarizeFees` counts a record: in `all`, in its
+ * platform org's group when on-platform, in its originator org's group when it has one. A caller streaming
+ * records adds each as it goes rather than keeping them.
+ *
+ * @example
+ * addToFeeSummary(summary, record, record.on_platform, record.org_id, 'org_a')
+ */
+export function addToFeeSummary(
+  summary: FeeSummary,
+  amounts: Pick<WalletRecord, FeeTotalField>,
+  onPlatform: boolean,
+  orgId: string | null,
+  originator: string | null,
+): void {
+  addInto(summary.all, amounts, 1)
+  if (onPlatform && orgId !== null) addInto(group(summary.platforms, orgId), amounts, 1)
+  if (originator !== null) addInto(group(summary.originators, originator), amounts, 1)
 }
 
 /**

@@ -109,8 +109,9 @@ export function parseFraction(value: string, field = 'value'): Fraction {
  */
 export function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b
-  // rounding: floor. Truncation is already the floor unless the signs differ and there is a remainder.
-  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q
+  // rounding: floor. Truncation is already the floor unless the signs differ and there is a remainder (the
+  // sign test first: the hot path's operands are non-negative and skip the remainder)
+  return a < 0n !== b < 0n && q * b !== a ? q - 1n : q
 }
 
 /**

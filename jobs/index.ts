@@ -94,8 +94,8 @@ export function createJobs(deps: JobsDeps) {
       ...(deps.shardWallets ? { shardWallets: deps.shardWallets } : {}),
       runner: boundRunner,
     }),
-    [JOBS.sync.name]: async () => {
-      const r = await follower.syncOnce()
+    [JOBS.sync.name]: async (job) => {
+      const r = await follower.syncOnce(job.progress)
       return { head: r.head.toString(), reports: r.reports }
     },
   }

@@ -11,6 +11,11 @@ export interface JobInfo {
   attemptsMade: number
   /** Attempts allowed in all (the job fails for good when attemptsMade + 1 reaches it). */
   attempts: number
+  /**
+   * Marks progress (a chunk written): a long job that calls it now and then is not taken for stuck by the
+   * worker's /health (jobs/job-watch.ts). Present when the processors are watched (`lsreport worker`).
+   */
+  progress?: () => void
 }
 
 /** A processor: a plain function, so it runs under BullMQ and the inline runner alike. */

@@ -8,11 +8,13 @@
  *   `lsreport_metrics_source_up{source}` to 0, so a slow database never hangs a scrape.
  * - Per-process histograms: API latency (`api/metrics.ts`) and the durations of the jobs run in this process
  *   (`instrumentProcessors`, in the embedded `lsreport up`), plus Node's process metrics.
+ * - A worker's own registry (`worker.ts`, served on WORKER_PORT by jobs/worker-health.ts): its job durations,
+ *   its jobs in flight and stuck ones, Node's process metrics; no shared figure (the API serves those).
  *
  * Layout: `collector.ts` (what a collector reads, `sourceGauge`), one file per shared source (`follower.ts`,
  * `days.ts`, `queue.ts`, `webhooks.ts`) listed in `collectors.ts`, `scrape-sources.ts` (one read per scrape
  * within the timeout, `lsreport_metrics_source_up`), `service.ts` (the registry of a process),
- * `instrument.ts` (job durations).
+ * `instrument.ts` (job durations), `worker.ts` (a worker's registry), `token.ts` (the METRICS_TOKEN check).
  *
  * Where it sits: a layer of its own over db/ and common/ (test/architecture.test.ts), so that api/ (which
  * serves `/metrics`), jobs/ and cli/ all import it while it imports none of them. It reads the shared state
@@ -31,7 +33,9 @@ export {
 export { SHARED_COLLECTORS } from './collectors.ts'
 export { dayCollector } from './days.ts'
 export { followerCollector } from './follower.ts'
-export { instrumentProcessors } from './instrument.ts'
+export { instrumentProcessors, jobDurationHistogram } from './instrument.ts'
 export { queueCollector } from './queue.ts'
 export { createServiceMetrics, SCRAPE_TIMEOUT_MS, type ServiceMetrics } from './service.ts'
+export { metricsTokenCheck } from './token.ts'
 export { webhookDeliveriesCollector } from './webhooks.ts'
+export { createWorkerMetrics, type WorkerJobsState, type WorkerMetrics } from './worker.ts'

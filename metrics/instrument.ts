@@ -1,4 +1,22 @@
+import { Histogram, type Registry } from 'prom-client'
 import type { ServiceMetrics } from './service.ts'
+
+/**
+ * `lsreport_job_duration_seconds{job, outcome}` in `registry`: the durations of the jobs run in this process
+ * (the embedded `lsreport up`'s, a worker's), observed by `instrumentProcessors`.
+ *
+ * @example
+ * const jobDuration = jobDurationHistogram(registry)
+ */
+export function jobDurationHistogram(registry: Registry): Histogram<'job' | 'outcome'> {
+  return new Histogram({
+    name: 'lsreport_job_duration_seconds',
+    help: 'Duration of the jobs run in this process, by job name and outcome (succeeded, failed)',
+    labelNames: ['job', 'outcome'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 180, 600],
+    registers: [registry],
+  })
+}
 
 /**
  * Wraps processors so each run is observed in `lsreport_job_duration_seconds` (the jobs run in this process).

@@ -1,9 +1,10 @@
-import { Histogram, Registry } from 'prom-client'
+import { type Histogram, Registry } from 'prom-client'
 import { QUEUE_NAME } from '../common/queue.ts'
 import type { Db } from '../db/index.ts'
 import { bullQueueCounts } from './bull-counts.ts'
 import type { CollectorScope, QueueCountsSource, SharedCollector } from './collector.ts'
 import { SHARED_COLLECTORS } from './collectors.ts'
+import { jobDurationHistogram } from './instrument.ts'
 import { nodeProcessRegistry } from './process.ts'
 import { createScrapeSources, registerSourceUp } from './scrape-sources.ts'
 
@@ -61,13 +62,7 @@ export function createServiceMetrics(options: {
   for (const collector of [...SHARED_COLLECTORS, ...(options.extra ?? [])]) collector(scope)
 
   registerSourceUp(registry, up)
-  const jobDuration = new Histogram({
-    name: 'lsreport_job_duration_seconds',
-    help: 'Duration of the jobs run in this process, by job name and outcome (succeeded, failed)',
-    labelNames: ['job', 'outcome'] as const,
-    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 180, 600],
-    registers: [registry],
-  })
+  const jobDuration = jobDurationHistogram(registry)
 
   return {
     registry,

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { seedRewardsDay } from '../bench/api-data.ts'
 import type { DbHandle } from '../db/index.ts'
 import type { ReportDay } from '../db/repos/reports.ts'
 import { clientToken, startTestApi, type TestApi } from './helpers/api.ts'
 import { publishNewVersion } from './helpers/records.ts'
+import { seedRewardsDay } from './helpers/rewards-day.ts'
 import { IN_CI, migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()

@@ -11,7 +11,7 @@ import { createRng } from '../devnet/rng.ts'
 import { LIVE_WALLET_STATUSES } from '../platform/transitions.ts'
 import { clientToken, freePort } from './helpers/api.ts'
 import { devnetAllowlistWriter } from './helpers/chain.ts'
-import { cli, cliOrgClient, spawnCli } from './helpers/cli.ts'
+import { cli, cliOrgClient, spawnCli, TEST_SIGNING_KEY_SECRET } from './helpers/cli.ts'
 import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { createTestDatabase, postgresAvailable } from './helpers/services.ts'
 
@@ -62,7 +62,7 @@ class KilledApi {
     this.base = `http://127.0.0.1:${env.PORT}`
   }
 
-  /** Starts the process and takes a token (the signing key lives in DATA_DIR and survives restarts). */
+  /** Starts the process and takes a token (the signing keys live in the database and survive restarts). */
   async start(): Promise<void> {
     this.server = await spawnCli(
       ['api'],
@@ -329,7 +329,11 @@ describe('lsreport api under SIGKILL during account and wallet writes', () => {
       cleanups.push(database.drop)
       const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-api-faults-'))
       cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }))
-      const { api, orgId } = await setup({ DATA_DIR: dataDir, DATABASE_URL: database.url })
+      const { api, orgId } = await setup({
+        DATA_DIR: dataDir,
+        DATABASE_URL: database.url,
+        SIGNING_KEY_SECRET: TEST_SIGNING_KEY_SECRET,
+      })
       const models = await writeThroughKills(api)
       await api.stop()
       const dbh = await openDb({ databaseUrl: database.url, poolMax: 2 })

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { Type } from 'typebox'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { buildApp } from '../api/app.ts'
-import { loadSigningKey } from '../api/auth/keys.ts'
+import { openSigningKeys } from '../api/auth/signing-keys.ts'
 import { ERROR_CATALOG } from '../api/errors.ts'
 import { unboundedNumbers, unsafeInput } from '../api/schemas.ts'
 import { loadConfig } from '../common/config.ts'
@@ -76,12 +76,10 @@ describe('input rules (unit)', () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-inputs-'))
     const dbh = await openDb({})
     try {
-      const app = await buildApp({
-        config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
-        logger: createLogger({ level: 'silent' }),
-        db: dbh.db,
-        signingKey: await loadSigningKey({ pem: undefined, dataDir }),
-      })
+      const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' })
+      const logger = createLogger({ level: 'silent' })
+      const signingKeys = await openSigningKeys({ db: dbh.db, config, logger })
+      const app = await buildApp({ config, logger, db: dbh.db, signingKeys })
       expect(() =>
         app.get(
           '/unbounded',

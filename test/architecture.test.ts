@@ -2,6 +2,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
+import { importsOf } from './helpers/imports.ts'
+import { readTree, type SourceFile } from './helpers/source-tree.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 
@@ -61,7 +63,7 @@ const LAYERS: Record<string, LayerRule> = {
 /**
  * Top-level folders outside the product, not checked: tests, fixtures (golden vectors and their scripts),
  * tooling, the bin shim and docs may import any layer; node_modules and the git-ignored outputs (data/, the
- * default DATA_DIR; coverage/; scratch/) hold no source of ours.
+ * default DATA_DIR; coverage/; scratch/; dist/, the bundle of `npm run build`) hold no source of ours.
  */
 const OUTSIDE_PRODUCT = new Set([
   'test',
@@ -73,22 +75,17 @@ const OUTSIDE_PRODUCT = new Set([
   'data',
   'coverage',
   'scratch',
+  'dist',
 ])
 
-/** One source file: its path relative to the repository root (with `/`) and its text. */
-interface SourceFile {
-  path: string
-  text: string
-}
+/** Files at the top of the repository any layer may read as data (`lsreport --version` reads package.json). */
+const TOP_LEVEL_DATA = new Set(['package.json'])
 
-/** Every import specifier of a file: static `import`/`export ... from`, side-effect imports and `import()`. */
-function importsOf(text: string): string[] {
-  const specs = [
-    ...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/g),
-    ...text.matchAll(/(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g),
-    ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
-  ]
-  return specs.map((m) => m[1]!)
+/** Every module a file imports (static, type-only, dynamic): test/helpers/imports.ts, the TypeScript parser. */
+function importsOfFile(file: SourceFile): string[] {
+  return importsOf(file.path, file.text)
+    .filter((ref) => ref.kind !== 'command')
+    .map((ref) => ref.spec)
 }
 
 /** The package name of a bare specifier (`@scope/name` or `name`). */
@@ -97,28 +94,42 @@ function packageName(spec: string): string {
   return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!
 }
 
+/** The top-level folder a relative import of `file` reaches. */
+function targetFolder(file: SourceFile, spec: string): string {
+  return path.posix.normalize(path.posix.join(path.posix.dirname(file.path), spec)).split('/')[0]!
+}
+
 /**
  * Checks the layer rules over a list of files (tests, `*.test.ts`, are exempt: unit tests beside the code may
  * use devnet and test helpers). Returns one line per wrong-way import, `file -> spec (why)`, and one per
- * top-level folder that is neither a layer nor a folder outside the product.
+ * top-level folder that is neither a layer nor a folder outside the product. bench/ is the top layer for
+ * everyone: no file outside it imports it, tests, test helpers, fixtures and tools included (what a test
+ * shares with a benchmark lives in test/helpers/, which bench imports).
  */
 function layerViolations(files: SourceFile[], layers: Record<string, LayerRule> = LAYERS): string[] {
   const violations: string[] = []
   const unknownFolders = new Set<string>()
   for (const file of files) {
+    const layer = file.path.includes('/') ? file.path.split('/')[0]! : ''
+    // a product file's imports of bench/ are wrong by its layer's rule below; any other file's by this one
+    const byLayerRule = !file.path.endsWith('.test.ts') && layers[layer] !== undefined
+    if (layer !== 'bench' && !byLayerRule) {
+      for (const spec of importsOfFile(file)) {
+        if (spec.startsWith('.') && targetFolder(file, spec) === 'bench')
+          violations.push(`${file.path} -> ${spec} (only bench/ may import bench/)`)
+      }
+    }
     if (file.path.endsWith('.test.ts')) continue
-    const layer = file.path.split('/')[0]!
     if (!file.path.includes('/')) continue
     const rule = layers[layer]
     if (!rule) {
       if (!OUTSIDE_PRODUCT.has(layer)) unknownFolders.add(layer)
       continue
     }
-    for (const spec of importsOf(file.text)) {
+    for (const spec of importsOfFile(file)) {
       if (spec.startsWith('.')) {
-        const target = path.posix
-          .normalize(path.posix.join(path.posix.dirname(file.path), spec))
-          .split('/')[0]!
+        const target = targetFolder(file, spec)
+        if (TOP_LEVEL_DATA.has(target)) continue
         if (rule.folders !== '*' && !rule.folders.includes(target)) {
           violations.push(`${file.path} -> ${spec} (${layer}/ may import ${rule.folders.join(', ')})`)
         }
@@ -134,23 +145,6 @@ function layerViolations(files: SourceFile[], layers: Record<string, LayerRule> 
   for (const folder of unknownFolders)
     violations.push(`${folder}/ is not a declared layer (add it to LAYERS or OUTSIDE_PRODUCT)`)
   return violations
-}
-
-/** Reads every `.ts` file under `root` (skipping node_modules and dot folders) as `SourceFile`s. */
-function readTree(root: string, dir = root): SourceFile[] {
-  const out: SourceFile[] = []
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue
-    const full = path.join(dir, entry.name)
-    if (entry.isDirectory()) out.push(...readTree(root, full))
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) {
-      out.push({
-        path: path.relative(root, full).split(path.sep).join('/'),
-        text: fs.readFileSync(full, 'utf8'),
-      })
-    }
-  }
-  return out
 }
 
 describe('architecture', () => {
@@ -179,6 +173,11 @@ describe('architecture', () => {
     plant('jobs/side.ts', "import '../devnet/index.ts'\n")
     plant('platform/rules.test.ts', "import { devnet } from '../devnet/index.ts'\n")
     plant('scripts/run.ts', "import { x } from '../common/x.ts'\n")
+    plant('test/seed.test.ts', "import { seedRewardsDay } from '../bench/api-data.ts'\n")
+    plant('test/helpers/seed.ts', "export { seedRewardsDay } from '../../bench/api-data.ts'\n")
+    plant('api/routes/load.test.ts', "const { run } = await import('../../bench/load.ts')\n")
+    plant('bench/api.ts', "import { seedRewardsDay } from '../test/helpers/rewards-day.ts'\n")
+    plant('bench/load.test.ts', "import { run } from './load.ts'\n")
     expect(layerViolations(readTree(scratch)).sort()).toEqual(
       [
         'api/cli-use.ts -> ../cli/main.ts (api/ may import api, metrics, platform, db, engine, common)',
@@ -189,11 +188,14 @@ describe('architecture', () => {
         'platform/moves.ts -> ../chain/abi.ts (platform/ may import platform, db, common)',
         'platform/service.ts -> ../api/errors.ts (platform/ may import platform, db, common)',
         'scripts/ is not a declared layer (add it to LAYERS or OUTSIDE_PRODUCT)',
+        'test/seed.test.ts -> ../bench/api-data.ts (only bench/ may import bench/)',
+        'test/helpers/seed.ts -> ../../bench/api-data.ts (only bench/ may import bench/)',
+        'api/routes/load.test.ts -> ../../bench/load.ts (only bench/ may import bench/)',
       ].sort(),
     )
   })
 
-  test('behavior: api -> jobs, api -> chain and any import of bench/ fail the check (synthetic import lists)', () => {
+  test('behavior: api -> jobs, api -> chain and any import of bench/ (tests included) fail the check (synthetic import lists)', () => {
     const file = (p: string, ...specs: string[]) => ({
       path: p,
       text: specs.map((spec) => `import { x } from '${spec}'\n`).join(''),
@@ -212,8 +214,15 @@ describe('architecture', () => {
       // right way: bench may import any folder, test helpers included
       file('bench/api.ts', '../api/app.ts', '../cli/main.ts', '../jobs/index.ts', '../test/helpers/api.ts'),
       file('jobs/webhooks/deliver.ts', '../../platform/webhooks/url-guard.ts', '../../metrics/index.ts'),
-      // outside the product: not checked
-      file('test/answer-memo.test.ts', '../bench/api-data.ts'),
+      // outside the product: not checked by layer, but no test, fixture nor tool may import bench/
+      file(
+        'test/answer-memo.test.ts',
+        '../bench/api-data.ts',
+        '../jobs/index.ts',
+        './helpers/rewards-day.ts',
+      ),
+      file('fixtures/engine/make.ts', '../../bench/engine-wallets.ts'),
+      file('vitest.config.ts', './bench/v8-flags.ts'),
     ]
     expect(layerViolations(files).sort()).toEqual(
       [
@@ -226,6 +235,9 @@ describe('architecture', () => {
         'jobs/seed.ts -> ../bench/api-data.ts (jobs/ may import jobs, metrics, platform, chain, db, engine, common)',
         'metrics/queue.ts -> ../jobs/runner.ts (metrics/ may import metrics, db, common)',
         'platform/webhooks/deliver.ts -> ../../jobs/webhooks/deliver.ts (platform/ may import platform, db, common)',
+        'test/answer-memo.test.ts -> ../bench/api-data.ts (only bench/ may import bench/)',
+        'fixtures/engine/make.ts -> ../../bench/engine-wallets.ts (only bench/ may import bench/)',
+        'vitest.config.ts -> ./bench/v8-flags.ts (only bench/ may import bench/)',
       ].sort(),
     )
   })

@@ -5,12 +5,12 @@ import path from 'node:path'
 import { Redis } from 'ioredis'
 import { decodeJwt, exportSPKI, importJWK, SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { loadSigningKey } from '../api/auth/keys.ts'
+import { generateSigningKey } from '../api/auth/keys.ts'
 import { CLIENT_STATUS_TTL_MS, createClientStatusCache } from '../api/auth/revocation.ts'
 import { issueToken } from '../api/auth/tokens.ts'
 import { delegateOrg } from '../cli/admin.ts'
 import { freePort, http, orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
-import { cli, spawnCli } from './helpers/cli.ts'
+import { cli, spawnCli, TEST_SIGNING_KEY_SECRET } from './helpers/cli.ts'
 import { createTestDatabase, postgresAvailable, REDIS_URL, redisAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
@@ -322,7 +322,7 @@ describe('bearer token probes that must keep failing', () => {
   })
 
   test('behavior: wrong issuer, wrong audience, expired, and a foreign key are refused', async () => {
-    const key = await loadSigningKey({ pem: undefined, dataDir: app.dataDir })
+    const key = await app.signingKeys.current()
     const base = {
       issuer: app.url,
       audience: app.url,
@@ -337,9 +337,7 @@ describe('bearer token probes that must keep failing', () => {
     await refused(await issueToken(key, { ...base, issuer: 'https://evil.example' }))
     await refused(await issueToken(key, { ...base, audience: 'https://elsewhere.example' }))
     await refused(await issueToken(key, { ...base, now: Math.floor(Date.now() / 1000) - 90_000 }))
-    const foreignDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-foreign-key-'))
-    cleanups.push(() => fs.rm(foreignDir, { recursive: true, force: true }))
-    const foreign = await loadSigningKey({ pem: undefined, dataDir: foreignDir })
+    const { key: foreign } = await generateSigningKey()
     await refused(await issueToken({ ...foreign, kid: key.kid }, base))
   })
 
@@ -410,7 +408,8 @@ describe('Impersonate-Org', () => {
 
 describe('client status cache', () => {
   test('behavior: a revoked client is seen within the cache lifetime, with one lookup per client per lifetime', async () => {
-    let now = 0
+    const start = 1_000 // a clock of lru-cache never reads 0
+    let now = start
     let revoked = false
     let lookups = 0
     const cache = createClientStatusCache(
@@ -423,10 +422,10 @@ describe('client status cache', () => {
     expect(await cache.active('cl_1', 'org_a')).toBe(true)
     expect(await cache.active('cl_1', 'org_b')).toBe(false) // a token whose org is not its client's
     revoked = true
-    now = CLIENT_STATUS_TTL_MS - 1
+    now = start + CLIENT_STATUS_TTL_MS
     expect(await cache.active('cl_1', 'org_a')).toBe(true)
     expect(lookups).toBe(1)
-    now = CLIENT_STATUS_TTL_MS
+    now = start + CLIENT_STATUS_TTL_MS + 1
     expect(await cache.active('cl_1', 'org_a')).toBe(false)
     expect(lookups).toBe(2)
   })
@@ -442,7 +441,13 @@ describe.runIf(pgOk)(
       cleanups.push(database.drop)
       const port = await freePort()
       const base = `http://127.0.0.1:${port}`
-      const env = { DATA_DIR: dataDir, DATABASE_URL: database.url, PORT: String(port), LOG_LEVEL: 'warn' }
+      const env = {
+        DATA_DIR: dataDir,
+        DATABASE_URL: database.url,
+        SIGNING_KEY_SECRET: TEST_SIGNING_KEY_SECRET,
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+      }
       await cli(['migrate'], env)
       const org = await cli<{ id: string }>(['orgs', 'create', '--name', 'Revoked Org', '--json'], env)
       const create = () =>

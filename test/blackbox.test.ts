@@ -4,7 +4,7 @@ import path from 'node:path'
 import { ClientCredentials } from 'simple-oauth2'
 import { afterAll, describe, expect, test } from 'vitest'
 import { freePort, http } from './helpers/api.ts'
-import { cli, cliFails, spawnCli } from './helpers/cli.ts'
+import { cli, cliFails, spawnCli, TEST_SIGNING_KEY_SECRET } from './helpers/cli.ts'
 import { createTestDatabase, postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
@@ -33,6 +33,7 @@ describe.each(['postgres', 'pglite'] as const)('black box: CLI -> OAuth2 library
         const database = await createTestDatabase()
         cleanups.push(database.drop)
         env.DATABASE_URL = database.url
+        env.SIGNING_KEY_SECRET = TEST_SIGNING_KEY_SECRET
       }
       const org = await cli<{ id: string; can_allowlist: boolean }>(
         ['orgs', 'create', '--name', 'Custodian A', '--json'],

@@ -4,11 +4,11 @@ import path from 'node:path'
 import { KnexTimeoutError } from 'knex'
 import pg from 'pg'
 import { afterAll, describe, expect, test } from 'vitest'
-import { toErrorReply } from '../api/app.ts'
+import { toErrorReply } from '../api/error-reply.ts'
 import { isConnectionLoss } from '../db/index.ts'
 import { DatabaseStallError } from '../db/stall-watchdog.ts'
 import { clientToken, freePort, http } from './helpers/api.ts'
-import { cli, cliOrgClient, spawnCli } from './helpers/cli.ts'
+import { cli, cliOrgClient, spawnCli, TEST_SIGNING_KEY_SECRET } from './helpers/cli.ts'
 import { createTestDatabase, postgresAvailable } from './helpers/services.ts'
 import { startTcpProxy } from './helpers/tcp-proxy.ts'
 
@@ -74,7 +74,13 @@ async function apiThroughProxy(extraEnv: Record<string, string> = {}) {
   viaProxy.port = String(proxy.port)
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
-  const env = { DATA_DIR: dataDir, DATABASE_URL: database.url, PORT: String(port), LOG_LEVEL: 'warn' }
+  const env = {
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    SIGNING_KEY_SECRET: TEST_SIGNING_KEY_SECRET,
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+  }
   await cli(['migrate'], env)
   const { org, client } = await cliOrgClient(env, 'Outage Org')
   const server = await spawnCli(

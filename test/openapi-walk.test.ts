@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { ERROR_CATALOG } from '../api/errors.ts'
@@ -6,13 +7,15 @@ import { createPlatformService } from '../platform/service.ts'
 import { type Backend, clientToken, http, startTestApi, type TestApi } from './helpers/api.ts'
 import { type ComputedHistory, computedHistory } from './helpers/days.ts'
 import { INTERFACE_ROUTES } from './helpers/interface-routes.ts'
+import { WRITING_EXAMPLES, writeAnswerExamples } from './helpers/openapi-examples.ts'
 import { postgresAvailable } from './helpers/services.ts'
 
 /**
  * Walks the served OpenAPI document (`/docs/json`) over a real socket: every operation is called with a
  * valid request (2xx) and with an invalid one (4xx), and every 4xx body is `{message, status}` with a
  * catalog code of that HTTP status. Every route of the interface is in the document. A route added without
- * an entry in VALID below fails the walk.
+ * an entry in VALID below fails the walk. Every answer is held to the document (test/helpers/openapi-answers.ts).
+ * `OPENAPI_EXAMPLES=write` makes the valid answers the document's examples (api/openapi/examples.json).
  */
 
 /** The interface's own text, when this checkout sits beside it: every path it names must be served. */
@@ -175,12 +178,15 @@ describe('the served OpenAPI document, walked over HTTP', () => {
       const idx = String(redeem.request_id)
 
       let seq = 0
+      // addresses that look like addresses (they end up in the document's examples)
+      const walkAddress = (label: string) =>
+        `0x${createHash('sha256').update(`walk-${backend}-${label}`).digest('hex').slice(0, 40)}`
       const fresh = async () => {
         seq += 1
         const key = `walk-${backend}-${seq}`
         const created = await call('POST', '/v0/platform/accounts', { key })
         expect(created.status).toBe(201)
-        const address = `0x${(0xc0ffee00 + seq).toString(16).padStart(40, '0')}`
+        const address = walkAddress(`wallet-${seq}`)
         const w = await call('POST', `/v0/platform/accounts/${key}/wallets`, {
           address,
           type: 'ETH',
@@ -232,9 +238,14 @@ describe('the served OpenAPI document, walked over HTTP', () => {
           url: `/v0/platform/accounts/${(await fresh()).key}/discount_rate`,
           body: { target_fee_rate: '0.05' },
         }),
-        'GET /v0/platform/accounts/{idOrKey}/discount_rate': async () => ({
-          url: '/v0/platform/accounts/walk-account/discount_rate',
-        }),
+        'GET /v0/platform/accounts/{idOrKey}/discount_rate': async () => {
+          const { key } = await fresh()
+          const set = await call('POST', `/v0/platform/accounts/${key}/discount_rate`, {
+            target_fee_rate: '0.08',
+          })
+          expect(set.status).toBe(200)
+          return { url: `/v0/platform/accounts/${key}/discount_rate` }
+        },
         'GET /v0/platform/wallets/{idOrAddress}': async () => ({
           url: `/v0/platform/wallets/${wallet.address}`,
         }),
@@ -246,7 +257,7 @@ describe('the served OpenAPI document, walked over HTTP', () => {
           return {
             url: `/v0/platform/accounts/${f.key}/wallets`,
             body: {
-              address: `0x${'ab'.repeat(19)}${(seq + 16).toString(16).padStart(2, '0')}`,
+              address: walkAddress(`new-wallet-${seq}`),
               type: 'ETH',
               allowlisted: 'false',
             },
@@ -321,8 +332,8 @@ describe('the served OpenAPI document, walked over HTTP', () => {
         }),
         'GET /eth/v1/originators/{date}': async () => ({ url: `/eth/v1/originators/${last}?currency=eur` }),
         'GET /eth/v1/operators/{date}': async () => ({ url: `/eth/v1/operators/${last}` }),
-        'GET /eth/v0/platforms/{date}': async () => ({ url: `/eth/v0/platforms/${first}` }),
-        'GET /eth/v0/operators/{date}': async () => ({ url: `/eth/v0/operators/${first}` }),
+        'GET /eth/v0/platforms/{date}': async () => ({ url: `/eth/v0/platforms/${last}` }),
+        'GET /eth/v0/operators/{date}': async () => ({ url: `/eth/v0/operators/${last}` }),
         'GET /eth/v0/protocol/{date}': async () => ({ url: `/eth/v0/protocol/${last}?currency=usd` }),
         'GET /v1/reports/{date}/versions': async () => ({ url: `/v1/reports/${last}/versions` }),
         'GET /v1/admin/days': async () => ({ url: `/v1/admin/days?from=${first}&to=${last}` }),
@@ -334,9 +345,11 @@ describe('the served OpenAPI document, walked over HTTP', () => {
         'GET /v1/webhooks/{id}': async () => ({ url: `/v1/webhooks/${await webhook()}` }),
         'DELETE /v1/webhooks/{id}': async () => ({ url: `/v1/webhooks/${await webhook()}` }),
         'POST /v1/webhooks/{id}/resume': async () => ({ url: `/v1/webhooks/${await webhook()}/resume` }),
-        'GET /v1/webhooks/{id}/deliveries': async () => ({
-          url: `/v1/webhooks/${await webhook()}/deliveries?limit=10&offset=0`,
-        }),
+        'GET /v1/webhooks/{id}/deliveries': async () => {
+          const id = await webhook()
+          await repos.webhooks.emit({ type: 'day.finalized', factKey: `walk:${id}`, orgId: null, data: {} })
+          return { url: `/v1/webhooks/${id}/deliveries?limit=10&offset=0` }
+        },
         'POST /v1/webhooks/{id}/deliveries/{deliveryId}/replay': async () => {
           const id = await webhook()
           await repos.webhooks.emit({ type: 'day.finalized', factKey: `walk:${id}`, orgId: null, data: {} })
@@ -355,6 +368,7 @@ describe('the served OpenAPI document, walked over HTTP', () => {
         'VALID entries not in the document',
       ).toEqual([])
 
+      const examples: Record<string, Record<string, unknown>> = {}
       for (const o of operations) {
         const key = `${o.method} ${o.path}`
         const valid = await (VALID[key] as () => Promise<Req>)()
@@ -364,6 +378,9 @@ describe('the served OpenAPI document, walked over HTTP', () => {
           200,
         )
         expect(ok.status, `${key} valid: ${JSON.stringify(ok.body)?.slice(0, 300)}`).toBeLessThan(300)
+        if (ok.headers.get('content-type')?.startsWith('application/json')) {
+          examples[key] = { [ok.status]: ok.body }
+        }
 
         const invalid = invalidRequest(o, valid)
         const bad = await send(o.method, invalid.url, invalid.body, invalid.headers)
@@ -378,13 +395,15 @@ describe('the served OpenAPI document, walked over HTTP', () => {
           expectCatalogBody(label, bad.status, bad.body)
         }
 
-        // an authenticated operation (documented with `security`) refuses a request without a token
-        if (o.op.security) {
+        // an authenticated operation (documented with a `security` requirement) refuses a request without a
+        // token; a public one says `security: []`
+        if (o.op.security?.length) {
           const res = await anon(o.method, valid.url, valid.body, valid.headers)
           expect(res.status, `${key} without a token`).toBe(401)
           expectCatalogBody(`${key} without a token`, 401, res.body)
         }
       }
+      if (WRITING_EXAMPLES && backend === backends[0]) writeAnswerExamples(examples)
     })
   })
 })

@@ -1,6 +1,6 @@
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { loadSigningKey } from '../api/auth/keys.ts'
+import { signingKeyFromPem } from '../api/auth/keys.ts'
 import { issueToken } from '../api/auth/tokens.ts'
 import { denyAccount } from '../cli/admin.ts'
 import { createRepos } from '../db/repos/index.ts'
@@ -135,7 +135,7 @@ describe.each(backends)('platform API over HTTP (%s)', (backend) => {
     })
 
     test('behavior: an expired token is 401 and a token for another audience is 401', async () => {
-      const key = await loadSigningKey({ pem: undefined, dataDir: api.dataDir })
+      const key = await api.signingKeys.current()
       const base = { issuer: api.url, clientId: org.clientId, orgId: org.orgId, scopes: ['read:platform'] }
       const expired = await issueToken(key, {
         ...base,
@@ -150,7 +150,7 @@ describe.each(backends)('platform API over HTTP (%s)', (backend) => {
     })
 
     test('behavior: a token that worked is refused once it expires (verified tokens are cached, expiry is not)', async () => {
-      const key = await loadSigningKey({ pem: undefined, dataDir: api.dataDir })
+      const key = await api.signingKeys.current()
       const now = Math.floor(Date.now() / 1000)
       const shortLived = await issueToken(key, {
         issuer: api.url,
@@ -170,7 +170,7 @@ describe.each(backends)('platform API over HTTP (%s)', (backend) => {
     test('behavior: a token signed by another key is 401', async () => {
       const { generateKeyPair, exportPKCS8 } = await import('jose')
       const { privateKey } = await generateKeyPair('ES256', { extractable: true })
-      const other = await loadSigningKey({ pem: await exportPKCS8(privateKey), dataDir: api.dataDir })
+      const other = await signingKeyFromPem(await exportPKCS8(privateKey))
       const forged = await issueToken(other, {
         issuer: api.url,
         audience: api.url,

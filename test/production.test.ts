@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { clientToken, freePort, http } from './helpers/api.ts'
-import { cli, cliOrgClient, spawnCli } from './helpers/cli.ts'
+import { cli, cliOrgClient, spawnCli, TEST_SIGNING_KEY_SECRET } from './helpers/cli.ts'
 import { createTestDatabase, postgresAvailable, REDIS_URL, redisAvailable } from './helpers/services.ts'
 
 const ready = (await postgresAvailable()) && (await redisAvailable())
@@ -35,6 +35,7 @@ describe('production topology: lsreport devnet + worker (BullMQ on Redis) + api 
       const env = {
         DATA_DIR: dataDir,
         DATABASE_URL: database.url,
+        SIGNING_KEY_SECRET: TEST_SIGNING_KEY_SECRET,
         REDIS_URL,
         QUEUE_PREFIX: `t${randomBytes(4).toString('hex')}`,
         RPC_URL: info.rpc_url,

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createReportReads } from '../api/report-cache.ts'
-import { seedRewardsDay } from '../bench/api-data.ts'
 import type { DbHandle } from '../db/index.ts'
 import { createRepos, type Repos } from '../db/repos/index.ts'
 import type { ReportDay } from '../db/repos/reports.ts'
 import { publishNewVersion } from './helpers/records.ts'
+import { seedRewardsDay } from './helpers/rewards-day.ts'
 import { IN_CI, migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()

@@ -10,16 +10,21 @@ import {
   type JWK,
 } from 'jose'
 
-/** The token signing key: private key for signing, public JWK (with kid) for the JWKS. */
+/** A token signing key: private key for signing, public JWK (with kid) for the JWKS. */
 export interface SigningKey {
   kid: string
   privateKey: CryptoKey
   publicJwk: JWK
 }
 
-const KEY_FILE = 'jwt-signing-key.pem'
-
-async function fromPem(pem: string): Promise<SigningKey> {
+/**
+ * The signing key of a PKCS#8 PEM (P-256); its kid is the RFC 7638 thumbprint of the public key.
+ *
+ * @example
+ * const key = await signingKeyFromPem(config.jwtPrivateKey)
+ * key.publicJwk // { kty: 'EC', crv: 'P-256', x, y, kid, alg: 'ES256', use: 'sig' }
+ */
+export async function signingKeyFromPem(pem: string): Promise<SigningKey> {
   const privateKey = await importPKCS8(pem, 'ES256', { extractable: true })
   const jwk = await exportJWK(privateKey)
   const publicJwk: JWK = { kty: jwk.kty!, crv: jwk.crv!, x: jwk.x!, y: jwk.y! }
@@ -28,32 +33,29 @@ async function fromPem(pem: string): Promise<SigningKey> {
 }
 
 /**
- * Loads the ES256 signing key: from `pem` when given (JWT_PRIVATE_KEY), else from
- * `$DATA_DIR/jwt-signing-key.pem`, generating and persisting it (mode 0600) on first start.
+ * A new ES256 signing key and its PKCS#8 PEM (what is sealed into the store).
  *
  * @example
- * const key = await loadSigningKey({ pem: undefined, dataDir: './data' })
+ * const { key, pem } = await generateSigningKey()
  */
-export async function loadSigningKey(options: {
-  pem: string | undefined
-  dataDir: string
-}): Promise<SigningKey> {
-  if (options.pem) return fromPem(options.pem)
-  const file = path.join(options.dataDir, KEY_FILE)
-  try {
-    return await fromPem(await fs.readFile(file, 'utf8'))
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
-  }
+export async function generateSigningKey(): Promise<{ key: SigningKey; pem: string }> {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true })
   const pem = await exportPKCS8(privateKey)
-  await fs.mkdir(options.dataDir, { recursive: true })
+  return { key: await signingKeyFromPem(pem), pem }
+}
+
+/** Where versions before the shared signing keys kept a node's own key (`$DATA_DIR/jwt-signing-key.pem`). */
+export const LEGACY_KEY_FILE = 'jwt-signing-key.pem'
+
+/**
+ * The PEM an earlier version kept in `$DATA_DIR/jwt-signing-key.pem`, or undefined when there is none: imported
+ * as the first shared key, so the tokens it signed stay valid across the upgrade.
+ */
+export async function readLegacyKeyFile(dataDir: string): Promise<string | undefined> {
   try {
-    await fs.writeFile(file, pem, { mode: 0o600, flag: 'wx' })
+    return await fs.readFile(path.join(dataDir, LEGACY_KEY_FILE), 'utf8')
   } catch (err) {
-    // another process won the race: use its key
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
-    return fromPem(await fs.readFile(file, 'utf8'))
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw err
   }
-  return fromPem(pem)
 }

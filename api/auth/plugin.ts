@@ -1,10 +1,12 @@
 import type {} from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
+import { LRUCache } from 'lru-cache'
 import { ApiError } from '../errors.ts'
-import type { SigningKey } from './keys.ts'
+import { SigningKeyError } from './errors.ts'
 import { type ClientStatusCache, type ClientStatusLookup, createClientStatusCache } from './revocation.ts'
 import type { Scope } from './scopes.ts'
+import type { SigningKeys } from './signing-keys.ts'
 import { createTokenVerifier, type TokenClaims } from './tokens.ts'
 
 /** Counts requests refused by auth per client address; over the budget they answer 429. */
@@ -82,18 +84,27 @@ function createAuthFailures(app: FastifyInstance): AuthFailures {
   }
 }
 
+/** The 401 message of a token whose signature, key or claims failed. */
+function refusalMessage(err: unknown): string {
+  if ((err as { code?: string }).code === 'ERR_JWT_EXPIRED') return 'access token expired: request a new one'
+  if (err instanceof SigningKeyError && err.problem === 'retired') {
+    return 'access token signed by a retired signing key: request a new one'
+  }
+  return 'invalid access token'
+}
+
 /**
- * Bearer-token verification (ES256 JWT: signature, iss, aud, exp; the token's client still exists and is
- * not revoked), per-route scope checks and the `Impersonate-Org` scope check (403 IR2003 without
- * `impersonate:org`). Requests refused here count against a per-address budget
- * (the rate-limit store): over it they answer 429 IR1005 with Retry-After instead of 401/403.
+ * Bearer-token verification (ES256 JWT: signature by a live signing key, whichever API process signed it; iss,
+ * aud, exp; the token's client still exists and is not revoked), per-route scope checks and the
+ * `Impersonate-Org` scope check (403 IR2003 without `impersonate:org`). Requests refused here count against a
+ * per-address budget (the rate-limit store): over it they answer 429 IR1005 with Retry-After instead of 401/403.
  */
 export const authPlugin = fp(
   async (
     app: FastifyInstance,
-    options: { key: SigningKey; issuer: string; audience: string; clients?: ClientStatusLookup },
+    options: { keys: SigningKeys; issuer: string; audience: string; clients?: ClientStatusLookup },
   ) => {
-    const verifySignature = createTokenVerifier(options.key, {
+    const verifySignature = createTokenVerifier(options.keys, {
       issuer: options.issuer,
       audience: options.audience,
     })
@@ -101,14 +112,14 @@ export const authPlugin = fp(
     // client's status can change the answer. Verified tokens are cached by the raw token for their
     // remaining lifetime (least recently used evicted first); the expiry is checked on every request and
     // the client's status through a cache of a few seconds (revocation, on every request, cached or not).
-    const verified = new Map<string, TokenClaims>()
+    const verified = new LRUCache<string, TokenClaims>({ max: 10_000 })
     /** The claims of a token verified before (throws when it has expired since), else undefined. */
     const verifiedBefore = (token: string): TokenClaims | undefined => {
       const hit = verified.get(token)
-      if (!hit) return undefined
-      verified.delete(token)
-      if (hit.exp * 1000 <= Date.now()) throw invalidToken('access token expired: request a new one')
-      verified.set(token, hit)
+      if (hit && hit.exp * 1000 <= Date.now()) {
+        verified.delete(token)
+        throw invalidToken('access token expired: request a new one')
+      }
       return hit
     }
     const verify = async (token: string): Promise<TokenClaims> => {
@@ -116,10 +127,8 @@ export const authPlugin = fp(
       try {
         claims = await verifySignature(token)
       } catch (err) {
-        const expired = (err as { code?: string }).code === 'ERR_JWT_EXPIRED'
-        throw invalidToken(expired ? 'access token expired: request a new one' : 'invalid access token')
+        throw invalidToken(refusalMessage(err))
       }
-      if (verified.size >= 10_000) verified.delete(verified.keys().next().value as string)
       verified.set(token, claims)
       return claims
     }

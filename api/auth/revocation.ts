@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache'
+
 /** What the token check needs to know about a client now: absent (deleted), or its org and revocation. */
 export interface ClientStatus {
   orgId: string
@@ -11,9 +13,11 @@ export type ClientStatusLookup = (clientId: string) => Promise<ClientStatus | un
 export const CLIENT_STATUS_TTL_MS = 2_000
 
 /**
- * A short-lived cache of client statuses, so every authenticated request checks that its token's client
- * still exists and is not revoked (a revoked client's tokens stop working within `ttlMs`) at the cost of
- * at most one query per client per `ttlMs`. Concurrent lookups of one client share a query.
+ * A short-lived cache of client statuses (lru-cache: at most `maxEntries`, each for `ttlMs` after it was
+ * read), so every authenticated request checks that its token's client still exists and is not revoked (a
+ * revoked client's tokens stop working within `ttlMs`) at the cost of at most one query per client per
+ * `ttlMs`. Concurrent lookups of one client share a query; a failed lookup is not kept. `now` (tests) is the
+ * cache's clock in milliseconds: it must not start at 0 (lru-cache reads a start of 0 as "no ttl").
  *
  * @example
  * const status = createClientStatusCache(async (id) => ({ orgId: 'org_1', revoked: false }))
@@ -23,41 +27,24 @@ export function createClientStatusCache(
   lookup: ClientStatusLookup,
   options: { ttlMs?: number; maxEntries?: number; now?: () => number } = {},
 ) {
-  const ttlMs = options.ttlMs ?? CLIENT_STATUS_TTL_MS
-  const maxEntries = options.maxEntries ?? 10_000
-  const now = options.now ?? Date.now
-  const cache = new Map<string, { status: ClientStatus | undefined; at: number }>()
-  const inFlight = new Map<string, Promise<ClientStatus | undefined>>()
-
-  async function status(clientId: string): Promise<ClientStatus | undefined> {
-    const hit = cache.get(clientId)
-    if (hit && now() - hit.at < ttlMs) return hit.status
-    let pending = inFlight.get(clientId)
-    if (!pending) {
-      const at = now()
-      pending = lookup(clientId)
-        .then((s) => {
-          cache.delete(clientId)
-          if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string)
-          cache.set(clientId, { status: s, at })
-          return s
-        })
-        .finally(() => inFlight.delete(clientId))
-      inFlight.set(clientId, pending)
-    }
-    return pending
-  }
+  // the status boxed: a deleted client (undefined) is kept too, and lru-cache holds no undefined value
+  const cache = new LRUCache<string, { status: ClientStatus | undefined }>({
+    max: options.maxEntries ?? 10_000,
+    ttl: options.ttlMs ?? CLIENT_STATUS_TTL_MS,
+    fetchMethod: async (clientId) => ({ status: await lookup(clientId) }),
+    ...(options.now ? { perf: { now: options.now }, ttlResolution: 0 } : {}),
+  })
 
   return {
     /** True when the client exists, is not revoked and belongs to `orgId` (the token's org). */
     async active(clientId: string, orgId: string): Promise<boolean> {
-      return isActive(await status(clientId), orgId)
+      return isActive((await cache.fetch(clientId))?.status, orgId)
     },
 
     /** `active` from the cache alone, with no promise: undefined when the status is not held (or too old). */
     activeNow(clientId: string, orgId: string): boolean | undefined {
-      const hit = cache.get(clientId)
-      return hit && now() - hit.at < ttlMs ? isActive(hit.status, orgId) : undefined
+      const held = cache.get(clientId)
+      return held && isActive(held.status, orgId)
     },
   }
 }

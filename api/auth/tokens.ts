@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import { createLocalJWKSet, type JWTPayload, jwtVerify, SignJWT } from 'jose'
+import { type JWTPayload, jwtVerify, SignJWT } from 'jose'
 import type { SigningKey } from './keys.ts'
+import type { SigningKeys } from './signing-keys.ts'
 
+/** The default lifetime of an access token (TOKEN_TTL_SECONDS sets the service's). */
 export const TOKEN_TTL_SECONDS = 86_400
 
 /** What a verified access token says about its caller. */
@@ -14,7 +16,8 @@ export interface TokenClaims {
 }
 
 /**
- * Issues an ES256 access token with iss, aud, sub (client id), org_id, scope, iat, exp, jti.
+ * Issues an ES256 access token with iss, aud, sub (client id), org_id, scope, iat, exp (iat + `ttlSeconds`,
+ * default `TOKEN_TTL_SECONDS`), jti; its header names the key (kid).
  *
  * @example
  * const jwt = await issueToken(key, { issuer, audience, clientId: 'cl_1', orgId: 'org_1', scopes: ['read:platform'] })
@@ -28,6 +31,7 @@ export async function issueToken(
     orgId: string
     scopes: string[]
     now?: number
+    ttlSeconds?: number
   },
 ): Promise<string> {
   const iat = input.now ?? Math.floor(Date.now() / 1000)
@@ -37,16 +41,26 @@ export async function issueToken(
     .setAudience(input.audience)
     .setSubject(input.clientId)
     .setIssuedAt(iat)
-    .setExpirationTime(iat + TOKEN_TTL_SECONDS)
+    .setExpirationTime(iat + (input.ttlSeconds ?? TOKEN_TTL_SECONDS))
     .setJti(randomUUID())
     .sign(key.privateKey)
 }
 
-/** Creates a verifier bound to the service's JWKS, issuer and audience. Throws on any failure. */
-export function createTokenVerifier(key: SigningKey, expected: { issuer: string; audience: string }) {
-  const jwks = createLocalJWKSet({ keys: [key.publicJwk] })
+/**
+ * Creates a verifier bound to the service's live signing keys (any of them, by the token's kid), issuer and
+ * audience. Throws on any failure: a `SigningKeyError` for an unknown or retired key, jose's errors otherwise.
+ *
+ * @example
+ * const verify = createTokenVerifier(keys, { issuer, audience })
+ * const claims = await verify(jwt)
+ */
+export function createTokenVerifier(
+  keys: Pick<SigningKeys, 'verificationKey'>,
+  expected: { issuer: string; audience: string },
+) {
+  const keyOf = (header: { kid?: string | undefined }) => keys.verificationKey(header.kid)
   return async (token: string): Promise<TokenClaims> => {
-    const { payload } = await jwtVerify<JWTPayload & { org_id?: unknown; scope?: unknown }>(token, jwks, {
+    const { payload } = await jwtVerify<JWTPayload & { org_id?: unknown; scope?: unknown }>(token, keyOf, {
       issuer: expected.issuer,
       audience: expected.audience,
       algorithms: ['ES256'],

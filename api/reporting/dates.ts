@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import type { ReportDay, WalletRecordRow } from '../../db/repos/reports.ts'
 import { addDaysToDate, InvalidInputError, parseDateOnly, parseIsoInstantMs } from '../../engine/index.ts'
 import { ApiError } from '../errors.ts'
@@ -13,8 +14,8 @@ export const MAX_SUMMARY_DAYS = 366
 /** A summary without `from` covers this many days ending at `to`. */
 export const DEFAULT_SUMMARY_DAYS = 30
 
-/** Calendar dates already found valid (bounded: a date is 10 characters, a few thousand are ever asked). */
-const validDates = new Set<string>()
+/** Calendar dates already found valid (a date is 10 characters, a few thousand are ever asked). */
+const validDates = new LRUCache<string, true>({ max: 10_000 })
 
 /** Validates a YYYY-MM-DD calendar date (400 IR1000 naming the field). */
 export function parseDate(value: string, field: string): string {
@@ -25,8 +26,7 @@ export function parseDate(value: string, field: string): string {
     if (err instanceof InvalidInputError) throw new ApiError('IR1000', `${field} must be a date YYYY-MM-DD`)
     throw err
   }
-  if (validDates.size >= 10_000) validDates.clear()
-  validDates.add(value)
+  validDates.set(value, true)
   return value
 }
 

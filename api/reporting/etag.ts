@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { LRUCache } from 'lru-cache'
 import type { ReportDay } from '../../db/repos/reports.ts'
 import { currencyOf } from '../fiat-view.ts'
 
@@ -115,7 +116,7 @@ function keepAnswer(
 export const KEPT_ANSWERS = { onSend: keepAnswer, config: { keepsAnswers: true } }
 
 /** ETags of short identities already hashed (a client polling one read asks the same one again). */
-const etags = new Map<string, string>()
+const etags = new LRUCache<string, string>({ max: 10_000 })
 const ETAG_MEMO_MAX_TEXT = 512
 
 /** The ETag of a response's identity: the first 32 characters of its sha256, base64url, quoted. */
@@ -123,9 +124,6 @@ function etagOf(text: string): string {
   let etag = etags.get(text)
   if (etag !== undefined) return etag
   etag = `"${hash('sha256', text, 'base64url').slice(0, 32)}"`
-  if (text.length <= ETAG_MEMO_MAX_TEXT) {
-    if (etags.size >= 10_000) etags.clear()
-    etags.set(text, etag)
-  }
+  if (text.length <= ETAG_MEMO_MAX_TEXT) etags.set(text, etag)
   return etag
 }

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import type { Repos } from '../../db/repos/index.ts'
-import type { SigningKey } from '../auth/keys.ts'
 import { parseScopes } from '../auth/scopes.ts'
 import { hashSecret, verifySecret } from '../auth/secrets.ts'
-import { issueToken, TOKEN_TTL_SECONDS } from '../auth/tokens.ts'
+import type { SigningKeys } from '../auth/signing-keys.ts'
+import { issueToken } from '../auth/tokens.ts'
 import type { ErrorCode } from '../errors.ts'
 
 type OAuthError = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope'
@@ -78,8 +78,9 @@ const TokenResponse = Type.Object({
 })
 
 /**
- * POST /oauth/token: the client-credentials grant (JSON, form-encoded, HTTP Basic client auth), and the
- * JWKS. Also gives the bearer-token check its source of client statuses (revocation).
+ * POST /oauth/token: the client-credentials grant (JSON, form-encoded, HTTP Basic client auth), signed with the
+ * current signing key, and the JWKS (every live key). Also gives the bearer-token check its source of client
+ * statuses (revocation).
  *
  * Client authentication takes the same work whether the client id exists or not (one query, then scrypt
  * against each active secret or against a dummy hash), so response times do not reveal client ids; wrong
@@ -87,7 +88,7 @@ const TokenResponse = Type.Object({
  */
 export function oauthRoutes(
   app: FastifyInstance,
-  deps: { repos: Repos; key: SigningKey; issuer: string; audience: string },
+  deps: { repos: Repos; keys: SigningKeys; issuer: string; audience: string },
 ) {
   app.useClientStatus((clientId) => deps.repos.clients.status(clientId))
   // the hash unknown and revoked clients are checked against: same scrypt parameters as real secrets
@@ -169,18 +170,19 @@ export function oauthRoutes(
           return oauthError(reply, 'invalid_scope', `client lacks scope(s): ${extra.join(' ')}`)
         scopes = asked
       }
-      const accessToken = await issueToken(deps.key, {
+      const accessToken = await issueToken(await deps.keys.current(), {
         issuer: deps.issuer,
         audience: deps.audience,
         clientId: client.id,
         orgId: client.org_id,
         scopes,
+        ttlSeconds: deps.keys.tokenTtlSeconds,
       })
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
       return {
         access_token: accessToken,
         scope: scopes.join(' '),
-        expires_in: TOKEN_TTL_SECONDS,
+        expires_in: deps.keys.tokenTtlSeconds,
         token_type: 'Bearer' as const,
       }
     },
@@ -188,7 +190,15 @@ export function oauthRoutes(
 
   app.get(
     '/.well-known/jwks.json',
-    { schema: { tags: ['auth'], summary: 'Public keys that sign access tokens' } },
-    async () => ({ keys: [deps.key.publicJwk] }),
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Public keys that sign access tokens',
+        description:
+          'Every live signing key, each with its kid: the current one and, after a rotation, the previous ones ' +
+          'until the tokens they signed have expired.',
+      },
+    },
+    async () => ({ keys: await deps.keys.jwks() }),
   )
 }

@@ -13,7 +13,7 @@ import {
 } from '../../engine/index.ts'
 import { ApiError } from '../errors.ts'
 import { errorResponses, StringEnum } from '../schemas.ts'
-import { eventInput } from './redeems.ts'
+import { eventInput } from './redeems/reads.ts'
 
 /**
  * Redemption projections (estimates) and the validator exit queue. Inputs: indexed RedeemManager events and

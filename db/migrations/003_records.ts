@@ -19,6 +19,16 @@ function feeScheduleSeed(): {
   return JSON.parse(readFileSync(url, 'utf8')).schedules
 }
 
+/** A wei amount column: `numeric(78,0) not null`. */
+const amount = (t: Knex.CreateTableBuilder, name: string) => t.decimal(name, 78, 0).notNullable()
+
+/** The key of a day's version: chain id, report epoch, version. */
+const dayKey = (t: Knex.CreateTableBuilder) => {
+  t.integer('chain_id').notNullable()
+  t.bigInteger('report_epoch').notNullable()
+  t.integer('version').notNullable()
+}
+
 /**
  * Daily records: one "day" per final oracle report (keyed by chain id and report epoch) and the records
  * computed for it. Records are versioned: a run writes a new version and the day's `visible_version` flips
@@ -27,22 +37,28 @@ function feeScheduleSeed(): {
  * per-operator validators at each report, and the effective-dated fee schedules.
  */
 export async function up(db: Knex): Promise<void> {
-  const amount = (t: Knex.CreateTableBuilder, name: string) => t.decimal(name, 78, 0).notNullable()
-  const dayKey = (t: Knex.CreateTableBuilder) => {
-    t.integer('chain_id').notNullable()
-    t.bigInteger('report_epoch').notNullable()
-    t.integer('version').notNullable()
-  }
+  await createChainClock(db)
+  await stampRegistrations(db)
+  await createReportOperators(db)
+  await createFeeSchedules(db)
+  await createDays(db)
+  await createRecords(db)
+  await createReconciliations(db)
+  await createOperatorFeeRecords(db)
+}
 
-  // The head block the follower last saw, per chain: "now" on the chain (devnet time runs apart from ours).
+/** The head block the follower last saw, per chain: "now" on the chain (devnet time runs apart from ours). */
+async function createChainClock(db: Knex): Promise<void> {
   await db.schema.createTable('chain_heads', (t) => {
     t.integer('chain_id').primary()
     t.bigInteger('block_number').notNullable()
     t.timestamp('time', { useTz: true }).notNullable()
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(db.fn.now())
   })
+}
 
-  // Registrations count for the reports mined after them, on the chain's clock.
+/** Registrations count for the reports mined after them, on the chain's clock. */
+async function stampRegistrations(db: Knex): Promise<void> {
   await db.schema.alterTable('wallets', (t) => {
     t.timestamp('attributed_from', { useTz: true })
     t.timestamp('off_platform_from', { useTz: true })
@@ -55,8 +71,10 @@ export async function up(db: Knex): Promise<void> {
     t.timestamp('effective_from', { useTz: true })
   })
   await db.raw('update discount_rates set effective_from = created_at where effective_from is null')
+}
 
-  // Funded validators of each operator at a report (read by the follower at the report block).
+/** Funded validators of each operator at a report (read by the follower at the report block). */
+async function createReportOperators(db: Knex): Promise<void> {
   await db.schema.createTable('report_operators', (t) => {
     t.integer('chain_id').notNullable()
     t.bigInteger('block_number').notNullable()
@@ -65,7 +83,10 @@ export async function up(db: Knex): Promise<void> {
     t.integer('funded').notNullable()
     t.primary(['chain_id', 'block_number', 'log_index', 'operator_index'])
   })
+}
 
+/** The effective-dated fee schedules, seeded with the default ones. */
+async function createFeeSchedules(db: Knex): Promise<void> {
   await db.schema.createTable('fee_schedules', (t) => {
     t.text('id').primary()
     t.text('model').notNullable()
@@ -83,7 +104,10 @@ export async function up(db: Knex): Promise<void> {
       note: s.note ?? null,
     })
   }
+}
 
+/** The days and what each shard of a day's run wrote. */
+async function createDays(db: Knex): Promise<void> {
   // One row per (chain, report): its status, the version readers see and the version being written.
   await db.schema.createTable('days', (t) => {
     t.integer('chain_id').notNullable()
@@ -127,7 +151,10 @@ export async function up(db: Knex): Promise<void> {
     t.integer('duration_ms').notNullable()
     t.primary(['chain_id', 'report_epoch', 'version', 'shard'])
   })
+}
 
+/** A day version's records: per wallet, per account, the protocol's, and the fee totals. */
+async function createRecords(db: Knex): Promise<void> {
   await db.schema.createTable('wallet_records', (t) => {
     dayKey(t)
     t.text('address').notNullable()
@@ -192,8 +219,10 @@ export async function up(db: Knex): Promise<void> {
     t.text('engine_version').notNullable()
     t.primary(['chain_id', 'report_epoch', 'version', 'kind', 'org_id'])
   })
+}
 
-  // Per run: the holders' records against the protocol's figures (engine/reconciliation.ts), in wei.
+/** Per run: the holders' records against the protocol's figures (engine/reconciliation.ts), in wei. */
+async function createReconciliations(db: Knex): Promise<void> {
   await db.schema.createTable('day_reconciliations', (t) => {
     dayKey(t)
     t.integer('holders').notNullable()
@@ -203,7 +232,10 @@ export async function up(db: Knex): Promise<void> {
     t.decimal('rewards_residual', 78, 0).notNullable()
     t.primary(['chain_id', 'report_epoch', 'version'])
   })
+}
 
+/** Per operator and day version: its active validators and fees. */
+async function createOperatorFeeRecords(db: Knex): Promise<void> {
   await db.schema.createTable('operator_fee_records', (t) => {
     dayKey(t)
     t.text('operator_id').notNullable()

@@ -13,6 +13,7 @@ import * as m011 from './011_report_prices.ts'
 import * as m012 from './012_eth_flows.ts'
 import * as m013 from './013_report_versions.ts'
 import * as m014 from './014_consensus_snapshots.ts'
+import * as m015 from './015_signing_keys.ts'
 
 interface Migration {
   up(db: Knex): Promise<void>
@@ -35,6 +36,7 @@ const migrations: [string, Migration][] = [
   ['012_eth_flows', m012],
   ['013_report_versions', m013],
   ['014_consensus_snapshots', m014],
+  ['015_signing_keys', m015],
 ]
 
 /** knex migration source over the in-code list (works the same under tsx, vitest and any bundler). */

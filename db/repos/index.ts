@@ -13,6 +13,7 @@ import { createPricesRepo } from './prices.ts'
 import { createRecordsRepo } from './records.ts'
 import { createRedemptionsRepo } from './redemptions.ts'
 import { createReportsRepo } from './reports.ts'
+import { createSigningKeysRepo } from './signing-keys.ts'
 import { createSolAllowlistRepo } from './sol-allowlist.ts'
 import { createWalletsRepo } from './wallets.ts'
 import { createWebhooksRepo } from './webhooks.ts'
@@ -36,6 +37,7 @@ const FACTORIES = {
   delegations: createDelegationsRepo,
   prices: createPricesRepo,
   consensus: createConsensusRepo,
+  signingKeys: createSigningKeysRepo,
 } as const
 
 /** Every repository over one database handle (the pool, or a transaction), as `createRepos` returns them. */
@@ -96,5 +98,6 @@ export type { ClientRow } from './clients.ts'
 export type { ConsensusSnapshotSource, StoredConsensusSnapshot } from './consensus.ts'
 export type { OrgRow } from './orgs.ts'
 export type { Price, PriceCurrency, ReportPrices } from './prices.ts'
+export type { SigningKeyRow, SigningKeySource } from './signing-keys.ts'
 export type { SolAllowlistRow } from './sol-allowlist.ts'
 export type { WalletRow, WalletStatus, WalletView } from './wallets.ts'

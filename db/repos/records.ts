@@ -1,5 +1,6 @@
+import type { Knex } from 'knex'
 import { type Address, ZERO_ADDRESS } from '../../common/address.ts'
-import { type BulkValue, bulkWrite } from '../bulk.ts'
+import { bulkWriteText, type CopyOut, copyOut, isPglite } from '../bulk.ts'
 import type { Db, Queryable } from '../index.ts'
 import {
   FEE_AMOUNT_COLUMNS,
@@ -58,11 +59,8 @@ export interface StoredReport {
   fee_mint_supply_after?: string | null
 }
 
-/** The previous day's record of a wallet: its balance and cumulative totals (decimal strings). */
-export type PreviousWalletRow = { address: string } & Record<
-  'balance_lseth' | (typeof WALLET_TOTAL_COLUMNS)[number],
-  string
->
+/** What the next day reads of a wallet's record (`walletTotalsText`): address, balance, cumulative totals. */
+export const PREVIOUS_ROW_COLUMNS = ['address', 'balance_lseth', ...WALLET_TOTAL_COLUMNS] as const
 
 /** A wallet's LsETH movements over a day's period (decimal strings of shares). */
 export interface PeriodFlowRow {
@@ -104,6 +102,56 @@ function trimDecimal(value: string): string {
   if (!value.includes('.')) return value
   const trimmed = value.replace(/0+$/, '').replace(/\.$/, '')
   return trimmed === '' || trimmed === '-0' ? '0' : trimmed
+}
+
+/**
+ * The period flows query (see `periodFlows`): for an address range through the address indexes, or for every
+ * address through the primary key's block range. Returns the SQL and its bindings.
+ */
+function flowsQuery(
+  chainId: number,
+  window: { after: ChainPosition | null; upTo: ChainPosition },
+  range: AddressRange | null,
+  burnAddresses: readonly Address[],
+): [string, Knex.RawBinding[]] {
+  const afterSql = window.after ? 'and t.block_number >= ? and (t.block_number, t.tx_index) > (?, ?)' : ''
+  const afterBindings = window.after ? [window.after.block, window.after.block, window.after.txIndex] : []
+  const position = {
+    sql: `t.chain_id = ? ${afterSql} and t.block_number <= ? and (t.block_number, t.tx_index) <= (?, ?)`,
+    bindings: [chainId, ...afterBindings, window.upTo.block, window.upTo.block, window.upTo.txIndex],
+  }
+  // the report transaction's own transfers
+  const inReportTx = 't.block_number = ? and t.tx_index = ?'
+  const reportTx = [window.upTo.block, window.upTo.txIndex]
+  const all = { sql: 'true', bindings: [] as string[] }
+  const to = range ? inRange('t.to_address', range) : all
+  const from = range ? inRange('t.from_address', range) : all
+  const burns = [ZERO_ADDRESS, ...burnAddresses]
+  return [
+    `select address, sum(delta)::text as delta, sum(report_delta)::text as report_delta,
+         sum(mints)::text as mints, sum(burns)::text as burns from (
+       select t.to_address as address, t.value as delta,
+         case when ${inReportTx} then t.value else 0 end as report_delta,
+         case when t.from_address = ? then t.value else 0 end as mints, 0 as burns
+       from lseth_transfers t where ${position.sql} and ${to.sql}
+       union all
+       select t.from_address as address, -t.value as delta,
+         case when ${inReportTx} then -t.value else 0 end as report_delta, 0 as mints,
+         case when t.to_address = any(?) then t.value else 0 end as burns
+       from lseth_transfers t where ${position.sql} and ${from.sql}
+     ) m where address <> ? group by address order by address collate "C"`,
+    [
+      ...reportTx,
+      ZERO_ADDRESS,
+      ...position.bindings,
+      ...to.bindings,
+      ...reportTx,
+      burns,
+      ...position.bindings,
+      ...from.bindings,
+      ZERO_ADDRESS,
+    ],
+  ]
 }
 
 /**
@@ -174,21 +222,53 @@ export function createRecordsRepo(db: Queryable) {
       }))
     },
 
-    /** Balances and totals of a version of a day, for an address range, ordered by address. */
-    async walletTotals(key: DayKey, range: AddressRange): Promise<PreviousWalletRow[]> {
-      const where = inRange('address', range)
-      return db('wallet_records')
-        .select('address', 'balance_lseth', ...WALLET_TOTAL_COLUMNS)
-        .where({ chain_id: key.chainId, report_epoch: key.epoch, version: key.version })
-        .whereRaw(where.sql, where.bindings)
-        .orderBy('address')
+    /**
+     * Balances and totals of a version of a day, for an address range, as COPY text rows of
+     * `PREVIOUS_ROW_COLUMNS` in address order (read them with `createCopyRows`), no object per row. The
+     * order is the primary key's (no sort): addresses are stored as lower-case hex of one length, which every
+     * collation orders as bytes (a reader that merges them checks it). On Postgres they stream (COPY TO) on a connection of their own until `close()`; on PGlite (one
+     * connection) they are read at once.
+     */
+    async openWalletTotals(key: DayKey, range: AddressRange): Promise<CopyOut> {
+      const columns = PREVIOUS_ROW_COLUMNS.join(', ')
+      if (isPglite(db as Db)) {
+        const where = inRange('address', range)
+        const result = await db.raw(
+          `select ${columns} from wallet_records
+           where chain_id = ? and report_epoch = ? and version = ? and ${where.sql}
+           order by address`,
+          [key.chainId, key.epoch, key.version, ...where.bindings],
+        )
+        const text = result.rows
+          .map((row: Record<string, string>) => `${PREVIOUS_ROW_COLUMNS.map((c) => row[c]).join('\t')}\n`)
+          .join('')
+        return { texts: text === '' ? [] : [text], close: async () => undefined }
+      }
+      // COPY takes no parameters: every literal is checked
+      const address = (value: string) => {
+        if (!/^0x[0-9a-f]{40}$/.test(value)) throw new Error(`not an address range bound: ${value}`)
+        return `'${value}'`
+      }
+      const integer = (value: string | number) => {
+        if (!/^\d+$/.test(String(value))) throw new Error(`not a day key: ${value}`)
+        return String(value)
+      }
+      const upper = range.hi === null ? '' : ` and address < ${address(range.hi)}`
+      return copyOut(
+        db as Db,
+        `select ${columns} from wallet_records
+         where chain_id = ${integer(key.chainId)} and report_epoch = ${integer(key.epoch)}
+           and version = ${integer(key.version)} and address >= ${address(range.lo)}${upper}
+         order by address`,
+      )
     },
 
     /**
      * Net LsETH movement, mints (from 0x0) and burns (to 0x0 or to a redeem address) of each address in
      * `range` over transfers at positions (after, upTo] (after null: since the first stored transfer): the
      * previous report's transaction excluded, this report's included. `report_delta` is the part of `delta`
-     * moved by the transaction at `upTo` itself (the report's fee mint and burns).
+     * moved by the transaction at `upTo` itself (the report's fee mint and burns). Reads through the address
+     * indexes: for the chain's first day, whose period is the whole history before it.
      */
     async periodFlows(
       chainId: number,
@@ -196,44 +276,20 @@ export function createRecordsRepo(db: Queryable) {
       range: AddressRange,
       burnAddresses: readonly Address[],
     ): Promise<PeriodFlowRow[]> {
-      const afterSql = window.after ? 'and t.block_number >= ? and (t.block_number, t.tx_index) > (?, ?)' : ''
-      const afterBindings = window.after ? [window.after.block, window.after.block, window.after.txIndex] : []
-      const position = {
-        sql: `t.chain_id = ? ${afterSql} and t.block_number <= ? and (t.block_number, t.tx_index) <= (?, ?)`,
-        bindings: [chainId, ...afterBindings, window.upTo.block, window.upTo.block, window.upTo.txIndex],
-      }
-      // the report transaction's own transfers
-      const inReportTx = 't.block_number = ? and t.tx_index = ?'
-      const reportTx = [window.upTo.block, window.upTo.txIndex]
-      const to = inRange('t.to_address', range)
-      const from = inRange('t.from_address', range)
-      const burns = [ZERO_ADDRESS, ...burnAddresses]
-      const result = await db.raw(
-        `select address, sum(delta)::text as delta, sum(report_delta)::text as report_delta,
-             sum(mints)::text as mints, sum(burns)::text as burns from (
-           select t.to_address as address, t.value as delta,
-             case when ${inReportTx} then t.value else 0 end as report_delta,
-             case when t.from_address = ? then t.value else 0 end as mints, 0 as burns
-           from lseth_transfers t where ${position.sql} and ${to.sql}
-           union all
-           select t.from_address as address, -t.value as delta,
-             case when ${inReportTx} then -t.value else 0 end as report_delta, 0 as mints,
-             case when t.to_address = any(?) then t.value else 0 end as burns
-           from lseth_transfers t where ${position.sql} and ${from.sql}
-         ) m where address <> ? group by address order by address`,
-        [
-          ...reportTx,
-          ZERO_ADDRESS,
-          ...position.bindings,
-          ...to.bindings,
-          ...reportTx,
-          burns,
-          ...position.bindings,
-          ...from.bindings,
-          ZERO_ADDRESS,
-        ],
-      )
-      return result.rows
+      return (await db.raw(...flowsQuery(chainId, window, range, burnAddresses))).rows
+    },
+
+    /**
+     * `periodFlows` of every address at once, in byte order of the address: one read of the period's
+     * transfers by block range (the primary key), so its cost follows the period's transfers, not the
+     * history before them.
+     */
+    async dayFlows(
+      chainId: number,
+      window: { after: ChainPosition | null; upTo: ChainPosition },
+      burnAddresses: readonly Address[],
+    ): Promise<PeriodFlowRow[]> {
+      return (await db.raw(...flowsQuery(chainId, window, null, burnAddresses))).rows
     },
 
     /** LsETH minted (from 0x0) and burned (to 0x0) by the whole protocol over positions (from, to]. */
@@ -328,28 +384,20 @@ export function createRecordsRepo(db: Queryable) {
     },
 
     /**
-     * Writes a shard's wallet records (values in `WALLET_RECORD_COLUMNS` order), replacing what an earlier
-     * attempt of the same shard wrote, in one transaction of its own (call it on repositories of the pool, not of
-     * a transaction). Returns the rows written. `onLine` sees each row as written (COPY text format, no newline).
+     * Writes a shard's wallet records, given as COPY text lines of `WALLET_RECORD_COLUMNS` (chunks of whole
+     * lines), replacing what an earlier attempt of the same shard wrote, in one transaction of its own (call
+     * it on repositories of the pool, not of a transaction). Returns the rows written.
      */
     async writeWalletShard(
       key: DayKey,
       range: AddressRange,
-      rows: AsyncIterable<BulkValue[]> | Iterable<BulkValue[]>,
-      onLine?: (line: string) => void,
+      chunks: AsyncIterable<string> | Iterable<string>,
     ): Promise<number> {
       const where = inRange('address', range)
-      return bulkWrite(
-        db as Db,
-        'wallet_records',
-        WALLET_RECORD_COLUMNS,
-        rows,
-        {
-          sql: `delete from wallet_records where chain_id = ? and report_epoch = ? and version = ? and ${where.sql}`,
-          bindings: [key.chainId, key.epoch, key.version, ...where.bindings],
-        },
-        onLine,
-      )
+      return bulkWriteText(db as Db, 'wallet_records', WALLET_RECORD_COLUMNS, chunks, {
+        sql: `delete from wallet_records where chain_id = ? and report_epoch = ? and version = ? and ${where.sql}`,
+        bindings: [key.chainId, key.epoch, key.version, ...where.bindings],
+      })
     },
 
     /** Records what a shard wrote (replacing an earlier attempt's row). */

@@ -3,6 +3,7 @@ import type { Logger } from '../../common/logger.ts'
 import type { Db } from '../../db/index.ts'
 import { createRepos } from '../../db/repos/index.ts'
 import { type JobInfo, type JobRunner, type Processor, UnrecoverableError } from '../runner.ts'
+import { createDayFlows } from './day-flows.ts'
 import { DayDataError } from './errors.ts'
 import { type FinalizeJob, finalizeDay } from './finalize.ts'
 import { loadDayInputs } from './inputs.ts'
@@ -46,6 +47,8 @@ function isPayload(
 export function createDayJobs(deps: DayJobsDeps): Record<string, Processor> {
   const { db, chainId, logger } = deps
   const log = logger.child({ component: 'days' })
+  // the period's flows, read once per run of a day in this process and shared by its shards
+  const flows = createDayFlows(db, deps.burnAddresses)
 
   /** Runs a step of a run; a stale run is skipped; a final failure is recorded on the day. */
   async function step<T>(job: JobInfo, fn: (payload: ShardJob | FinalizeJob) => Promise<T>) {
@@ -90,7 +93,7 @@ export function createDayJobs(deps: DayJobsDeps): Record<string, Processor> {
     [DAY_JOBS.shard]: (job) =>
       step(job, async (payload) => {
         const inputs = await loadDayInputs(db, payload.chainId, payload.epoch)
-        const result = await computeShard(db, inputs, payload as ShardJob, deps.burnAddresses)
+        const result = await computeShard(db, inputs, payload as ShardJob, flows)
         return { wallets: result.wallets, duration_ms: result.duration_ms }
       }),
     [DAY_JOBS.finalize]: (job) =>

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import type { Abi, Address } from 'viem'
 import {
   allowlistAbi,
@@ -84,7 +85,8 @@ export function createFollower(deps: FollowerDeps) {
     { name: 'redeemManager', address: contracts.redeemManager, abi: redeemManagerAbi as Abi },
     { name: 'allowlist', address: contracts.allowlist, abi: allowlistAbi as Abi },
   ]
-  const blockTimes = new Map<bigint, { hash: string; time: Date }>()
+  // blocks already read (hash and time), the 10,000 most recently used; dropped on a reorg
+  const blockTimes = new LRUCache<bigint, { hash: string; time: Date }>({ max: 10_000 })
   const alone = createExclusive(db, [FOLLOWER_LOCK_KEY, chainId])
 
   async function block(number: bigint) {
@@ -93,7 +95,6 @@ export function createFollower(deps: FollowerDeps) {
     const b = await withRetry(() => client.getBlock({ blockNumber: number }))
     const value = { hash: b.hash, time: new Date(Number(b.timestamp) * 1000) }
     blockTimes.set(number, value)
-    if (blockTimes.size > 10_000) blockTimes.delete(blockTimes.keys().next().value as bigint)
     return value
   }
 
@@ -263,14 +264,23 @@ export function createFollower(deps: FollowerDeps) {
   }
 
   /**
-   * The chain reads a chunk needs (ChunkContext): block headers 8 at a time, checked against the logs'
-   * hashes; River's U, S and fee and the operators at each report's block and the accounts of legacy
-   * Allowlist logs from their calldata, 8 logs at a time (kept by log key: the rows are then made in log
-   * order).
+   * The chain reads a chunk needs (ChunkContext): block headers 8 at a time (none for a block whose logs carry
+   * its time), checked against the logs' hashes; River's U, S and fee and the operators at each report's block
+   * and the accounts of legacy Allowlist logs from their calldata, 8 logs at a time (kept by log key: the rows
+   * are then made in log order).
    */
   async function readChunkContext(logs: DecodedLog[]): Promise<ChunkContext> {
     const blocks = new Map<bigint, BlockFacts>()
-    const numbers = [...new Set(logs.map((l) => l.blockNumber))]
+    // a block's time rides in its logs when the node gives it (`blockTimestamp`): no header read for it (most of
+    // a sync's requests were these); a block already read keeps its entry, so a changed hash still throws below
+    for (const log of logs) {
+      if (log.blockTimestamp === undefined || blockTimes.has(log.blockNumber)) continue
+      blockTimes.set(log.blockNumber, {
+        hash: log.blockHash,
+        time: new Date(Number(log.blockTimestamp) * 1000),
+      })
+    }
+    const numbers = [...new Set(logs.map((l) => l.blockNumber))].filter((n) => !blockTimes.has(n))
     await forEachConcurrently(numbers, CHAIN_READS_IN_FLIGHT, async (n) => {
       await block(n)
     })
@@ -364,8 +374,8 @@ export function createFollower(deps: FollowerDeps) {
     })
   }
 
-  /** One sync, run while holding the follower's lock. */
-  async function syncAlone(): Promise<SyncResult> {
+  /** One sync, run while holding the follower's lock; `onProgress` after each chunk written. */
+  async function syncAlone(onProgress?: () => void): Promise<SyncResult> {
     const head = await getHeadBlockNumber(client)
     const target = head - BigInt(deps.confirmations)
     const headBlock = await withRetry(() => client.getBlock({ blockNumber: head }))
@@ -392,6 +402,7 @@ export function createFollower(deps: FollowerDeps) {
         await inTransaction(db, (txRepos) => writeChunk(txRepos, stream, chunk, converted, end))
         for (const [table, list] of converted.tables) inserted[table] = (inserted[table] ?? 0) + list.length
         reports.push(...converted.reports)
+        onProgress?.()
       }
     }
     if (reports.length > 0 || Object.keys(inserted).length > 0) {
@@ -408,9 +419,10 @@ export function createFollower(deps: FollowerDeps) {
      * Ingests everything new up to head - confirmations. One sync of a chain at a time across every worker
      * (db/exclusive.ts): a second waits for the first, then finds only what came since. Two at once would
      * both write a chunk and could set the cursor back, applying permission changes out of order.
+     * `onProgress` is called after each chunk written (a first sync of a long history is many chunks).
      */
-    async syncOnce(): Promise<SyncResult> {
-      return (await alone(syncAlone, 'wait')) as SyncResult
+    async syncOnce(onProgress?: () => void): Promise<SyncResult> {
+      return (await alone(() => syncAlone(onProgress), 'wait')) as SyncResult
     },
   }
 }

@@ -4,12 +4,13 @@ import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
 import { buildApp } from '../../api/app.ts'
-import { loadSigningKey } from '../../api/auth/keys.ts'
+import { openSigningKeys, type SigningKeys } from '../../api/auth/signing-keys.ts'
 import { createClient, createOrg } from '../../cli/admin.ts'
 import { loadConfig } from '../../common/config.ts'
-import { createLogger, type Logger } from '../../common/logger.ts'
+import { createLogger, flushLogger, type Logger } from '../../common/logger.ts'
 import { type DbHandle, migrate, openDb } from '../../db/index.ts'
 import { freePort } from './free-port.ts'
+import { checkAnswer, holdAnswersToDocument } from './openapi-answers.ts'
 import { createTestDatabase } from './services.ts'
 
 /** A free TCP port on 127.0.0.1 (from ./free-port.ts, kept here for the tests that import it from api.ts). */
@@ -23,6 +24,8 @@ export interface TestApi {
   app: FastifyInstance
   dbh: DbHandle
   dataDir: string
+  /** The app's signing keys (a test signs its own tokens with `await signingKeys.current()`). */
+  signingKeys: SigningKeys
   close(): Promise<void>
 }
 
@@ -43,22 +46,23 @@ export async function startTestApi(
   // The audience is the base URL, so the port must be known before the app is built.
   const port = String(await freePort())
   const config = loadConfig({ DATA_DIR: dataDir, PORT: port, LOG_LEVEL: 'silent', ...env })
-  const app = await buildApp({
-    config,
-    logger: extra.logger ?? createLogger({ level: 'silent' }),
-    db: dbh.db,
-    signingKey: await loadSigningKey({ pem: undefined, dataDir }),
-    redis: extra.redis,
-  })
+  const logger = extra.logger ?? createLogger({ level: 'silent' })
+  // the config has no DATABASE_URL (the handle is given): the signing-key secret is kept in DATA_DIR
+  const signingKeys = await openSigningKeys({ db: dbh.db, config, logger })
+  const app = await buildApp({ config, logger, db: dbh.db, signingKeys, redis: extra.redis })
   const url = await app.listen({ host: '127.0.0.1', port: Number(port) })
+  holdAnswersToDocument(app, url)
   return {
     backend,
     url,
     app,
     dbh,
     dataDir,
+    signingKeys,
     close: async () => {
       await app.close()
+      // the logger writes in batches: a test reading its log file after close() finds every line
+      await flushLogger(logger)
       if (!extra.dbh) await dbh.close()
       await database?.drop()
       await fs.rm(dataDir, { recursive: true, force: true })
@@ -104,7 +108,10 @@ export async function clientToken(
   return ((await res.json()) as { access_token: string }).access_token
 }
 
-/** A small HTTP client over fetch that returns status, headers and parsed JSON. */
+/**
+ * A small HTTP client over fetch that returns status, headers and parsed JSON. An answer of an app started by
+ * `startTestApi` that is not what its OpenAPI document says (body, headers: ./openapi-answers.ts) throws.
+ */
 export function http(base: string, token?: string) {
   return async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${base}${url}`, {
@@ -117,6 +124,7 @@ export function http(base: string, token?: string) {
       ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
     })
     const text = await res.text()
+    await checkAnswer(base, { method, url, status: res.status, headers: res.headers, text })
     let json: unknown
     try {
       json = text ? JSON.parse(text) : undefined

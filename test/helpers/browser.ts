@@ -25,6 +25,8 @@ export interface BrowserPage {
   waitFor<T = unknown>(expression: string, what: string, timeoutMs?: number): Promise<T>
   /** Types text into the focused element, as a keyboard would. */
   type(text: string): Promise<void>
+  /** Runs `source` in every document the page loads from now on, before the document's own scripts. */
+  addInitScript(source: string): Promise<void>
   close(): Promise<void>
 }
 
@@ -129,6 +131,9 @@ export async function openPage(chromium: string): Promise<BrowserPage> {
     },
     async type(text) {
       await page('Input.insertText', { text })
+    },
+    async addInitScript(source) {
+      await page('Page.addScriptToEvaluateOnNewDocument', { source })
     },
     async close() {
       await send('Browser.close').catch(() => undefined)

@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import path from 'node:path'
 import { promisify } from 'node:util'
 
@@ -22,6 +23,8 @@ const SERVICE_VARS = [
   'AUTH_URL',
   'LOG_LEVEL',
   'JWT_PRIVATE_KEY',
+  'SIGNING_KEY_SECRET',
+  'TOKEN_TTL_SECONDS',
   'CONFIRMATIONS',
   'ALLOWER_PRIVATE_KEY',
   'RATE_LIMIT_MAX',
@@ -29,6 +32,9 @@ const SERVICE_VARS = [
   'QUEUE_PREFIX',
   'WORKER_CONCURRENCY',
   'JOB_LOCK_MS',
+  'WORKER_PORT',
+  'WORKER_STUCK_AFTER_MS',
+  'METRICS_TOKEN',
   'DAY_SHARD_WALLETS',
   'DB_STALL_MS',
   'MODE',
@@ -37,23 +43,32 @@ const SERVICE_VARS = [
   'SSR',
 ]
 
+/**
+ * A SIGNING_KEY_SECRET for the `lsreport api` processes a test starts on Postgres (required with DATABASE_URL;
+ * docs/operations.md "Token signing keys"): the same for every process of a test file.
+ */
+export const TEST_SIGNING_KEY_SECRET = randomBytes(32).toString('base64')
+
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SERVICE_VARS.includes(k)))
   return { ...inherited, ...env }
 }
 
 /** Runs `lsreport <args>` as a user would and answers its stdout. */
-export async function cliText(args: string[], env: Record<string, string>): Promise<string> {
-  const { stdout } = await run(process.execPath, [BIN, ...args], {
+export async function cliText(args: string[], env: Record<string, string>, bin = BIN): Promise<string> {
+  const { stdout } = await run(process.execPath, [bin, ...args], {
     env: childEnv(env),
     timeout: 60_000,
   })
   return stdout
 }
 
-/** Runs `lsreport <args>` as a user would and parses its JSON stdout. */
-export async function cli<T = unknown>(args: string[], env: Record<string, string>): Promise<T> {
-  return JSON.parse(await cliText(args, env)) as T
+/**
+ * Runs `lsreport <args>` as a user would and parses its JSON stdout. `bin` (here and in `cliText`, `cliFails`,
+ * `spawnCli`): another install's bin/lsreport.mjs (test/production-install.test.ts); this repository's by default.
+ */
+export async function cli<T = unknown>(args: string[], env: Record<string, string>, bin = BIN): Promise<T> {
+  return JSON.parse(await cliText(args, env, bin)) as T
 }
 
 /**
@@ -77,9 +92,10 @@ export async function cliOrgClient(
 export async function cliFails(
   args: string[],
   env: Record<string, string>,
+  bin = BIN,
 ): Promise<{ code: number; stderr: string }> {
   try {
-    await run(process.execPath, [BIN, ...args], { env: childEnv(env), timeout: 60_000 })
+    await run(process.execPath, [bin, ...args], { env: childEnv(env), timeout: 60_000 })
   } catch (err) {
     const e = err as { code: number; stderr: string }
     return { code: e.code, stderr: e.stderr }
@@ -93,6 +109,7 @@ export async function spawnCli(
   env: Record<string, string>,
   ready: () => Promise<boolean>,
   timeoutMs = 60_000,
+  bin = BIN,
 ): Promise<{
   child: ChildProcess
   /** stdout and stderr, interleaved as they came */
@@ -101,7 +118,7 @@ export async function spawnCli(
   stdout: () => string
   stop: () => Promise<void>
 }> {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [bin, ...args], {
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   })

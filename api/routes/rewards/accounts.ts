@@ -102,7 +102,10 @@ async function accountsRead(
   const date = parseDate(body.date, 'date')
   const orgId = await readingOrg(request, repos)
   const day = await reportOr404(readsOf(request), date)
+  const model = feeModelOf(day)
+  // before the answer memo is looked in: a kept answer carries the headers too
   setReportHeaders(reply, day)
+  setFeeModelHeaders(request, reply, new Set([model]))
   const csv = wantsCsv(request)
   const ids = await ctx.accountsOf(orgId, body.accounts)
   if (answeredFromCache(request, reply, [day], { orgId, ids, unit, csv })) return reply
@@ -111,8 +114,6 @@ async function accountsRead(
   )
   const storedOf = new Map(accounts.map((a) => [a.account_id, a]))
   const walletsOf = groupBy(wallets, (w) => w.account_id)
-  const model = feeModelOf(day)
-  setFeeModelHeaders(request, reply, new Set([model]))
   const fiat = await ctx.fiatOf(request, [day])
   const records = ids.map((id) => {
     const stored = storedOf.get(id)

@@ -104,7 +104,10 @@ async function summaryRequest(ctx: RewardContext, request: FastifyRequest) {
   return { idOrKey, query, orgId: await readingOrg(request, ctx.repos), csv: wantsCsv(request) }
 }
 
-/** Report headers of a summary's last day; true after answering 304 to a matching If-None-Match. */
+/**
+ * Report and fee model headers of a summary's days (set before the answer memo is looked in: a kept answer
+ * carries them too); true once answered from it (304 on a matching If-None-Match, or the kept bytes).
+ */
 function summaryAnsweredFromCache(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -112,6 +115,7 @@ function summaryAnsweredFromCache(
   inputs: Record<string, unknown>,
 ): boolean {
   setReportHeaders(reply, days)
+  setFeeModelHeaders(request, reply, feeModelsOf(days))
   return answeredFromCache(request, reply, days, inputs)
 }
 
@@ -130,7 +134,6 @@ async function walletSummary(
   const { days, rows } = await walletRecordsOr404(readsOf(request), from, to, [address])
   if (summaryAnsweredFromCache(request, reply, days, { orgId, address, from, to, unit, csv })) return reply
   const models = feeModelsOf(days)
-  setFeeModelHeaders(request, reply, models)
   const fiat = await ctx.fiatOf(request, days)
   const presented = rows.map((row) => walletInFiat(fiat, row, presentStoredWallet(row, orgId, version, unit)))
   if (csv) return sendCsv(reply, `wallet-${address}-${from}-${to}`, csvFields(version, unit, fiat), presented)
@@ -174,7 +177,6 @@ async function accountSummary(
   const dayOf = new Map(days.map((d) => [d.report_epoch, d]))
   const walletsOn = groupBy(series.wallets, (w) => w.report_epoch)
   const models = feeModelsOf(days)
-  setFeeModelHeaders(request, reply, models)
   const fiat = await ctx.fiatOf(request, days)
   const daily = series.accounts.map((row) => {
     const model = feeModelOf(dayOf.get(row.report_epoch) as ReportDay)

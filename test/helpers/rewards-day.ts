@@ -1,16 +1,16 @@
 /**
- * The data of the API benchmark (bench/api.ts): a synthetic chain history of `holders` LsETH holders over
- * `reports` reports, written straight into the tables the follower fills (bench/day-history.ts, the day
+ * The data of the API benchmark (bench/api.ts) and of the reporting-cache tests: a synthetic chain history of `holders` LsETH holders over
+ * `reports` reports, written straight into the tables the follower fills (./synthetic-history.ts, the day
  * benchmark's generator: 1 % of holders registered in 5 orgs, accounts of 100 wallets), then every day
  * computed by the real day pipeline (createDayJobs on the inline runner). What the API then reads is
  * exactly what production stores.
  */
-import { createClient } from '../cli/admin.ts'
-import { createLogger } from '../common/logger.ts'
-import type { Db } from '../db/index.ts'
-import { createDayJobs, DAY_JOBS } from '../jobs/days/index.ts'
-import { createInlineRunner, type JobRunner } from '../jobs/runner.ts'
-import { BENCH_CHAIN_ID, BURN_ADDRESSES, reportInfo, writeHistory } from './day-history.ts'
+import { createClient } from '../../cli/admin.ts'
+import { createLogger } from '../../common/logger.ts'
+import type { Db } from '../../db/index.ts'
+import { createDayJobs, DAY_JOBS } from '../../jobs/days/index.ts'
+import { createInlineRunner, type JobRunner } from '../../jobs/runner.ts'
+import { BENCH_CHAIN_ID, BURN_ADDRESSES, reportInfo, writeHistory } from './synthetic-history.ts'
 
 export interface RewardsDay {
   /** The date of the last computed report (YYYY-MM-DD). */

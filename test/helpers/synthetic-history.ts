@@ -1,5 +1,6 @@
 /**
- * Synthetic chain history for the day-pipeline benchmark (bench/day.ts), written straight into the tables
+ * Synthetic chain history for the benchmarks (bench/day.ts, bench/api.ts) and the tests that need a computed
+ * day of many wallets (./rewards-day.ts), written straight into the tables
  * the follower fills: `oracle_reports` (U and S growing ~3 %/year, a 10 % fee whose fee shares follow
  * River's fee-mint formula), `lseth_transfers` (N holders minted before report 1; each day a few % of them
  * send part of their balance to another holder, a few new holders deposit, the fee mint goes to the
@@ -8,11 +9,11 @@
  * Postgres, INSERT batches on PGlite).
  */
 
-import { toAddress } from '../common/address.ts'
-import { type BulkValue, bulkWrite } from '../db/bulk.ts'
-import type { Db } from '../db/index.ts'
-import { createRng } from '../devnet/rng.ts'
-import { feeSharesToMint } from '../engine/index.ts'
+import { toAddress } from '../../common/address.ts'
+import { type BulkValue, bulkWrite } from '../../db/bulk.ts'
+import type { Db } from '../../db/index.ts'
+import { createRng } from '../../devnet/rng.ts'
+import { feeSharesToMint } from '../../engine/index.ts'
 
 export const BENCH_CHAIN_ID = 31_337
 /** River and the RedeemManager (their incoming transfers count as burns). */
@@ -25,9 +26,10 @@ export const COLLECTOR = '0x00000000000000000000000000000000000fee00'
 const GWEI = 1_000_000_000n
 const BLOCKS_PER_DAY = 7_200
 const FIRST_REPORT_BLOCK = 20_000
-/** Report 1: 2026-05-02 12:00 UTC (Commercials V3 applies from 2026-05-01). */
+/** Report 1 by default: 2026-05-02 12:00 UTC (Commercials V3 applies from 2026-05-01). */
 const FIRST_REPORT_TIME = Date.UTC(2026, 4, 2, 12)
-const GENESIS_TIME = FIRST_REPORT_TIME - FIRST_REPORT_BLOCK * 12_000
+/** The chain's block 0 for a history whose report 1 is at `firstReportTime` (ms). */
+const genesisOf = (firstReportTime: number) => firstReportTime - FIRST_REPORT_BLOCK * 12_000
 const FEE_BPS = 1000
 /** Gross yearly rewards: 3.3 % of U, so the rate grows ~3 %/year after the 10 % fee. */
 const GROSS_APR_PER_MILLE = 33n
@@ -43,6 +45,8 @@ export interface HistoryOptions {
   /** Share of holders registered on the platform (default 0.01), in accounts of 100 wallets. */
   registered?: number
   seed?: number
+  /** Block time of report 1, ms since the epoch (default 2026-05-02 12:00 UTC); one report a day after it. */
+  firstReportTime?: number
 }
 
 export interface ReportInfo {
@@ -61,17 +65,21 @@ export interface History {
 }
 
 const reportBlock = (k: number) => FIRST_REPORT_BLOCK + (k - 1) * BLOCKS_PER_DAY
-const blockTime = (block: number) => new Date(GENESIS_TIME + block * 12_000)
+const blockTime = (block: number, firstReportTime = FIRST_REPORT_TIME) =>
+  new Date(genesisOf(firstReportTime) + block * 12_000)
 const hash = (n: number, salt: string) => `0x${salt}${n.toString(16).padStart(64 - salt.length, '0')}`
 
-/** Where a report's day starts and ends: a reports's block, its date, its epoch. */
-export function reportInfo(k: number): ReportInfo {
+/**
+ * Where a report's day starts and ends: a reports's block, its date, its epoch (`firstReportTime`: as given
+ * to `writeHistory`).
+ */
+export function reportInfo(k: number, firstReportTime = FIRST_REPORT_TIME): ReportInfo {
   const block = reportBlock(k)
   return {
     index: k,
     epoch: String(400_000 + k * 225),
     block,
-    date: blockTime(block).toISOString().slice(0, 10),
+    date: blockTime(block, firstReportTime).toISOString().slice(0, 10),
   }
 }
 
@@ -122,6 +130,7 @@ export async function writeHistory(
   cursorAt = options.reports,
 ): Promise<History> {
   const random = createRng(options.seed ?? 7).next
+  const firstReportTime = options.firstReportTime ?? FIRST_REPORT_TIME
   const senders = options.senders ?? 0.03
   const newHolders = Math.round(options.holders * (options.newHolders ?? 0.001))
   const randomAddress = () => {
@@ -165,7 +174,7 @@ export async function writeHistory(
     at.tx,
     hash(at.block, 'b'),
     hash(at.block * 1000 + at.tx, 'c'),
-    blockTime(at.block).toISOString(),
+    blockTime(at.block, firstReportTime).toISOString(),
     from,
     to,
     value,
@@ -195,7 +204,7 @@ export async function writeHistory(
   let previousUnderlying = underlying
   let collectorHolds = false
   for (let k = 1; k <= options.reports; k++) {
-    const info = reportInfo(k)
+    const info = reportInfo(k, firstReportTime)
     if (k > 1) {
       // the period's transfers: a share of holders send 10-60 % of their balance to another holder
       const sending = Math.round(addresses.length * senders)
@@ -241,7 +250,7 @@ export async function writeHistory(
     })
     supply = supplyPreFee + feeShares
     const block = info.block
-    const time = blockTime(block).toISOString()
+    const time = blockTime(block, firstReportTime).toISOString()
     // the fee mint (log 0) and the report (log 1) in the report tx; the fee shares count from the next day
     transferRows.push(transferRow({ block, tx: 0, log: 0 }, ZERO, COLLECTOR, feeShares))
     await flushTransfers()
@@ -291,8 +300,14 @@ export async function writeHistory(
     ['chain_id', 'block_number', 'log_index', 'operator_index', 'funded'],
     operatorRows,
   )
-  const registered = await writeRegistered(db, addresses, options.registered ?? 0.01, random)
-  await setCursor(db, reportInfo(cursorAt).block)
+  const registered = await writeRegistered(
+    db,
+    addresses,
+    options.registered ?? 0.01,
+    random,
+    new Date(genesisOf(firstReportTime)),
+  )
+  await setCursor(db, reportInfo(cursorAt, firstReportTime).block)
   return { reports, walletsAt, transfers, registered }
 }
 
@@ -321,10 +336,15 @@ function seededUuid(random: () => number): string {
 }
 
 /** Registers a share of the holders: 5 orgs, accounts of 100 wallets, a third with a discount. */
-async function writeRegistered(db: Db, addresses: string[], share: number, random: () => number) {
+async function writeRegistered(
+  db: Db,
+  addresses: string[],
+  share: number,
+  random: () => number,
+  since: Date,
+) {
   const count = Math.round(addresses.length * share)
   if (count === 0) return 0
-  const since = new Date(GENESIS_TIME).toISOString()
   const orgs = Array.from({ length: 5 }, (_, i) => `org_bench_${i}`)
   await db('orgs').insert(orgs.map((id) => ({ id, name: id, can_allowlist: true })))
   const accountCount = Math.ceil(count / 100)

@@ -1,0 +1,85 @@
+import type { FastifyInstance } from 'fastify'
+import { ApiError } from '../errors.ts'
+import { duplicateJsonKey } from '../json-body.ts'
+import { coerceBySchema, unboundedNumbers, unsafeInput } from '../schemas.ts'
+
+/** A route whose schema takes an unbounded integer is a bug: refused when it is registered. */
+function refuseUnboundedNumbers(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema as Record<string, unknown> | undefined
+    if (!schema) return
+    const unbounded = ['params', 'querystring', 'headers', 'body'].flatMap((part) =>
+      unboundedNumbers(schema[part], part),
+    )
+    if (unbounded.length > 0) {
+      throw new Error(
+        `${route.method} ${route.url}: numbers without minimum and maximum: ${unbounded.join(', ')}`,
+      )
+    }
+  })
+}
+
+/**
+ * Before validation (and before any query): strings the database cannot store are refused, anywhere;
+ * then query, path and header values are coerced by the route's schema.
+ */
+function refuseUnsafeAndCoerce(app: FastifyInstance): void {
+  app.addHook('preValidation', (request, _reply, done) => {
+    const problem =
+      unsafeInput(request.params, 'params') ??
+      unsafeInput(request.query, 'querystring') ??
+      unsafeInput(request.headers, 'headers') ??
+      unsafeInput(request.body, 'body')
+    if (problem) return done(new ApiError('IR1000', problem))
+    const schema = request.routeOptions.schema
+    if (schema) {
+      coerceBySchema(request.query, schema.querystring)
+      coerceBySchema(request.params, schema.params)
+      coerceBySchema(request.headers, schema.headers)
+    }
+    done()
+  })
+}
+
+/**
+ * JSON bodies: an empty body is no body (PATCH with a JSON content type and nothing in it); duplicate keys
+ * are refused (api/json-body.ts). No other content type is parsed outside /oauth/token (text/plain, forms,
+ * XML: 415 IR1003).
+ */
+function parseJsonBodiesOnly(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json')
+  app.removeContentTypeParser('text/plain')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body)
+    if (text.trim() === '') return done(null, undefined)
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch {
+      return done(new ApiError('IR1001', 'malformed JSON body'), undefined)
+    }
+    // JSON.parse keeps the last of duplicate keys: a body that says two things is refused
+    const duplicate = duplicateJsonKey(text)
+    if (duplicate !== undefined) {
+      return done(
+        new ApiError('IR1001', `JSON body has the key ${JSON.stringify(duplicate)} twice`),
+        undefined,
+      )
+    }
+    done(null, value)
+  })
+}
+
+/**
+ * The input rules every route shares (issue 9), on the root instance before any route: unbounded integers
+ * refused at startup, NUL and lone surrogates refused before validation, strict coercion of query, path and
+ * header values, JSON-only bodies.
+ *
+ * @example
+ * registerInputRules(app) // then app.post('/x', { schema }, handler)
+ */
+export function registerInputRules(app: FastifyInstance): void {
+  refuseUnboundedNumbers(app)
+  refuseUnsafeAndCoerce(app)
+  parseJsonBodiesOnly(app)
+}

@@ -1,0 +1,128 @@
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../db/repos/webhooks.ts'
+import { WebhookUrlError } from '../../../platform/webhooks/errors.ts'
+import { resolveWebhookTarget } from '../../../platform/webhooks/url-guard.ts'
+import { caller } from '../../auth/plugin.ts'
+import { ApiError } from '../../errors.ts'
+import { errorResponses, PageQueryFields, pageOf } from '../../schemas.ts'
+import type { WebhookContext } from './context.ts'
+import { webhookDetailJson, webhookJson } from './presenting.ts'
+import { CreatedWebhookSchema, EventType, WebhookDetailSchema, WebhookId, WebhookSchema } from './schemas.ts'
+
+/** POST and GET /v1/webhooks, GET and DELETE /v1/webhooks/:id, POST /v1/webhooks/:id/resume. */
+export function subscriptionRoutes(app: FastifyInstance, ctx: WebhookContext) {
+  const { repos, read, write, tags, find } = ctx
+
+  app.post(
+    '/v1/webhooks',
+    {
+      ...write,
+      schema: {
+        tags,
+        summary: 'Subscribe a URL to events (the answer holds the signing secret, shown only here)',
+        body: Type.Object(
+          {
+            url: Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL of the receiver' }),
+            events: Type.Array(EventType, { minItems: 1, maxItems: WEBHOOK_EVENT_TYPES.length }),
+            description: Type.Optional(Type.String({ maxLength: 500 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: CreatedWebhookSchema, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as { url: string; events: WebhookEventType[]; description?: string }
+      try {
+        await resolveWebhookTarget(body.url, { allowPrivate: ctx.allowPrivate, strictDns: false })
+      } catch (err) {
+        if (err instanceof WebhookUrlError) throw new ApiError('IR3601', err.message)
+        throw err
+      }
+      const webhook = await repos.webhooks.create({
+        orgId: caller(request).orgId,
+        url: body.url,
+        events: [...new Set(body.events)],
+        description: body.description ?? null,
+      })
+      return reply.code(201).send({ ...webhookJson(webhook), secret: webhook.secret })
+    },
+  )
+
+  app.get(
+    '/v1/webhooks',
+    {
+      ...read,
+      schema: {
+        tags,
+        summary: "The organization's webhooks (without their secrets; paged, X-Total-Count gives the total)",
+        querystring: Type.Object(PageQueryFields),
+        response: { 200: Type.Array(WebhookSchema), ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const page = pageOf(request.query as { offset?: number; limit?: number })
+      const { rows, total } = await repos.webhooks.list(caller(request).orgId, page)
+      reply.header('x-total-count', String(total))
+      return rows.map(webhookJson)
+    },
+  )
+
+  app.get(
+    '/v1/webhooks/:id',
+    {
+      ...read,
+      schema: {
+        tags,
+        summary:
+          'One webhook (without its secret), with its delivery state: active, or paused by the circuit breaker',
+        params: WebhookId,
+        response: { 200: WebhookDetailSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string }
+      return webhookDetailJson(await find(caller(request).orgId, id))
+    },
+  )
+
+  app.delete(
+    '/v1/webhooks/:id',
+    {
+      ...write,
+      schema: {
+        tags,
+        summary: 'Delete a webhook: nothing more is sent to it, its delivery log goes with it',
+        params: WebhookId,
+        response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params as { id: string }
+      if (!(await repos.webhooks.remove(caller(request).orgId, id)))
+        throw new ApiError('IR3600', `webhook ${JSON.stringify(id)} not found`)
+      return reply.code(204).send()
+    },
+  )
+
+  app.post(
+    '/v1/webhooks/:id/resume',
+    {
+      ...write,
+      schema: {
+        tags,
+        summary:
+          'Resume a webhook the circuit breaker paused: its waiting deliveries are sent now (idempotent)',
+        params: WebhookId,
+        response: { 200: WebhookDetailSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string }
+      const webhook = await repos.webhooks.resume(caller(request).orgId, id)
+      if (!webhook) throw new ApiError('IR3600', `webhook ${JSON.stringify(id)} not found`)
+      return webhookDetailJson(webhook)
+    },
+  )
+}

@@ -1,0 +1,243 @@
+import { createHash } from 'node:crypto'
+import { fc, test } from '@fast-check/vitest'
+import { describe, expect } from 'vitest'
+import { copyText } from '../../db/bulk.ts'
+import { WALLET_RECORD_COLUMNS } from '../../db/records/columns.ts'
+import {
+  type AttributionRow,
+  type DayKey,
+  type PeriodFlowRow,
+  PREVIOUS_ROW_COLUMNS,
+} from '../../db/repos/records.ts'
+import {
+  computeWalletRecord,
+  ENGINE_VERSION,
+  emptyFeeSummary,
+  encodeFeeSummary,
+  type FeeSummaryItem,
+  prepareReport,
+  type ReportInput,
+  summarizeFees,
+  type WalletRecord,
+  walletTotalsOf,
+} from '../../engine/index.ts'
+import { arbRealisticReport, arbTarget, E } from '../../fixtures/engine/arbitraries.ts'
+import { runs } from '../../fixtures/property-runs.ts'
+import { shardChunks } from './shard-rows.ts'
+
+/** One wallet's movements in one period (the shard reads them as a flow row). */
+interface Movement {
+  /** a share of the previous balance sent away (per mille), or received when negative */
+  out: number
+  received: bigint
+  mints: bigint
+  burns: bigint
+  /** the report transaction's own part of the movement */
+  reportDelta: bigint
+}
+
+interface History {
+  reports: ReportInput[]
+  addresses: string[]
+  /** movements[day][wallet]: null when the wallet moved nothing that day */
+  movements: (Movement | null)[][]
+  registrations: ({ account: number; org: number; originator: number | null; onPlatform: boolean } | null)[]
+  targets: (string | null)[]
+}
+
+const arbMovement: fc.Arbitrary<Movement> = fc.record({
+  out: fc.integer({ min: 0, max: 1000 }),
+  received: fc.oneof(fc.constant(0n), fc.bigInt({ min: 0n, max: 1000n * E })),
+  mints: fc.oneof(fc.constant(0n), fc.bigInt({ min: 0n, max: 100n * E })),
+  burns: fc.oneof(fc.constant(0n), fc.bigInt({ min: 0n, max: 100n * E })),
+  reportDelta: fc.oneof(fc.constant(0n), fc.bigInt({ min: -10n * E, max: 10n * E })),
+})
+
+const arbHistory: fc.Arbitrary<History> = fc
+  .record({
+    reports: fc.array(arbRealisticReport(), { minLength: 2, maxLength: 4 }),
+    ids: fc.uniqueArray(fc.bigInt({ min: 1n, max: 2n ** 160n - 1n }), { minLength: 1, maxLength: 8 }),
+  })
+  .chain(({ reports, ids }) =>
+    fc.record({
+      reports: fc.constant(reports),
+      addresses: fc.constant(ids.map((id) => `0x${id.toString(16).padStart(40, '0')}`)),
+      movements: fc.array(
+        fc.array(fc.option(arbMovement, { freq: 2 }), { minLength: ids.length, maxLength: ids.length }),
+        { minLength: reports.length, maxLength: reports.length },
+      ),
+      registrations: fc.array(
+        fc.option(
+          fc.record({
+            account: fc.integer({ min: 0, max: 2 }),
+            org: fc.integer({ min: 0, max: 1 }),
+            originator: fc.option(fc.integer({ min: 0, max: 2 })),
+            onPlatform: fc.boolean(),
+          }),
+        ),
+        { minLength: ids.length, maxLength: ids.length },
+      ),
+      targets: fc.array(arbTarget, { minLength: 3, maxLength: 3 }),
+    }),
+  )
+
+/** The line the pipeline wrote before the dormant path: every column's value through `copyText`. */
+function referenceLine(key: DayKey, record: WalletRecord, originator: string | null): string {
+  const source = record as unknown as Record<string, string | bigint | boolean | null>
+  return WALLET_RECORD_COLUMNS.map((column) => {
+    switch (column) {
+      case 'chain_id':
+        return copyText(key.chainId)
+      case 'report_epoch':
+        return copyText(key.epoch)
+      case 'version':
+        return copyText(key.version)
+      case 'originator_org_id':
+        return copyText(originator)
+      case 'engine_version':
+        return copyText(ENGINE_VERSION)
+      default:
+        return copyText(source[column] ?? null)
+    }
+  }).join('\t')
+}
+
+/** A stored line as the next day reads it back (`PREVIOUS_ROW_COLUMNS` of it). */
+function previousRow(line: string): string {
+  const values = line.split('\t')
+  return PREVIOUS_ROW_COLUMNS.map((c) => values[WALLET_RECORD_COLUMNS.indexOf(c)]).join('\t')
+}
+
+/** Every chunk of an async generator. */
+async function collect(chunks: AsyncIterable<string>): Promise<string[]> {
+  const out: string[] = []
+  for await (const chunk of chunks) out.push(chunk)
+  return out
+}
+
+describe('shardChunks', () => {
+  test.prop([arbHistory], { numRuns: runs(150) })(
+    'property: over random histories the dormant path and the engine give the lines, hash and fee summary of the engine alone, to the wei',
+    async (history) => {
+      const attributions = new Map<string, AttributionRow>()
+      history.registrations.forEach((r, i) => {
+        if (r === null) return
+        const address = history.addresses[i] as string
+        attributions.set(address, {
+          address,
+          account_id: `acc-${r.account}`,
+          org_id: `org_${r.org}`,
+          originator_org_id: r.originator === null ? (null as unknown as string) : `org_${r.originator}`,
+          on_platform: r.onPlatform,
+        })
+      })
+      const targets = new Map<string, string>()
+      history.targets.forEach((t, i) => {
+        if (t !== null) targets.set(`acc-${i}`, t)
+      })
+      // the reference: every wallet through computeWalletRecord, each day from the previous day's records
+      let records = new Map<string, WalletRecord>()
+      let stored: string[] | null = null
+      for (const [day, report] of history.reports.entries()) {
+        const ctx = prepareReport(report)
+        const key: DayKey = { chainId: 1, epoch: String(100 + day), version: day + 3 }
+        const flows: PeriodFlowRow[] = []
+        const next = new Map<string, WalletRecord>()
+        const lines: string[] = []
+        const items: FeeSummaryItem[] = []
+        const order = [...history.addresses].sort()
+        for (const address of order) {
+          const wallet = history.addresses.indexOf(address)
+          const before = records.get(address)
+          const move = (history.movements[day] as (Movement | null)[])[wallet]
+          if (!before && !move) continue
+          const held = before?.balance_lseth ?? 0n
+          let delta = 0n
+          let reportDelta = 0n
+          if (move) {
+            delta = move.received - (held * BigInt(move.out)) / 1000n
+            // the report transaction's part, never leaving fewer than zero shares before it
+            reportDelta = move.reportDelta > held + delta ? held + delta : move.reportDelta
+            flows.push({
+              address,
+              delta: String(delta),
+              report_delta: String(reportDelta),
+              mints: String(move.mints),
+              burns: String(move.burns),
+            })
+          }
+          const who = attributions.get(address)
+          const record = computeWalletRecord(ctx, {
+            address,
+            shares: held + delta - reportDelta,
+            report_delta: reportDelta,
+            mints: move?.mints ?? 0n,
+            burns: move?.burns ?? 0n,
+            previous: before ? walletTotalsOf(before) : null,
+            account_id: who?.account_id ?? null,
+            org_id: who?.org_id ?? null,
+            on_platform: who?.on_platform ?? false,
+            target_fee_rate: who ? (targets.get(who.account_id) ?? null) : null,
+          })
+          next.set(address, record)
+          lines.push(referenceLine(key, record, who?.originator_org_id ?? null))
+          items.push({ record, originator_org_id: who?.originator_org_id ?? null })
+        }
+        // the pipeline: the previous day's stored rows as COPY text, the dormant path where nothing moved
+        const out = { hash: createHash('sha256'), summary: emptyFeeSummary(), wallets: 0 }
+        // ... in pieces of whole lines, as they stream in
+        const previousTexts: string[] =
+          stored === null ? [] : stored.map((l, i) => `${previousRow(l)}\n${i % 3 === 2 ? '|' : ''}`)
+        const written: string = (
+          await collect(
+            shardChunks(
+              {
+                key,
+                ctx,
+                day: `day ${day}`,
+                previous: previousTexts.join('').split('|'),
+                flows,
+                attributions,
+                targets,
+              },
+              out,
+            ),
+          )
+        ).join('')
+        expect(written).toBe(lines.map((l) => `${l}\n`).join(''))
+        expect(out.wallets).toBe(lines.length)
+        const hash = createHash('sha256')
+        for (const line of lines) {
+          const [chain, epoch, , ...rest] = line.split('\t')
+          hash.update(`${[chain, epoch, ...rest].join('\t')}\n`)
+        }
+        expect(out.hash.digest('hex')).toBe(hash.digest('hex'))
+        expect(encodeFeeSummary(out.summary)).toEqual(encodeFeeSummary(summarizeFees(items)))
+        records = next
+        stored = written.split('\n').filter((l) => l !== '')
+      }
+    },
+  )
+
+  test('behavior: rows out of address order are refused, not merged wrongly', async () => {
+    const ctx = prepareReport(fc.sample(arbRealisticReport('v3'), { numRuns: 1, seed: 1 })[0] as ReportInput)
+    const zeros = '0\t'.repeat(PREVIOUS_ROW_COLUMNS.length - 3)
+    const previous = [`0x${'2'.repeat(40)}\t5\t${zeros}0\n0x${'1'.repeat(40)}\t5\t${zeros}0\n`]
+    const out = { hash: createHash('sha256'), summary: emptyFeeSummary(), wallets: 0 }
+    const run = collect(
+      shardChunks(
+        {
+          key: { chainId: 1, epoch: '1', version: 1 },
+          ctx,
+          day: 'day',
+          previous,
+          flows: [],
+          attributions: new Map(),
+          targets: new Map(),
+        },
+        out,
+      ),
+    )
+    await expect(run).rejects.toThrow(/out of address order/)
+  })
+})

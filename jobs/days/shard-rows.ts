@@ -1,0 +1,240 @@
+import type { Hash } from 'node:crypto'
+import { type CopyRows, createCopyRows } from '../../db/copy-rows.ts'
+import {
+  type AttributionRow,
+  type DayKey,
+  type PeriodFlowRow,
+  PREVIOUS_ROW_COLUMNS,
+} from '../../db/repos/records.ts'
+import {
+  addToFeeSummary,
+  computeDormantAmounts,
+  computeWalletRecord,
+  type DormantClass,
+  EngineError,
+  type FeeSummary,
+  prepareDormantClass,
+  type ReportContext,
+  type WalletRecord,
+  type WalletTotals,
+} from '../../engine/index.ts'
+import { DayDataError } from './errors.ts'
+import { createWalletLines } from './wallet-lines.ts'
+
+/** What a shard's records are computed from (all of it in memory: the shard's share of the day). */
+export interface ShardRowsInput {
+  key: DayKey
+  ctx: ReportContext
+  /** Names the day in error messages (`describeReport`). */
+  day: string
+  /**
+   * The previous day's rows of the shard as COPY text of whole lines (`PREVIOUS_ROW_COLUMNS`, byte order of
+   * the address), read as they are consumed; empty for the chain's first day.
+   */
+  previous: AsyncIterable<string> | Iterable<string>
+  /** The shard's period flows, in byte order of the address. */
+  flows: readonly PeriodFlowRow[]
+  /** Registered wallets of the shard at the report, by address. */
+  attributions: ReadonlyMap<string, AttributionRow>
+  /** Target fee rates in force at the report, by account. */
+  targets: ReadonlyMap<string, string>
+}
+
+/** What producing a shard's lines adds up as it goes. */
+export interface ShardRowsOutput {
+  /** The content hash: each line without its version. */
+  hash: Hash
+  /** The shard's fee summary (`addToFeeSummary` of every record). */
+  summary: FeeSummary
+  /** Wallets written so far. */
+  wallets: number
+}
+
+/** Bytes of COPY text per chunk written. */
+const CHUNK_CHARS = 64 * 1024
+
+/** A kind of wallet at a report: its attribution, the middle of its lines and its dormant class. */
+interface WalletKind {
+  onPlatform: boolean
+  orgId: string | null
+  originator: string | null
+  middle: string
+  dormant: DormantClass
+}
+
+/**
+ * The COPY text chunks of a shard's wallet records: every address that held LsETH at the previous report
+ * (its row in `previous`) or moved LsETH since (in `flows`), in address order. A dormant wallet (no flow)
+ * takes the dormant path: its amounts from `computeDormantAmounts` on its previous balance, its unchanged
+ * totals copied from the previous row. A wallet with a flow goes through `computeWalletRecord` with
+ * balance = previous balance + the period's net transfers and rewards on the shares held right before the
+ * report transaction. Both paths give the same lines (property-tested in shard-rows.test.ts). Updates
+ * `out` (hash, fee summary, count) as chunks are taken.
+ */
+export async function* shardChunks(input: ShardRowsInput, out: ShardRowsOutput): AsyncGenerator<string> {
+  const { ctx, previous, flows, attributions, targets } = input
+  const lines = createWalletLines(input.key)
+  const { hashHead, copyHead } = lines
+  const kinds = new Map<string, WalletKind>()
+  const kindOf = (address: string, who: AttributionRow | undefined): WalletKind => {
+    const target = who ? (targets.get(who.account_id) ?? null) : null
+    const id = who
+      ? `${who.account_id}\t${who.org_id}\t${who.originator_org_id}\t${who.on_platform}\t${target}`
+      : ''
+    let kind = kinds.get(id)
+    if (kind === undefined) {
+      // the middle columns as the engine fills them for this attribution (and its checks)
+      const sample = engineRecord(input, address, {
+        shares: 0n,
+        mints: 0n,
+        burns: 0n,
+        previous: null,
+        who,
+        target,
+      })
+      const originator = who?.originator_org_id ?? null
+      kind = {
+        onPlatform: sample.on_platform,
+        orgId: sample.org_id,
+        originator,
+        middle: lines.middle(sample, originator),
+        dormant: prepareDormantClass(ctx, sample.on_platform, sample.target_fee_rate),
+      }
+      kinds.set(id, kind)
+    }
+    return kind
+  }
+
+  let copy = ''
+  let hashed = ''
+  let last = ''
+  const emit = (address: string, rest: string) => {
+    if (address <= last) throw new Error(`shard rows out of address order at ${address}`)
+    last = address
+    copy += copyHead + rest
+    hashed += hashHead + rest
+    out.wallets += 1
+  }
+  const take = () => {
+    out.hash.update(hashed)
+    const chunk = copy
+    copy = ''
+    hashed = ''
+    return chunk
+  }
+
+  /** An active wallet (with a flow), its previous day's row if it has one: through the engine. */
+  const active = (flow: PeriodFlowRow, before: CopyRows | null) => {
+    const balance = (before ? BigInt(before.field(1)) : 0n) + BigInt(flow.delta)
+    const reportDelta = BigInt(flow.report_delta)
+    const shares = balance - reportDelta
+    if (balance < 0n || shares < 0n) {
+      throw new DayDataError(
+        `${input.day}: the balance of ${flow.address} would be negative (${shares} shares ` +
+          `before the report transaction, ${balance} after it): transfers are missing or the previous day ` +
+          'is inconsistent',
+        { details: { address: flow.address, shares: shares.toString(), balance: balance.toString() } },
+      )
+    }
+    const who = attributions.get(flow.address)
+    const record = engineRecord(input, flow.address, {
+      shares,
+      report_delta: reportDelta,
+      mints: BigInt(flow.mints),
+      burns: BigInt(flow.burns),
+      previous: before ? totalsOf(before) : null,
+      who,
+      target: who ? (targets.get(who.account_id) ?? null) : null,
+    })
+    const originator = who?.originator_org_id ?? null
+    addToFeeSummary(out.summary, record, record.on_platform, record.org_id, originator)
+    emit(flow.address, lines.record(record, originator))
+  }
+  /** A dormant wallet: its previous balance earns the report's rewards, nothing else moved. */
+  const dormant = (row: CopyRows, address: string) => {
+    const balanceText = row.field(1)
+    if (balanceText.startsWith('-')) {
+      throw new DayDataError(`${input.day}: the previous balance of ${address} is negative`, {
+        details: { address },
+      })
+    }
+    const kind = kindOf(address, attributions.get(address))
+    const amounts = computeDormantAmounts(ctx, kind.dormant, BigInt(balanceText))
+    addToFeeSummary(out.summary, amounts, kind.onPlatform, kind.orgId, kind.originator)
+    emit(address, lines.dormant(row, kind.middle, amounts))
+  }
+
+  // merge the previous rows and the flows, both in address order
+  let f = 0
+  for await (const text of previous) {
+    const rows = createCopyRows(text, PREVIOUS_ROW_COLUMNS.length)
+    while (rows.next()) {
+      const address = rows.field(0)
+      for (let flow = flows[f]; flow !== undefined && flow.address < address; flow = flows[f]) {
+        active(flow, null)
+        f += 1
+      }
+      const flow = flows[f]
+      if (flow !== undefined && flow.address === address) {
+        active(flow, rows)
+        f += 1
+      } else {
+        dormant(rows, address)
+      }
+      if (copy.length >= CHUNK_CHARS) yield take()
+    }
+  }
+  for (let flow = flows[f]; flow !== undefined; flow = flows[++f]) {
+    active(flow, null)
+    if (copy.length >= CHUNK_CHARS) yield take()
+  }
+  if (copy.length > 0) yield take()
+}
+
+/** The previous row's totals as bigints (an active wallet's `previous`). */
+function totalsOf(row: CopyRows): WalletTotals {
+  const totals = {} as Record<string, bigint>
+  for (let i = 2; i < PREVIOUS_ROW_COLUMNS.length; i++) {
+    totals[PREVIOUS_ROW_COLUMNS[i] as string] = BigInt(row.field(i))
+  }
+  return totals as unknown as WalletTotals
+}
+
+/** `computeWalletRecord` with the shard's attribution, its engine errors as the day's data errors. */
+function engineRecord(
+  input: ShardRowsInput,
+  address: string,
+  wallet: {
+    shares: bigint
+    report_delta?: bigint
+    mints: bigint
+    burns: bigint
+    previous: WalletTotals | null
+    who: AttributionRow | undefined
+    target: string | null
+  },
+): WalletRecord {
+  const { who } = wallet
+  try {
+    return computeWalletRecord(input.ctx, {
+      address,
+      shares: wallet.shares,
+      report_delta: wallet.report_delta ?? 0n,
+      mints: wallet.mints,
+      burns: wallet.burns,
+      previous: wallet.previous,
+      account_id: who?.account_id ?? null,
+      org_id: who?.org_id ?? null,
+      on_platform: who?.on_platform ?? false,
+      target_fee_rate: who ? wallet.target : null,
+    })
+  } catch (err) {
+    if (err instanceof EngineError) {
+      throw new DayDataError(`${input.day}: wallet ${address}: ${err.message}`, {
+        details: { address, code: err.code },
+        cause: err,
+      })
+    }
+    throw err
+  }
+}
