@@ -26,13 +26,12 @@ import { fork } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { pipeline } from 'node:stream/promises'
 import { Redis } from 'ioredis'
 import pg from 'pg'
-import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
 import { migrate, openDb } from '../db/index.ts'
-import { WALLET_RECORD_COLUMNS } from '../db/records/columns.ts'
 import { BENCH_CHAIN_ID, reportInfo } from '../test/helpers/synthetic-history.ts'
+import { bareCopy } from './bare-copy.ts'
+import { postgresCpuMeter } from './postgres-cpu.ts'
 
 const list = (value: string | undefined, fallback: string) => (value ?? fallback).split(',').filter(Boolean)
 const sizes = list(process.env.BENCH_SIZES, '10000,100000,1000000').map(Number)
@@ -44,7 +43,6 @@ const embeddedWallets = Number(process.env.BENCH_EMBEDDED_WALLETS ?? 100_000)
 const bullWorkers = Number(process.env.BENCH_BULL_WORKERS ?? 2)
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-const CLK_TCK = 100
 const log = (line: string) => process.stderr.write(`${line}\n`)
 /** BENCH_CPU_PROF=dir: the measured workers write V8 CPU profiles there (open in Chrome DevTools). */
 const profileDir = process.env.BENCH_CPU_PROF
@@ -80,53 +78,6 @@ async function createScratch(label: string): Promise<{ url: string; drop: () => 
 
 // ---------------------------------------------------------------------------------------------------------
 // measured child processes
-
-/** CPU seconds used so far by each Postgres server process, by pid, with what it is. */
-function postgresProcesses(
-  database: string,
-): Map<string, { kind: 'backend' | 'background'; seconds: number }> {
-  const out = new Map<string, { kind: 'backend' | 'background'; seconds: number }>()
-  for (const pid of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
-      if (!stat.includes('(postgres)')) continue
-      const title = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      const seconds = (Number(fields[11]) + Number(fields[12])) / CLK_TCK
-      if (title.includes(` ${database} `)) out.set(pid, { kind: 'backend', seconds })
-      else if (/checkpointer|walwriter|background writer/.test(title))
-        out.set(pid, { kind: 'background', seconds })
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return out
-}
-
-/**
- * CPU used by Postgres over a window: the backends connected to `database` (this benchmark's queries,
- * including connections opened or closed meanwhile: sampled) and the shared background processes
- * (checkpointer, WAL writer, background writer). Other databases' backends (other users) are left out.
- */
-function postgresCpuMeter(database: string) {
-  const start = postgresProcesses(database)
-  const last = new Map(start)
-  const sample = () => {
-    for (const [pid, p] of postgresProcesses(database)) last.set(pid, p)
-  }
-  const total = () => {
-    sample()
-    const out = { backends: 0, background: 0 }
-    for (const [pid, p] of last) {
-      const used = p.seconds - (start.get(pid)?.seconds ?? 0)
-      if (p.kind === 'backend') out.backends += used
-      else out.background += used
-    }
-    return { backends: Number(out.backends.toFixed(1)), background: Number(out.background.toFixed(1)) }
-  }
-  return { sample, total }
-}
 
 function rssMb(pid: number): number {
   try {
@@ -226,50 +177,6 @@ async function settle(url: string) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// (b) bare COPY of the same rows
-
-async function bareCopy(url: string, epoch: string) {
-  const file = path.join(os.tmpdir(), `lsreport-bench-day-${process.pid}.tsv`)
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    const columns = WALLET_RECORD_COLUMNS.map((c) => `"${c}"`).join(', ')
-    const out = client.query(
-      copyTo(
-        `COPY (select ${columns} from wallet_records where chain_id = ${BENCH_CHAIN_ID} and report_epoch = ${BigInt(epoch)} order by address) TO STDOUT`,
-      ),
-    )
-    await pipeline(out, fs.createWriteStream(file))
-    await client.query('create table wallet_records_bare (like wallet_records including all)')
-    await client.query('checkpoint')
-    const bytes = fs.statSync(file).size
-    const database = new URL(url).pathname.slice(1)
-    const cpu = postgresCpuMeter(database)
-    const started = performance.now()
-    await client.query('BEGIN')
-    const copy = client.query(copyFrom(`COPY wallet_records_bare (${columns}) FROM STDIN`))
-    await pipeline(fs.createReadStream(file, { highWaterMark: 64 * 1024 }), copy)
-    await client.query('COMMIT')
-    const seconds = (performance.now() - started) / 1000
-    const cpuUsed = cpu.total()
-    const rows = Number(copy.rowCount)
-    await client.query('drop table wallet_records_bare')
-    return {
-      rows,
-      seconds: Number(seconds.toFixed(2)),
-      rows_per_second: Math.round(rows / seconds),
-      mb: Number((bytes / 2 ** 20).toFixed(1)),
-      postgres_cpu_seconds: cpuUsed.backends,
-      postgres_background_cpu_seconds: cpuUsed.background,
-      load_average: os.loadavg().map((l) => Number(l.toFixed(2))),
-    }
-  } finally {
-    await client.end()
-    fs.rmSync(file, { force: true })
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en')
 const machine = {
@@ -334,7 +241,10 @@ for (const holders of sizes) {
     log(
       `  day: ${fmt(d.wallets)} wallets in ${d.seconds.toFixed(2)}s = ${fmt(d.wallets / d.seconds)} wallets/s, peak RSS ${day.peak_rss_mb} MB`,
     )
-    const bare = await bareCopy(scratch.url, reportInfo(2).epoch)
+    const bare = await bareCopy(
+      scratch.url,
+      `chain_id = ${BENCH_CHAIN_ID} and report_epoch = ${BigInt(reportInfo(2).epoch)}`,
+    )
     log(`  bare COPY: ${fmt(bare.rows)} rows in ${bare.seconds}s = ${fmt(bare.rows_per_second)} rows/s`)
     const rate = d.wallets / d.seconds
     let bullmq: Record<string, unknown> | undefined

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-// yaml: the parser @fastify/swagger (a dependency) brings; Docker Compose files are YAML 1.1 with merge keys
+// Docker Compose files are YAML 1.1 with merge keys (`<<: *lsreport`): parsed with `merge: true`
 import { parse } from 'yaml'
 import { createJobWatch } from '../jobs/job-watch.ts'
 import { serveWorkerHealth, type WorkerHealthServer } from '../jobs/worker-health.ts'

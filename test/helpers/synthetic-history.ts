@@ -341,8 +341,9 @@ async function writeRegistered(
   addresses: string[],
   share: number,
   random: () => number,
-  since: Date,
+  sinceTime: Date,
 ) {
+  const since = sinceTime.toISOString()
   const count = Math.round(addresses.length * share)
   if (count === 0) return 0
   const orgs = Array.from({ length: 5 }, (_, i) => `org_bench_${i}`)
