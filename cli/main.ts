@@ -11,6 +11,7 @@ import { ENGINE_VERSION } from '../engine/index.ts'
 import packageJson from '../package.json' with { type: 'json' }
 import type { Context } from './context.ts'
 import { registerKeysCommands } from './keys-command.ts'
+import { registerOpenApiCommand } from './openapi-command.ts'
 import { printJsonLine, printResult } from './output.ts'
 
 /** Commander's codes for output that is not an error (help, version). */
@@ -31,9 +32,12 @@ program
 const admin = () => import('./admin.ts')
 
 /** Runs a short command against the database, then closes it. */
-async function withContext<T>(fn: (ctx: Context) => Promise<T>): Promise<T> {
+async function withContext<T>(
+  fn: (ctx: Context) => Promise<T>,
+  options: { migrate: boolean } = { migrate: true },
+): Promise<T> {
   const { createContext } = await import('./context.ts')
-  const ctx = await createContext(process.env, { migrate: true, logTo: 'stderr', quiet: true })
+  const ctx = await createContext(process.env, { migrate: options.migrate, logTo: 'stderr', quiet: true })
   try {
     return await fn(ctx)
   } finally {
@@ -211,20 +215,23 @@ program
   .command('migrate')
   .description('Apply pending database migrations')
   .action(() =>
-    withContext(async (ctx) => {
-      const { migrate } = await import('../db/index.ts')
-      const applied = await migrate(ctx.dbh.db)
-      // keys made before the key rules: listed, never changed (db/migrations/010_account_key_problems.ts)
-      const [problems] = await ctx.dbh.db('account_key_problems').count<{ n: string }[]>({ n: '*' })
-      const accountKeyProblems = Number(problems?.n ?? 0)
-      if (accountKeyProblems > 0) {
-        process.stderr.write(
-          `lsreport migrate: ${accountKeyProblems} account key problem(s) predate the key rules: ` +
-            'select * from account_key_problems\n',
-        )
-      }
-      printJsonLine({ backend: ctx.dbh.backend, applied, account_key_problems: accountKeyProblems })
-    }),
+    withContext(
+      async (ctx) => {
+        const { migrate } = await import('../db/index.ts')
+        const applied = await migrate(ctx.dbh.db)
+        // keys made before the key rules: listed, never changed (db/migrations/010_account_key_problems.ts)
+        const [problems] = await ctx.dbh.db('account_key_problems').count<{ n: string }[]>({ n: '*' })
+        const accountKeyProblems = Number(problems?.n ?? 0)
+        if (accountKeyProblems > 0) {
+          process.stderr.write(
+            `lsreport migrate: ${accountKeyProblems} account key problem(s) predate the key rules: ` +
+              'select * from account_key_problems\n',
+          )
+        }
+        printJsonLine({ backend: ctx.dbh.backend, applied, account_key_problems: accountKeyProblems })
+      },
+      { migrate: false },
+    ),
   )
 
 const orgs = program.command('orgs').description('Organizations (platforms)')
@@ -349,6 +356,7 @@ accounts
   )
 
 registerKeysCommands(program, withContext)
+registerOpenApiCommand(program)
 
 function parseWhole(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number')

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { ENGINE_VERSION } from '../engine/index.ts'
 import packageJson from '../package.json' with { type: 'json' }
 import { cli, cliFails, cliText } from './helpers/cli.ts'
+import { createTestDatabase, postgresAvailable } from './helpers/services.ts'
 
 const BIN = path.resolve(import.meta.dirname, '../bin/lsreport.mjs')
 const run = promisify(execFile)
@@ -76,5 +77,20 @@ describe('lsreport CLI conventions', () => {
     expect(secret).toMatch(
       /^secret added \(shown this once\)\n\s+client_id:\s+\S+\n\s+client_secret:\s+\S+\n$/,
     )
+  })
+
+  test('behavior: migrate on a fresh Postgres database lists what it applied, then nothing', async () => {
+    expect(await postgresAvailable()).toBe(true)
+    const database = await createTestDatabase()
+    try {
+      const pg = { ...env, DATABASE_URL: database.url }
+      const first = await cli<{ backend: string; applied: string[] }>(['migrate'], pg)
+      expect(first.backend).toBe('postgres')
+      expect(first.applied[0]).toMatch(/^001_/)
+      expect(first.applied.length).toBeGreaterThanOrEqual(15)
+      expect((await cli<{ applied: string[] }>(['migrate'], pg)).applied).toEqual([])
+    } finally {
+      await database.drop()
+    }
   })
 })
