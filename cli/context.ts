@@ -6,6 +6,9 @@ import { type DbHandle, migrate, openDb } from '../db/index.ts'
 import { lockDataDir } from '../db/lock.ts'
 
 /** What every command starts from: config, logger, shutdown registry, database. */
+/** Runs a short command against the database, then closes it (cli/main.ts `withContext`). */
+export type WithContext = <T>(fn: (ctx: Context) => Promise<T>) => Promise<T>
+
 export interface Context {
   config: Config
   logger: Logger

@@ -1,8 +1,5 @@
 import type { Command } from 'commander'
-import type { Context } from './context.ts'
-
-/** Runs a short command against the database, then closes it (cli/main.ts `withContext`). */
-type WithContext = <T>(fn: (ctx: Context) => Promise<T>) => Promise<T>
+import type { WithContext } from './context.ts'
 
 /**
  * Registers `lsreport keys list` and `lsreport keys rotate` on `program`; their work (cli/keys.ts) is imported

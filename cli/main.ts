@@ -2,17 +2,17 @@
 // are even loaded, and `--help` loads nothing.
 import fs from 'node:fs/promises'
 import { Command, InvalidArgumentError } from 'commander'
-import { parseScopes, SCOPES } from '../api/auth/scopes.ts'
 import { LsReportError, ValidationError } from '../common/errors.ts'
 import { applyV8Flags } from '../common/v8-flags.ts'
 import { RECOMPUTE_REASONS, type RecomputeReason } from '../db/repos/days.ts'
 import { DATE_YEARS, parseDateOnly } from '../engine/dates.ts'
 import { ENGINE_VERSION } from '../engine/index.ts'
 import packageJson from '../package.json' with { type: 'json' }
+import { registerAdminCommands } from './admin-commands.ts'
 import type { Context } from './context.ts'
 import { registerKeysCommands } from './keys-command.ts'
 import { registerOpenApiCommand } from './openapi-command.ts'
-import { printJsonLine, printResult } from './output.ts'
+import { printJsonLine } from './output.ts'
 
 /** Commander's codes for output that is not an error (help, version). */
 const USAGE_ERROR_SILENT_CODES = new Set(['commander.helpDisplayed', 'commander.version', 'commander.help'])
@@ -28,8 +28,6 @@ program
   .exitOverride((err) => {
     process.exit(USAGE_ERROR_SILENT_CODES.has(err.code) ? 0 : 2)
   })
-
-const admin = () => import('./admin.ts')
 
 /** Runs a short command against the database, then closes it. */
 async function withContext<T>(
@@ -234,127 +232,7 @@ program
     ),
   )
 
-const orgs = program.command('orgs').description('Organizations (platforms)')
-orgs
-  .command('create')
-  .description('Create an organization')
-  .requiredOption('--name <name>', 'display name', parseName)
-  .option('--no-allowlist', 'secondary-interaction platform: may add wallets to the On-Platform list only')
-  .option('--operator', 'operator organization: its impersonate:org clients may read as any organization')
-  .option('--json', 'print the org as one JSON line')
-  .action((opts: { name: string; allowlist: boolean; operator?: boolean; json?: boolean }) =>
-    withContext(async (ctx) =>
-      printResult(
-        opts,
-        'organization created',
-        await (await admin()).createOrg(ctx.dbh.db, {
-          name: opts.name,
-          canAllowlist: opts.allowlist,
-          operator: opts.operator === true,
-        }),
-      ),
-    ),
-  )
-orgs
-  .command('delegate')
-  .description(
-    'Name a delegate: the impersonate:org clients of --to may read as --org (Impersonate-Org); audited',
-  )
-  .requiredOption('--org <org_id>', 'the organization read as')
-  .requiredOption('--to <org_id>', 'the delegate organization')
-  .option('--json', 'print {org_id, delegate_org_id, delegated, changed} as one JSON line')
-  .action((opts: { org: string; to: string; json?: boolean }) =>
-    withContext(async (ctx) =>
-      printResult(
-        opts,
-        'delegation',
-        await (await admin()).delegateOrg(ctx.dbh.db, { orgId: opts.org, delegateOrgId: opts.to }),
-      ),
-    ),
-  )
-orgs
-  .command('undelegate')
-  .description('Drop a delegate: the next Impersonate-Org request of --to as --org is refused; audited')
-  .requiredOption('--org <org_id>', 'the organization read as')
-  .requiredOption('--to <org_id>', 'the delegate organization')
-  .option('--json', 'print {org_id, delegate_org_id, delegated, changed} as one JSON line')
-  .action((opts: { org: string; to: string; json?: boolean }) =>
-    withContext(async (ctx) =>
-      printResult(
-        opts,
-        'delegation',
-        await (await admin()).undelegateOrg(ctx.dbh.db, { orgId: opts.org, delegateOrgId: opts.to }),
-      ),
-    ),
-  )
-
-const clients = program.command('clients').description('API clients (OAuth2 client credentials)')
-clients
-  .command('create')
-  .description('Create an API client; the secret is printed once')
-  .requiredOption('--org <org_id>', 'owning organization')
-  .requiredOption(
-    '--scopes <scopes>',
-    'space-separated scopes, e.g. "read:platform write:platform"',
-    parseScopeList,
-  )
-  .option('--name <name>', 'label')
-  .option('--json', 'print {client_id, client_secret, scopes, org_id} as one JSON line')
-  .action((opts: { org: string; scopes: string; name?: string; json?: boolean }) =>
-    withContext(async (ctx) =>
-      printResult(
-        opts,
-        'client created (the secret is shown this once)',
-        await (await admin()).createClient(ctx.dbh.db, {
-          orgId: opts.org,
-          scopes: opts.scopes,
-          ...(opts.name ? { name: opts.name } : {}),
-        }),
-      ),
-    ),
-  )
-clients
-  .command('add-secret')
-  .description('Add a secret to a client (rotation); prints it once')
-  .argument('<client_id>')
-  .option('--json', 'print {client_id, client_secret} as one JSON line')
-  .action((clientId: string, opts: { json?: boolean }) =>
-    withContext(async (ctx) =>
-      printResult(
-        opts,
-        'secret added (shown this once)',
-        await (await admin()).addClientSecret(ctx.dbh.db, clientId),
-      ),
-    ),
-  )
-clients
-  .command('revoke')
-  .description('Revoke an API client (its tokens stop being issued)')
-  .argument('<client_id>')
-  .option('--json', 'print the revoked client as one JSON line')
-  .action((clientId: string, opts: { json?: boolean }) =>
-    withContext(async (ctx) =>
-      printResult(opts, 'client revoked', await (await admin()).revokeClient(ctx.dbh.db, clientId)),
-    ),
-  )
-
-const accounts = program.command('accounts').description('Operator commands on accounts')
-accounts
-  .command('deny')
-  .description('Put an account in DENIED (final for the platform)')
-  .requiredOption('--org <org_id>', 'owning organization')
-  .requiredOption('--account <idOrKey>', 'account id or key')
-  .option('--json', 'print the account as one JSON line')
-  .action((opts: { org: string; account: string; json?: boolean }) =>
-    withContext(async (ctx) =>
-      printResult(
-        opts,
-        'account denied',
-        await (await admin()).denyAccount(ctx.dbh.db, { orgId: opts.org, account: opts.account }),
-      ),
-    ),
-  )
-
+registerAdminCommands(program, withContext)
 registerKeysCommands(program, withContext)
 registerOpenApiCommand(program)
 
@@ -371,19 +249,6 @@ function asUsageError(check: () => void): void {
     if (err instanceof ValidationError) program.error(`lsreport: ${err.message}`)
     throw err
   }
-}
-
-function parseScopeList(value: string): string {
-  const { scopes, unknown } = parseScopes(value)
-  if (unknown.length > 0)
-    throw new InvalidArgumentError(`unknown scope(s): ${unknown.join(' ')} (known: ${SCOPES.join(' ')})`)
-  if (scopes.length === 0) throw new InvalidArgumentError('name at least one scope')
-  return value
-}
-
-function parseName(value: string): string {
-  if (value.trim() === '') throw new InvalidArgumentError('must not be empty')
-  return value
 }
 
 function parseRecomputeReason(value: string): RecomputeReason {

@@ -32,7 +32,9 @@ function refusingKeys(tokenTtlSeconds: number): SigningKeys {
  * const doc = await openApiDocument({ BASE_URL: 'https://reports.example.com' })
  * doc.paths['/oauth/token'].post.operationId // 'createToken'
  */
-export async function openApiDocument(env: Record<string, string | undefined>): Promise<Record<string, unknown>> {
+export async function openApiDocument(
+  env: Record<string, string | undefined>,
+): Promise<Record<string, unknown>> {
   const config = loadConfig(env)
   const db = unconnectedDb(PURPOSE)
   try {
