@@ -58,7 +58,6 @@ const SINGLE_CONCERN_FILES: Record<string, string> = {
  * must leave the list once under the limit (the check fails either way).
  */
 const OVERSIZE_DEBT: Record<string, number> = {
-  'jobs/days/finalize.ts#finalizeDay': 166,
   'jobs/follower/event-rows.ts#eventRows': 249,
 }
 

@@ -52,6 +52,73 @@ function engineStep<T>(inputs: DayInputs, step: () => T): T {
 }
 
 /**
+ * Reconciles the day's records with its report (throws DayDataError on a violation): every share before the
+ * report transaction belongs to a holder, so the holders' records must add up.
+ */
+function reconcileDay(
+  inputs: DayInputs,
+  all: FeeTotals & { wallets: number; balance_lseth: bigint },
+  ownFlows: { mints: string; burns: string },
+) {
+  const { report, ctx } = inputs
+  // every share before the report transaction belongs to a holder: the holders' records must add up. Their
+  // balances are at the end of the report transaction: its own mints and burns undone give the shares before
+  const reconciliation = engineStep(inputs, () =>
+    reconcileReport(
+      ctx,
+      {
+        holders: all.wallets,
+        shares: all.balance_lseth - BigInt(ownFlows.mints) + BigInt(ownFlows.burns),
+        gross_rewards: all.gross_rewards_eth,
+        fees: all.fees_eth,
+      },
+      {
+        supply_before: ctx.supply - BigInt(ownFlows.mints) + BigInt(ownFlows.burns),
+        fee_shares: BigInt(report.fee_shares),
+        supply_after_fee_mint: BigInt(report.fee_mint_supply_after ?? report.total_supply),
+        reported_increase:
+          BigInt(report.trace_rewards) +
+          BigInt(report.trace_pulled_coverage_funds) +
+          BigInt(report.trace_pulled_redeem_manager_exceeding_eth),
+      },
+    ),
+  )
+  if (reconciliation.violations.length > 0) {
+    throw new DayDataError(
+      `${describeReport(inputs.day)}: the records do not reconcile with the report: ${reconciliation.violations.join('; ')}`,
+      { details: { violations: reconciliation.violations } },
+    )
+  }
+  return reconciliation
+}
+
+/** The operator fee records of a day: one per operator, and the unallocated rest when there is one. */
+function operatorRecordRows(operators: ReturnType<typeof operatorFeeRows>, date: string) {
+  return [
+    ...operators.operators.map((o) => ({
+      operator_id: o.operator_id,
+      date,
+      active_validators: o.active_validators,
+      operator_fees_eth: o.operator_fees_eth,
+      operator_fees_rate: o.operator_fees_rate,
+      engine_version: ENGINE_VERSION,
+    })),
+    ...(operators.unallocated_eth > 0n
+      ? [
+          {
+            operator_id: 'unallocated',
+            date,
+            active_validators: 0n,
+            operator_fees_eth: operators.unallocated_eth,
+            operator_fees_rate: '0',
+            engine_version: ENGINE_VERSION,
+          },
+        ]
+      : []),
+  ]
+}
+
+/**
  * After every shard of a run succeeded: writes the account records (sums of their wallets), the protocol
  * record, the platform / originator / operator fee records, and makes the run's version visible, all in one
  * transaction; then deletes the day's hidden versions. A run that a newer one replaced does nothing.
@@ -84,34 +151,7 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
     repos.records.reportOperators(job.chainId, position),
     repos.records.transactionFlows(job.chainId, reportTx),
   ])
-  // every share before the report transaction belongs to a holder: the holders' records must add up. Their
-  // balances are at the end of the report transaction: its own mints and burns undone give the shares before
-  const reconciliation = engineStep(inputs, () =>
-    reconcileReport(
-      ctx,
-      {
-        holders: summary.all.wallets,
-        shares: summary.all.balance_lseth - BigInt(ownFlows.mints) + BigInt(ownFlows.burns),
-        gross_rewards: summary.all.gross_rewards_eth,
-        fees: summary.all.fees_eth,
-      },
-      {
-        supply_before: ctx.supply - BigInt(ownFlows.mints) + BigInt(ownFlows.burns),
-        fee_shares: BigInt(report.fee_shares),
-        supply_after_fee_mint: BigInt(report.fee_mint_supply_after ?? report.total_supply),
-        reported_increase:
-          BigInt(report.trace_rewards) +
-          BigInt(report.trace_pulled_coverage_funds) +
-          BigInt(report.trace_pulled_redeem_manager_exceeding_eth),
-      },
-    ),
-  )
-  if (reconciliation.violations.length > 0) {
-    throw new DayDataError(
-      `${describeReport(inputs.day)}: the records do not reconcile with the report: ${reconciliation.violations.join('; ')}`,
-      { details: { violations: reconciliation.violations } },
-    )
-  }
+  const reconciliation = reconcileDay(inputs, summary.all, ownFlows)
   const protocol = engineStep(inputs, () =>
     computeProtocolRecord({
       oracle_report: String(report.epoch),
@@ -179,28 +219,7 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
     ])
     const { violations: _none, ...residuals } = reconciliation
     await r.records.insertReconciliation(key, residuals)
-    await r.records.insertOperatorRecords(key, [
-      ...operators.operators.map((o) => ({
-        operator_id: o.operator_id,
-        date: inputs.day.date,
-        active_validators: o.active_validators,
-        operator_fees_eth: o.operator_fees_eth,
-        operator_fees_rate: o.operator_fees_rate,
-        engine_version: ENGINE_VERSION,
-      })),
-      ...(operators.unallocated_eth > 0n
-        ? [
-            {
-              operator_id: 'unallocated',
-              date: inputs.day.date,
-              active_validators: 0n,
-              operator_fees_eth: operators.unallocated_eth,
-              operator_fees_rate: '0',
-              engine_version: ENGINE_VERSION,
-            },
-          ]
-        : []),
-    ])
+    await r.records.insertOperatorRecords(key, operatorRecordRows(operators, inputs.day.date))
     await r.days.finishRun(job.chainId, job.epoch, {
       version: job.version,
       wallets,
