@@ -91,7 +91,7 @@ function operatorCommands(backend: Backend, api: TestApi, env: Record<string, st
         ),
       undelegate: (orgId: string, to: string) =>
         cli<{ delegated: boolean; changed: boolean }>(
-          ['orgs', 'undelegate', '--org', orgId, '--to', to],
+          ['orgs', 'undelegate', '--org', orgId, '--to', to, '--json'],
           env,
         ),
     }

@@ -4,6 +4,7 @@ import { CURRENCIES, type PriceReads } from '../../chain/price-feeds.ts'
 import type { Address } from '../../common/address.ts'
 import type { EventTable } from '../../db/repos/chain.ts'
 import type { ReportPriceRow } from '../../db/repos/prices.ts'
+import { plainEventRow } from './plain-event-rows.ts'
 import {
   type BlockEndReads,
   logsByBlock,
@@ -130,27 +131,13 @@ export function utcDate(time: Date): string {
 }
 
 /**
- * Maps a chunk of decoded logs to table rows: pure and synchronous, every chain fact it needs comes in
- * `context`. Addresses come lower case from the decoder (common/address.ts); amounts stay bigint; events the
- * service does not store (River's PulledELFees and the like) are passed over.
- *
- * @example
- * const { tables, permissions, reports } = eventRows(1, logs, await readChunkContext(logs))
+ * What a chunk's transactions say besides their own rows, by transaction hash: the fee shares a report minted
+ * (its RewardsEarned supply increase), a legacy report's rewards (new - old underlying), and the EL fees and
+ * coverage funds it pulled.
  */
-export function eventRows(chainId: number, logs: readonly DecodedLog[], context: ChunkContext): EventRows {
-  const tables = new Map<EventTable, Record<string, unknown>[]>()
-  const push = (table: EventTable, row: Record<string, unknown>) => {
-    const list = tables.get(table) ?? []
-    list.push(row)
-    tables.set(table, list)
-  }
-  const permissions: PermissionEvent[] = []
-  const prices: ReportPriceRow[] = []
-  const reports: string[] = []
-  const skippedLegacy: DecodedLog[] = []
+function transactionFacts(logs: readonly DecodedLog[]) {
   // the fee shares minted by a report's transaction: its RewardsEarned supply increase
   const feeSharesByTx = new Map<string, bigint>()
-  let byBlock: Map<bigint, DecodedLog[]> | undefined
   // a legacy report's rewards (RewardsEarned: new - old underlying) and pulled amounts, by transaction
   const rewardsByTx = new Map<string, bigint>()
   const pulledELFeesByTx = new Map<string, bigint>()
@@ -171,6 +158,52 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
       pulledCoverageByTx.set(log.transactionHash, (log.args as { amount: bigint }).amount)
     }
   }
+  return { feeSharesByTx, rewardsByTx, pulledELFeesByTx, pulledCoverageByTx }
+}
+
+/** The columns of a River 1.0+ report (`ProcessedConsensusLayerReport`) read from its event's report and trace. */
+// biome-ignore lint/suspicious/noExplicitAny: decoded args are validated by the fetcher against the ABI
+function v1ReportColumns(r: any, t: any) {
+  return {
+    epoch: r.epoch,
+    validators_balance: r.validatorsBalance,
+    validators_skimmed_balance: r.validatorsSkimmedBalance,
+    validators_exited_balance: r.validatorsExitedBalance,
+    validators_exiting_balance: r.validatorsExitingBalance,
+    validators_count: Number(r.validatorsCount),
+    stopped_validator_count_per_operator: (r.stoppedValidatorCountPerOperator as readonly number[]).map(
+      Number,
+    ),
+    rebalance_deposit_to_redeem_mode: r.rebalanceDepositToRedeemMode,
+    slashing_containment_mode: r.slashingContainmentMode,
+    trace_rewards: t.rewards,
+    trace_pulled_el_fees: t.pulledELFees,
+    trace_pulled_redeem_manager_exceeding_eth: t.pulledRedeemManagerExceedingEthBuffer,
+    trace_pulled_coverage_funds: t.pulledCoverageFunds,
+  }
+}
+
+/**
+ * Maps a chunk of decoded logs to table rows: pure and synchronous, every chain fact it needs comes in
+ * `context`. Addresses come lower case from the decoder (common/address.ts); amounts stay bigint; events the
+ * service does not store (River's PulledELFees and the like) are passed over.
+ *
+ * @example
+ * const { tables, permissions, reports } = eventRows(1, logs, await readChunkContext(logs))
+ */
+export function eventRows(chainId: number, logs: readonly DecodedLog[], context: ChunkContext): EventRows {
+  const tables = new Map<EventTable, Record<string, unknown>[]>()
+  const push = (table: EventTable, row: Record<string, unknown>) => {
+    const list = tables.get(table) ?? []
+    list.push(row)
+    tables.set(table, list)
+  }
+  const permissions: PermissionEvent[] = []
+  const prices: ReportPriceRow[] = []
+  const reports: string[] = []
+  const skippedLegacy: DecodedLog[] = []
+  let byBlock: Map<bigint, DecodedLog[]> | undefined
+  const { feeSharesByTx, rewardsByTx, pulledELFeesByTx, pulledCoverageByTx } = transactionFacts(logs)
   /** A report row's pool columns, of either shape: U, S and fee after its transaction, its fee shares, U and S before. */
   const poolColumns = (log: DecodedLog, after: ReportTxState, before: PoolReads | undefined) => ({
     total_underlying_supply: after.totalUnderlyingSupply,
@@ -224,60 +257,20 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
     }
     // biome-ignore lint/suspicious/noExplicitAny: decoded args are validated by the fetcher against the ABI
     const a = log.args as any
+    const simple = plainEventRow(log.eventName, key, a)
+    if (simple) {
+      push(simple.table, simple.row)
+      continue
+    }
     switch (log.eventName) {
-      case 'Transfer':
-        push('lseth_transfers', {
-          ...key,
-          from_address: a.from,
-          to_address: a.to,
-          value: a.value,
-        })
-        break
-      case 'UserDeposit':
-        push('user_deposits', {
-          ...key,
-          depositor: a.depositor,
-          recipient: a.recipient,
-          amount: a.amount,
-        })
-        break
-      case 'RewardsEarned':
-        push('rewards_earned', {
-          ...key,
-          collector: a.collector,
-          old_total_underlying_balance: a.oldTotalUnderlyingBalance,
-          old_total_supply: a.oldTotalSupply,
-          new_total_underlying_balance: a.newTotalUnderlyingBalance,
-          new_total_supply: a.newTotalSupply,
-        })
-        break
-      case 'SetGlobalFee':
-        push('global_fee_changes', { ...key, fee_bps: Number(a.fee) })
-        break
       case 'ProcessedConsensusLayerReport': {
         const { after: state, before } = reportStates(log)
-        const r = a.report
-        const t = a.trace
         const date = utcDate(b.time)
         reports.push(date)
         push('oracle_reports', {
           ...key,
           report_date: date,
-          epoch: r.epoch,
-          validators_balance: r.validatorsBalance,
-          validators_skimmed_balance: r.validatorsSkimmedBalance,
-          validators_exited_balance: r.validatorsExitedBalance,
-          validators_exiting_balance: r.validatorsExitingBalance,
-          validators_count: Number(r.validatorsCount),
-          stopped_validator_count_per_operator: (r.stoppedValidatorCountPerOperator as readonly number[]).map(
-            Number,
-          ),
-          rebalance_deposit_to_redeem_mode: r.rebalanceDepositToRedeemMode,
-          slashing_containment_mode: r.slashingContainmentMode,
-          trace_rewards: t.rewards,
-          trace_pulled_el_fees: t.pulledELFees,
-          trace_pulled_redeem_manager_exceeding_eth: t.pulledRedeemManagerExceedingEthBuffer,
-          trace_pulled_coverage_funds: t.pulledCoverageFunds,
+          ...v1ReportColumns(a.report, a.trace),
           ...poolColumns(log, state, before),
           report_shape: 'v1',
         })
@@ -311,46 +304,6 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
         })
         break
       }
-      case 'RequestedRedeem':
-        push('redeem_requests', {
-          ...key,
-          request_id: Number(a.id),
-          recipient: a.recipient,
-          height: a.height,
-          amount: a.amount,
-          max_redeemable_eth: a.maxRedeemableEth,
-        })
-        break
-      case 'ReportedWithdrawal':
-        push('withdrawal_events', {
-          ...key,
-          withdrawal_event_id: Number(a.id),
-          height: a.height,
-          amount: a.amount,
-          eth_amount: a.ethAmount,
-        })
-        break
-      case 'SatisfiedRedeemRequest':
-        push('redeem_satisfactions', {
-          ...key,
-          request_id: Number(a.redeemRequestId),
-          withdrawal_event_id: Number(a.withdrawalEventId),
-          lseth_amount_satisfied: a.lsEthAmountSatisfied,
-          eth_amount_satisfied: a.ethAmountSatisfied,
-          lseth_amount_remaining: a.lsEthAmountRemaining,
-          eth_amount_exceeding: a.ethAmountExceeding,
-        })
-        break
-      case 'ClaimedRedeemRequest':
-        push('redeem_claims', {
-          ...key,
-          request_id: Number(a.redeemRequestId),
-          recipient: a.recipient,
-          eth_amount: a.ethAmount,
-          lseth_amount: a.lsEthAmount,
-          remaining_lseth_amount: a.remainingLsEthAmount,
-        })
-        break
       case 'SetAllowlistPermissions': {
         // first mainnet implementation: the log has only the accounts' hash; the calldata has them, and its
         // `allow` stored the values as given
