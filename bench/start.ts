@@ -16,6 +16,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { freePort } from '../test/helpers/free-port.ts'
+import { treeRss } from './process-tree.ts'
 
 const repo = path.resolve(import.meta.dirname, '..')
 const args = process.argv.slice(2)
@@ -27,46 +28,6 @@ const FIRST_DATE = '2026-04-01'
 /** The variables of the service that a developer's shell may hold: the bench starts from none of them. */
 const SERVICE_VARS =
   /^(DATABASE_URL|REDIS_URL|RPC_URL|CHAIN|BEACON_URL|BASE_URL|AUTH_URL|LOG_LEVEL|JWT_PRIVATE_KEY|SIGNING_KEY_SECRET|TOKEN_TTL_SECONDS)$/
-
-/** pid -> [ppid, rss bytes, name] of every process, from /proc. */
-function processes(): Map<number, [number, number, string]> {
-  const table = new Map<number, [number, number, string]>()
-  const pageSize = 4096
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const close = stat.lastIndexOf(')')
-      const name = stat.slice(stat.indexOf('(') + 1, close)
-      const fields = stat.slice(close + 2).split(' ')
-      // fields[0] is the state; ppid is fields[1], rss (pages) fields[21]
-      table.set(Number(entry), [Number(fields[1]), Number(fields[21]) * pageSize, name])
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return table
-}
-
-/** RSS of `root` and its descendants: total and per process (pid -> [name, rss]). */
-function treeRss(root: number): { total: number; each: Map<number, [string, number]> } {
-  const table = processes()
-  const children = new Map<number, number[]>()
-  for (const [pid, [ppid]] of table) children.set(ppid, [...(children.get(ppid) ?? []), pid])
-  const each = new Map<number, [string, number]>()
-  let total = 0
-  const stack = [root]
-  while (stack.length > 0) {
-    const pid = stack.pop()!
-    const row = table.get(pid)
-    if (row) {
-      total += row[1]
-      each.set(pid, [row[2], row[1]])
-    }
-    stack.push(...(children.get(pid) ?? []))
-  }
-  return { total, each }
-}
 
 async function status(url: string): Promise<number> {
   try {

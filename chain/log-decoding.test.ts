@@ -101,6 +101,26 @@ describe('createLogDecoder', () => {
     ).toThrow(/matches no event of the ABI/)
   })
 
+  test('behavior: a log in upper-case hex decodes as the lower-case one (both decoding paths)', () => {
+    const upper = (hex: string) => `0x${hex.slice(2).toUpperCase()}`
+    const holder = '0x8c1bed5b9a0928467c9b1341da1d7bd5e10b6549'
+    const shouting = {
+      ...transfer,
+      topics: [TRANSFER, pad(holder), word(2n)].map(upper),
+      data: upper(transfer.data),
+    }
+    expect(decode(shouting)).toEqual(decode({ ...transfer, topics: [TRANSFER, pad(holder), word(2n)] }))
+  })
+
+  test("behavior: the block's time comes with the log when the node gives it (blockTimestamp), else it is absent", () => {
+    expect(decode({ ...transfer, blockTimestamp: '0x65f0c2a0' }).blockTimestamp).toBe(0x65f0c2a0n)
+    expect('blockTimestamp' in decode(transfer)).toBe(false)
+    expect('blockTimestamp' in decode({ ...transfer, blockTimestamp: null })).toBe(false)
+    // a node that says 0 (no real block has it) does not stand in for the block's header
+    expect('blockTimestamp' in decode({ ...transfer, blockTimestamp: '0x0' })).toBe(false)
+    expect(() => decode({ ...transfer, blockTimestamp: 'yesterday' })).toThrow(/blockTimestamp is malformed/)
+  })
+
   test('behavior: missing position fields or a removed log raise InvalidLogError', () => {
     expect(() => decode({ ...transfer, removed: true })).toThrow(InvalidLogError)
     expect(() => decode({ ...transfer, blockNumber: null })).toThrow(/blockNumber is missing/)

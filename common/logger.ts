@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import { pino } from 'pino'
 
 export type Logger = pino.Logger
@@ -19,35 +20,24 @@ const LOG_FLUSH_MS = 100
  * - a shutdown through the registry (SIGINT/SIGTERM, `common/shutdown.ts`) waits for every line (`flushLogger`);
  * - any other exit, a crash included (an uncaught exception or rejection), writes the buffered lines
  *   synchronously on the way out (pino's exit hook; `fatal` lines are written at once);
- * - a process killed outright (SIGKILL, the kernel's OOM killer, a native abort) loses the lines logged in its
- *   last LOG_FLUSH_MS, at most LOG_BATCH_BYTES plus the write in flight.
+ * - a process killed outright (SIGKILL, the kernel's OOM killer, a native abort) loses the lines not yet
+ *   written: those of its last LOG_FLUSH_MS while the destination keeps up (lines wait in memory, unbounded,
+ *   while it does not: a full pipe or a stalled disk).
  *
  * @example
  * const logger = createLogger({ level: 'info' })
  * logger.info({ wallet_count: 3 }, 'day computed')
  */
 export function createLogger(options: { level: string; destination?: number | string }): Logger {
+  // a file is opened here, at once: lines logged before an asynchronous open completed would be lost by a
+  // process that crashes first (the exit hook cannot write to a file not yet open)
+  const dest =
+    typeof options.destination === 'string'
+      ? fs.openSync(options.destination, 'a')
+      : (options.destination ?? 1)
   return pino(
     { level: options.level, base: { service: 'lsreport' }, timestamp: pino.stdTimeFunctions.isoTime },
-    pino.destination(
-      process.env.TMP_A26_LOG_MODE === 'sync'
-        ? { dest: options.destination ?? 1, sync: true }
-        : process.env.TMP_A26_LOG_MODE === 'syncbatch'
-          ? {
-              dest: options.destination ?? 1,
-              sync: true,
-              minLength: LOG_BATCH_BYTES,
-              periodicFlush: LOG_FLUSH_MS,
-            }
-          : process.env.TMP_A26_LOG_MODE === 'async0'
-            ? { dest: options.destination ?? 1, sync: false }
-            : {
-                dest: options.destination ?? 1,
-                sync: false,
-                minLength: LOG_BATCH_BYTES,
-                periodicFlush: LOG_FLUSH_MS,
-              },
-    ),
+    pino.destination(process.env.TMP_A26_LOG_MODE === 'sync' ? { dest, sync: true } : { dest, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS }),
   )
 }
 

@@ -32,7 +32,9 @@ const anyOf = (...patterns: RegExp[]) => new RegExp(patterns.map((p) => `(?:${p.
  * engine, platform and metrics: never jobs nor chain, so no request reaches the chain or the consensus
  * node) ; cli on top. devnet (anvil and the protocol simulator) sits beside them over chain and common; only
  * cli uses it. bench (benchmarks) may import anything, test helpers included. Nothing imports cli or bench
- * (no folder lists them but bench, for cli).
+ * (no folder lists them but bench, for cli). clients (the typed client packages, clients/typescript) stand
+ * apart: they talk to the API over HTTP only, so they import no other folder, and no package but the ones
+ * their own package.json declares (openapi-fetch; no `node:` module: the client runs in browsers too).
  */
 const LAYERS: Record<string, LayerRule> = {
   engine: { folders: ['engine'], onlyPackages: /^(decimal\.js|date-fns)(\/|$)/ },
@@ -58,6 +60,7 @@ const LAYERS: Record<string, LayerRule> = {
     forbiddenPackages: anyOf(HTTP, SQL),
   },
   bench: { folders: '*' },
+  clients: { folders: ['clients'], onlyPackages: /^openapi-fetch(\/|$)/ },
 }
 
 /**
@@ -211,9 +214,11 @@ describe('architecture', () => {
       file('metrics/queue.ts', '../jobs/runner.ts', '../common/queue.ts'),
       file('common/metrics.ts', '../metrics/index.ts'),
       file('platform/webhooks/deliver.ts', '../../jobs/webhooks/deliver.ts'),
+      file('clients/typescript/src/index.ts', '../../../api/schemas.ts', 'fastify'),
       // right way: bench may import any folder, test helpers included
       file('bench/api.ts', '../api/app.ts', '../cli/main.ts', '../jobs/index.ts', '../test/helpers/api.ts'),
       file('jobs/webhooks/deliver.ts', '../../platform/webhooks/url-guard.ts', '../../metrics/index.ts'),
+      file('clients/typescript/examples/run.ts', '../src/index.ts', 'openapi-fetch'),
       // outside the product: not checked by layer, but no test, fixture nor tool may import bench/
       file(
         'test/answer-memo.test.ts',
@@ -229,6 +234,8 @@ describe('architecture', () => {
         'api/app.ts -> ../chain/beacon.ts (api/ may import api, metrics, platform, db, engine, common)',
         'api/lazy.ts -> ../jobs/index.ts (api/ may import api, metrics, platform, db, engine, common)',
         'api/routes/metrics.ts -> ../../jobs/metrics/index.ts (api/ may import api, metrics, platform, db, engine, common)',
+        'clients/typescript/src/index.ts -> ../../../api/schemas.ts (clients/ may import clients)',
+        'clients/typescript/src/index.ts -> fastify (not allowed in clients/)',
         'cli/up.ts -> ../bench/start.ts (cli/ may import cli, api, jobs, metrics, platform, devnet, chain, db, engine, common)',
         'common/metrics.ts -> ../metrics/index.ts (common/ may import common)',
         'engine/bench-use.ts -> ../bench/engine-wallets.ts (engine/ may import engine)',
@@ -261,8 +268,8 @@ describe('architecture', () => {
     expect(folders.filter((name) => !LAYERS[name] && !OUTSIDE_PRODUCT.has(name))).toEqual([])
   })
 
-  test('behavior: only common/config.ts reads process.env among service code (cli/ and bench/ entrypoints pass it in)', () => {
-    const entrypoints = new Set(['cli', 'bench'])
+  test('behavior: only common/config.ts reads process.env among service code (cli/ and bench/ entrypoints pass it in; clients/ is no service code)', () => {
+    const entrypoints = new Set(['cli', 'bench', 'clients'])
     const readers = readTree(ROOT)
       .filter((f) => {
         const layer = f.path.split('/')[0]!

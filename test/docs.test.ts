@@ -11,6 +11,7 @@ const readme = read('README.md')
 const DOCS = [
   'README.md',
   'bench/README.md',
+  'clients/typescript/README.md',
   ...fs
     .readdirSync(path.join(ROOT, 'docs'))
     .filter((f) => f.endsWith('.md'))

@@ -145,6 +145,29 @@ describe.runIf(pgOk)('chain follower on the devnet (Postgres)', () => {
     expect(await dumpEvents(db)).toEqual(before)
   })
 
+  test("behavior: the logs' blockTimestamp spares the block header reads; a node without it gives the same rows", async () => {
+    const proxy = await startRpcProxy({ upstream: devnet.rpcUrl })
+    try {
+      const withTimes = await freshDb()
+      await devnetFollower(withTimes.db, devnet, proxy.url).syncOnce()
+      // only the head's, and a chunk's last block when no log of it carries its time
+      const headerReads = proxy.stats.byMethod.eth_getBlockByNumber ?? 0
+      proxy.resetStats()
+      proxy.updateFaults({ stripLogTimestamps: true })
+      const withoutTimes = await freshDb()
+      await devnetFollower(withoutTimes.db, devnet, proxy.url).syncOnce()
+      const logBlocks = await withoutTimes.db('chain_blocks').count<{ n: string }[]>('* as n')
+      expect(headerReads * 10).toBeLessThan(Number(logBlocks[0]?.n))
+      expect(proxy.stats.byMethod.eth_getBlockByNumber ?? 0).toBeGreaterThanOrEqual(Number(logBlocks[0]?.n))
+      expect(await dumpEvents(withTimes.db)).toEqual(await dumpEvents(withoutTimes.db))
+      const blocks = (db: DbHandle['db']) =>
+        db('chain_blocks').select('number', 'hash', 'time').orderBy('number')
+      expect(await blocks(withTimes.db)).toEqual(await blocks(withoutTimes.db))
+    } finally {
+      await proxy.stop()
+    }
+  })
+
   test('behavior: through an RPC proxy that drops, errors and range-limits requests, the result is identical', async () => {
     const direct = await freshDb()
     await devnetFollower(direct.db, devnet).syncOnce()

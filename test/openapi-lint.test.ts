@@ -8,7 +8,7 @@ import Fastify from 'fastify'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { requireOperationDocs } from '../api/openapi/document.ts'
 import EXAMPLES from '../api/openapi/examples.json' with { type: 'json' }
-import { HEADERS } from '../api/openapi/headers.ts'
+import { HEADERS, OPTIONAL_RATE_LIMIT_HEADERS } from '../api/openapi/headers.ts'
 import { UNLIMITED_ROUTES } from '../api/plugins/rate-limit.ts'
 import { http, startTestApi, type TestApi } from './helpers/api.ts'
 import { type Answer, answerChecker, openapiAjv } from './helpers/openapi-answers.ts'
@@ -21,7 +21,7 @@ import { type Answer, answerChecker, openapiAjv } from './helpers/openapi-answer
  */
 
 const run = promisify(execFile)
-const REDOCLY = path.resolve(import.meta.dirname, '../node_modules/@redocly/cli/bin/cli.js')
+const REDOCLY = path.join(path.resolve(import.meta.dirname, '..'), 'node_modules', '.bin', 'redocly')
 
 interface Media {
   schema?: object
@@ -119,40 +119,50 @@ describe('the served OpenAPI document, as client generators read it', () => {
     expect(of('GET /v0/platform/accounts')?.operationId).toBe('listAccounts')
   })
 
-  test('behavior: every request body and every 2xx JSON answer has an example that its schema accepts', () => {
+  test('behavior: every request body and every 2xx answer has an example that its schema accepts (CSV too)', () => {
     const ajv = openapiAjv()
     const missing: string[] = []
     const invalid: string[] = []
-    const check = (label: string, media: Media | undefined) => {
-      if (!media?.schema) return
+    const check = (label: string, type: string, media: Media) => {
       if (media.example === undefined) return missing.push(label)
-      const validate = ajv.compile(media.schema)
-      if (!validate(media.example)) invalid.push(`${label}: ${ajv.errorsText(validate.errors)}`)
+      if (type === 'text/csv') {
+        if (typeof media.example !== 'string' || !/^[a-z_]+(,[a-z_]+)*\r?\n/.test(media.example)) {
+          invalid.push(`${label}: not CSV with a header line`)
+        }
+      } else if (media.schema) {
+        const validate = ajv.compile(media.schema)
+        if (!validate(media.example)) invalid.push(`${label}: ${ajv.errorsText(validate.errors)}`)
+      }
     }
     for (const { key, op } of operations(dereferenced)) {
       for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) {
-        check(`${key} request ${type}`, media)
+        check(`${key} request ${type}`, type, media)
       }
       for (const [status, response] of Object.entries(op.responses)) {
-        if (/^2\d\d$/.test(status)) check(`${key} ${status}`, response.content?.['application/json'])
+        if (!/^2\d\d$/.test(status)) continue
+        for (const [type, media] of Object.entries(response.content ?? {})) {
+          check(`${key} ${status} ${type}`, type, media)
+        }
       }
     }
     expect(missing).toEqual([])
     expect(invalid).toEqual([])
-    // and no example is left of an operation or a status the document no longer has
-    const keys = operations(doc).map((o) => o.key)
+    // and no example is left of an operation, a status or a media type the document no longer has
     const stale = Object.entries(EXAMPLES as Record<string, Record<string, unknown>>).flatMap(
       ([key, byStatus]) =>
-        Object.keys(byStatus)
-          .filter((status) => !operations(doc).find((o) => o.key === key)?.op.responses[status])
-          .map((status) => `${key} ${status}`)
-          .concat(keys.includes(key) ? [] : [key]),
+        Object.keys(byStatus).flatMap((entry) => {
+          const [status, type = 'application/json'] = entry.split(' ')
+          const op = operations(doc).find((o) => o.key === key)?.op
+          return op?.responses[status as string]?.content?.[type] ? [] : [`${key} ${entry}`]
+        }),
     )
     expect(stale).toEqual([])
   })
 
   test('behavior: the headers are declared: X-Request-Id everywhere, the rate limit on limited operations, 429 with Retry-After', () => {
-    expect(Object.keys(doc.components.headers).sort()).toEqual(Object.keys(HEADERS).sort())
+    expect(Object.keys(doc.components.headers).sort()).toEqual(
+      Object.keys({ ...HEADERS, ...OPTIONAL_RATE_LIMIT_HEADERS }).sort(),
+    )
     const problems: string[] = []
     for (const { key, path: p, op } of operations(doc)) {
       const limited = !UNLIMITED_ROUTES.has(p)
@@ -246,7 +256,7 @@ describe('the served OpenAPI document, as client generators read it', () => {
     expect(check(list).join()).toMatch(/header x-total-count: "many" must be integer/)
     expect(
       check(answer({ url: '/v1/webhooks/x', status: 429, text: '{"message":"slow down"}' })).join(),
-    ).toMatch(/required header ratelimit-policy is missing.*must have required property 'status'/s)
+    ).toMatch(/required header retry-after is missing.*must have required property 'status'/s)
   })
 
   test('behavior: a documented route without an entry in api/openapi/operations.ts is refused when registered', async () => {

@@ -7,7 +7,7 @@ import { createPlatformService } from '../platform/service.ts'
 import { type Backend, clientToken, http, startTestApi, type TestApi } from './helpers/api.ts'
 import { type ComputedHistory, computedHistory } from './helpers/days.ts'
 import { INTERFACE_ROUTES } from './helpers/interface-routes.ts'
-import { WRITING_EXAMPLES, writeAnswerExamples } from './helpers/openapi-examples.ts'
+import { csvExample, WRITING_EXAMPLES, writeAnswerExamples } from './helpers/openapi-examples.ts'
 import { postgresAvailable } from './helpers/services.ts'
 
 /**
@@ -40,6 +40,7 @@ interface Operation {
   op: {
     parameters?: { in: string; name: string; required?: boolean; schema: { type?: string } }[]
     requestBody?: { content: Record<string, { schema: { type?: string } }> }
+    responses?: Record<string, { content?: Record<string, unknown> }>
     security?: unknown[]
   }
 }
@@ -380,6 +381,15 @@ describe('the served OpenAPI document, walked over HTTP', () => {
         expect(ok.status, `${key} valid: ${JSON.stringify(ok.body)?.slice(0, 300)}`).toBeLessThan(300)
         if (ok.headers.get('content-type')?.startsWith('application/json')) {
           examples[key] = { [ok.status]: ok.body }
+        }
+        // an answer also documented as CSV is asked for as CSV too (held to the document like any other)
+        if (o.op.responses?.[ok.status]?.content?.['text/csv']) {
+          const csv = await send(o.method, valid.url, valid.body, { ...valid.headers, accept: 'text/csv' })
+          expect([csv.status, csv.headers.get('content-type')], `${key} as CSV`).toEqual([
+            ok.status,
+            expect.stringMatching(/^text\/csv/),
+          ])
+          examples[key] = { ...examples[key], [`${ok.status} text/csv`]: csvExample(csv.body) }
         }
 
         const invalid = invalidRequest(o, valid)

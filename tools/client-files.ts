@@ -21,7 +21,9 @@ const HEADER = `/**
  * const files = await clientFiles(await openApiDocument({}))
  * files['src/schema.d.ts'].includes('export interface paths') // true
  */
-export async function clientFiles(document: object): Promise<Record<'openapi.json' | 'src/schema.d.ts', string>> {
+export async function clientFiles(
+  document: object,
+): Promise<Record<'openapi.json' | 'src/schema.d.ts', string>> {
   // openapi-typescript resolves the document in place: it gets a copy
   const ast = await openapiTS(structuredClone(document) as OpenAPI3, { silent: true })
   return { 'openapi.json': documentText(document), 'src/schema.d.ts': HEADER + astToString(ast) }

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { UNLIMITED_ROUTES } from '../plugins/rate-limit.ts'
 import { ErrorBodySchema } from '../schemas.ts'
 import EXAMPLES from './examples.json' with { type: 'json' }
-import { HEADERS, type HeaderName, RATE_LIMIT_HEADERS } from './headers.ts'
+import { HEADERS, type HeaderName, OPTIONAL_RATE_LIMIT_HEADERS, RATE_LIMIT_HEADERS } from './headers.ts'
 import { OPERATIONS, operationKey } from './operations.ts'
 
 /**
@@ -38,7 +38,10 @@ interface Document {
   components?: { schemas?: Record<string, Json>; headers?: Json } & Json
 }
 
-/** Example 2xx answers by operation key and status (written by test/openapi-walk.test.ts). */
+/**
+ * Example 2xx answers by operation key, then status (`"200"`, a JSON answer) or status and media type
+ * (`"200 text/csv"`); written by test/openapi-walk.test.ts.
+ */
 const ANSWER_EXAMPLES = EXAMPLES as Record<string, Record<string, unknown>>
 
 const ERROR_BODY_REF = { $ref: '#/components/schemas/ErrorBody' }
@@ -56,14 +59,15 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   503: 'Not available yet: retry later',
 }
 
-function headerRefs(names: readonly HeaderName[]): Record<string, { $ref: string }> {
-  return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]))
+/** References to header components: `names`, each under its component `<name><suffix>`. */
+function headerRefs(names: readonly HeaderName[], suffix = ''): Record<string, { $ref: string }> {
+  return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}${suffix}` }]))
 }
 
-function errorResponse(description: string, headers: readonly HeaderName[]): Response {
+function errorResponse(description: string, headers: Record<string, { $ref: string }>): Response {
   return {
     description,
-    headers: headerRefs(['X-Request-Id', ...headers]),
+    headers: { ...headerRefs(['X-Request-Id']), ...headers },
     content: { 'application/json': { schema: { ...ERROR_BODY_REF } } },
   }
 }
@@ -123,21 +127,26 @@ function completeOperation(key: string, path: string, op: Operation, errorBody: 
     const names: HeaderName[] = ['X-Request-Id']
     if (ok) names.push(...(rateLimited ? RATE_LIMIT_HEADERS : []), ...(entry.headers ?? []))
     response.headers = { ...response.headers, ...headerRefs(names) }
-    const example = ANSWER_EXAMPLES[key]?.[status]
+    for (const [type, media] of Object.entries(response.content ?? {})) {
+      const example = ANSWER_EXAMPLES[key]?.[type === 'application/json' ? status : `${status} ${type}`]
+      if (ok && example !== undefined) media.example = example
+    }
     const json = response.content?.['application/json']
-    if (ok && example !== undefined && json) json.example = example
     if (!ok && json && JSON.stringify(json.schema) === errorBody) json.schema = { ...ERROR_BODY_REF }
   }
   if (rateLimited) {
-    responses[429] = errorResponse(ERROR_DESCRIPTIONS[429] as string, [...RATE_LIMIT_HEADERS, 'Retry-After'])
+    responses[429] = errorResponse(ERROR_DESCRIPTIONS[429] as string, {
+      ...headerRefs(RATE_LIMIT_HEADERS, '.optional'),
+      ...headerRefs(['Retry-After']),
+    })
   }
   if (!Object.keys(responses).some((status) => status.startsWith('4'))) {
     responses[400] = errorResponse(
       'Invalid request (e.g. a NUL byte or a lone surrogate in the query string)',
-      [],
+      {},
     )
   }
-  responses.default = errorResponse('Any other error, in the catalog shape (docs/decisions.md)', [])
+  responses.default = errorResponse('Any other error, in the catalog shape (docs/decisions.md)', {})
 }
 
 /**
@@ -158,7 +167,8 @@ export function completeDocument(
   schemas.ErrorBody ??= errorBody
   const { title: _title, ...untitled } = schemas.ErrorBody
   doc.info.license ??= { name: 'MIT', url: 'https://opensource.org/license/mit' }
-  doc.components = { ...doc.components, schemas, headers: structuredClone(HEADERS) }
+  const headers = structuredClone({ ...HEADERS, ...OPTIONAL_RATE_LIMIT_HEADERS })
+  doc.components = { ...doc.components, schemas, headers }
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
       if (METHODS.has(method))

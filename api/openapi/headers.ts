@@ -133,6 +133,22 @@ export const RATE_LIMIT_HEADERS: readonly HeaderName[] = [
   'X-RateLimit-Reset',
 ]
 
+/**
+ * The rate limit's headers as a 429 declares them, under the component names `<name>.optional`: there they
+ * may be absent (the 429 of the budget of requests refused by authentication, api/auth/plugin.ts, carries
+ * only Retry-After).
+ */
+export const OPTIONAL_RATE_LIMIT_HEADERS: Record<string, HeaderObject> = Object.fromEntries(
+  RATE_LIMIT_HEADERS.map((name) => [
+    `${name}.optional`,
+    {
+      ...HEADERS[name],
+      required: false,
+      description: `${HEADERS[name].description} Absent on the 429 of the budget of requests refused by authentication.`,
+    },
+  ]),
+)
+
 /** The headers of a reporting read (one computed report or a range of them). */
 export const REPORT_HEADERS: readonly HeaderName[] = [
   'X-Report-Epoch',

@@ -1,5 +1,5 @@
 import helmet from '@fastify/helmet'
-import type { FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 
 /** Where the Swagger UI lives (api/plugins/docs.ts): its pages get the policy a browser page needs. */
 export const DOCS_PREFIX = '/docs'
@@ -48,21 +48,8 @@ export function docsCsp(baseUrl: string): Record<string, string[]> {
   }
 }
 
-/**
- * Security headers on every answer (@fastify/helmet, set in an onRequest hook: JSON answers, errors, 404s,
- * 429s and /metrics alike): helmet's defaults (HSTS, X-Content-Type-Options nosniff, Referrer-Policy
- * no-referrer, Cross-Origin-Opener/Resource-Policy same-origin, ...) with X-Frame-Options DENY, `API_CSP`,
- * and `docsCsp` on the Swagger UI routes. Register it first: it must see the /docs routes being added.
- * What is answered before any hook runs has none: Node's own 431, 408 and malformed-HTTP answers and
- * Fastify's bad-URL answers (api/plugins/error-handlers.ts).
- *
- * @example
- * await registerSecurityHeaders(app, { baseUrl: 'https://reports.example' })
- */
-export async function registerSecurityHeaders(
-  app: FastifyInstance,
-  { baseUrl }: { baseUrl: string },
-): Promise<void> {
+/** Registers @fastify/helmet on `app` as the service configures it: `API_CSP`, and `docsCsp` on the /docs routes. */
+async function registerHelmet(app: FastifyInstance, baseUrl: string): Promise<void> {
   const docs = { contentSecurityPolicy: { useDefaults: false, directives: docsCsp(baseUrl) } }
   // before helmet's own onRoute hook, which reads the route's `helmet` option
   app.addHook('onRoute', (route) => {
@@ -72,5 +59,65 @@ export async function registerSecurityHeaders(
     global: true,
     contentSecurityPolicy: { useDefaults: false, directives: API_CSP },
     xFrameOptions: { action: 'deny' },
+  })
+}
+
+/** A header set as [name, value] pairs, in the order they are set. */
+type HeaderSet = readonly (readonly [string, string])[]
+
+/**
+ * The headers helmet sets on an API answer and on a /docs answer, worked out once: a throwaway Fastify instance
+ * with helmet registered as the service does (`registerHelmet`) answers one request of each kind, and its
+ * headers, less those the same instance without helmet answers, are the sets. helmet's headers depend on its
+ * options alone here (no nonces, no directive computed per request), so they are the same on every answer.
+ */
+async function helmetHeaderSets(baseUrl: string): Promise<{ api: HeaderSet; docs: HeaderSet }> {
+  const answerHeaders = async (withHelmet: boolean, url: string) => {
+    const probe = Fastify()
+    if (withHelmet) await registerHelmet(probe, baseUrl)
+    probe.get('/', async () => '')
+    probe.get(DOCS_PREFIX, async () => '')
+    const res = await probe.inject({ method: 'GET', url })
+    await probe.close()
+    return res.headers
+  }
+  const own = new Set(Object.keys(await answerHeaders(false, '/')))
+  const set = async (url: string): Promise<HeaderSet> =>
+    Object.entries(await answerHeaders(true, url))
+      .filter(([name]) => !own.has(name))
+      .map(([name, value]) => [name, String(value)] as const)
+  return { api: await set('/'), docs: await set(DOCS_PREFIX) }
+}
+
+/** Whether a route is one of the Swagger UI's (its pages get `docsCsp`). */
+function isDocsRoute(url: string | undefined): boolean {
+  return url !== undefined && (url === DOCS_PREFIX || url.startsWith(`${DOCS_PREFIX}/`))
+}
+
+/**
+ * Security headers on every answer (set in an onRequest hook: JSON answers, errors, 404s, 429s and /metrics
+ * alike): helmet's defaults (HSTS, X-Content-Type-Options nosniff, Referrer-Policy no-referrer,
+ * Cross-Origin-Opener/Resource-Policy same-origin, ...) with X-Frame-Options DENY, `API_CSP`, and `docsCsp` on
+ * the Swagger UI routes. The headers are helmet's, worked out once at startup (`helmetHeaderSets`) and set as
+ * they are on each answer: @fastify/helmet itself builds helmet's middleware again on every request (CSP
+ * parsing included), measured at ~10 % of the 1-address read's CPU (bench:api). Register it first. What is
+ * answered before any hook runs has none: Node's own 431, 408 and malformed-HTTP answers and Fastify's
+ * bad-URL answers (api/plugins/error-handlers.ts).
+ *
+ * @example
+ * await registerSecurityHeaders(app, { baseUrl: 'https://reports.example' })
+ */
+export async function registerSecurityHeaders(
+  app: FastifyInstance,
+  { baseUrl }: { baseUrl: string },
+): Promise<void> {
+  const sets = await helmetHeaderSets(baseUrl)
+  // a callback hook (no promise); on the raw response, as helmet sets them
+  app.addHook('onRequest', (request, reply, done) => {
+    const raw = reply.raw
+    for (const [name, value] of isDocsRoute(request.routeOptions.url) ? sets.docs : sets.api) {
+      raw.setHeader(name, value)
+    }
+    done()
   })
 }

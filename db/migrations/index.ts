@@ -14,6 +14,7 @@ import * as m012 from './012_eth_flows.ts'
 import * as m013 from './013_report_versions.ts'
 import * as m014 from './014_consensus_snapshots.ts'
 import * as m015 from './015_signing_keys.ts'
+import * as m016 from './016_day_accounts_index.ts'
 
 interface Migration {
   up(db: Knex): Promise<void>
@@ -37,6 +38,7 @@ const migrations: [string, Migration][] = [
   ['013_report_versions', m013],
   ['014_consensus_snapshots', m014],
   ['015_signing_keys', m015],
+  ['016_day_accounts_index', m016],
 ]
 
 /** knex migration source over the in-code list (works the same under tsx, vitest and any bundler). */

@@ -277,23 +277,25 @@ export function createDaysRepo(db: Queryable) {
     async deleteHiddenVersions(chainId: number, epoch: string): Promise<void> {
       const day = await db<DayRow>('days').where({ chain_id: chainId, report_epoch: epoch }).first()
       if (!day) return
-      for (const table of RECORD_TABLES) {
-        await db(table)
-          .where({ chain_id: chainId, report_epoch: epoch })
-          .modify((q) => {
-            if (day.visible_version !== null) q.whereNot('version', day.visible_version)
-            if (day.computing_version !== null) q.whereNot('version', day.computing_version)
-          })
-          .whereNotExists((q) =>
-            q
-              .select(db.raw('1'))
-              .from('report_versions as v')
-              .whereRaw(
-                `v.chain_id = ${table}.chain_id and v.report_epoch = ${table}.report_epoch and v.version = ${table}.version`,
-              ),
-          )
-          .delete()
-      }
+      // the versions to keep as index ranges around them (`version <> v` would read every row of the day)
+      const keep = [...new Set([day.visible_version, day.computing_version])]
+        .filter((v): v is number => v !== null)
+        .sort((a, b) => a - b)
+      const ranges = keep.length === 0 ? ['true'] : ['t.version < ?']
+      for (let i = 1; i < keep.length; i++) ranges.push('(t.version > ? and t.version < ?)')
+      if (keep.length > 0) ranges.push('t.version > ?')
+      const rangeBindings = keep.flatMap((v, i) => (i === 0 ? [v] : [keep[i - 1] as number, v]))
+      if (keep.length > 0) rangeBindings.push(keep.at(-1) as number)
+      const deletes = RECORD_TABLES.map(
+        (table, i) =>
+          `d${i} as (delete from ${table} t where t.chain_id = ? and t.report_epoch = ? and (${ranges.join(' or ')})
+             and not exists (select 1 from report_versions v where v.chain_id = t.chain_id
+               and v.report_epoch = t.report_epoch and v.version = t.version))`,
+      )
+      // one statement for every table
+      await db.raw(`with ${deletes.join(', ')} select 1`, [
+        ...RECORD_TABLES.flatMap(() => [chainId, epoch, ...rangeBindings]),
+      ])
     },
 
     /**

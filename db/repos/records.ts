@@ -427,17 +427,22 @@ export function createRecordsRepo(db: Queryable) {
 
     /** Deletes a run's day-level records (account, protocol, fee, operator) before writing them again. */
     async clearDayLevel(key: DayKey): Promise<void> {
-      for (const table of [
+      const tables = [
         'account_records',
         'protocol_records',
         'fee_records',
         'operator_fee_records',
         'day_reconciliations',
-      ]) {
-        await db(table)
-          .where({ chain_id: key.chainId, report_epoch: key.epoch, version: key.version })
-          .delete()
-      }
+      ]
+      // one statement for every table
+      const deletes = tables.map(
+        (table, i) =>
+          `d${i} as (delete from ${table} where chain_id = ? and report_epoch = ? and version = ?)`,
+      )
+      await db.raw(
+        `with ${deletes.join(', ')} select 1`,
+        tables.flatMap(() => [key.chainId, key.epoch, key.version]),
+      )
     },
 
     /** Account records of a run: exact sums of its wallets' amounts, grouped by the account of each. */

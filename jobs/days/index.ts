@@ -1,6 +1,7 @@
 import type { Address } from '../../common/address.ts'
 import type { Logger } from '../../common/logger.ts'
 import type { Db } from '../../db/index.ts'
+import type { DayRow } from '../../db/repos/days.ts'
 import { createRepos } from '../../db/repos/index.ts'
 import { type JobInfo, type JobRunner, type Processor, UnrecoverableError } from '../runner.ts'
 import { createDayFlows } from './day-flows.ts'
@@ -51,13 +52,13 @@ export function createDayJobs(deps: DayJobsDeps): Record<string, Processor> {
   const flows = createDayFlows(db, deps.burnAddresses)
 
   /** Runs a step of a run; a stale run is skipped; a final failure is recorded on the day. */
-  async function step<T>(job: JobInfo, fn: (payload: ShardJob | FinalizeJob) => Promise<T>) {
+  async function step<T>(job: JobInfo, fn: (payload: ShardJob | FinalizeJob, day: DayRow) => Promise<T>) {
     if (!isPayload(job.data)) throw new UnrecoverableError(`malformed ${job.name} payload`)
     const payload = job.data as ShardJob | FinalizeJob
     const day = await createRepos(db).days.get(payload.chainId, payload.epoch)
     if (!day || day.computing_version !== payload.version) return { skipped: 'run replaced' }
     try {
-      return await fn(payload)
+      return await fn(payload, day)
     } catch (err) {
       const final = err instanceof DayDataError || job.attemptsMade + 1 >= job.attempts
       if (final) {
@@ -91,14 +92,14 @@ export function createDayJobs(deps: DayJobsDeps): Record<string, Processor> {
       return result
     },
     [DAY_JOBS.shard]: (job) =>
-      step(job, async (payload) => {
-        const inputs = await loadDayInputs(db, payload.chainId, payload.epoch)
+      step(job, async (payload, day) => {
+        const inputs = await loadDayInputs(db, payload.chainId, payload.epoch, day)
         const result = await computeShard(db, inputs, payload as ShardJob, flows)
         return { wallets: result.wallets, duration_ms: result.duration_ms }
       }),
     [DAY_JOBS.finalize]: (job) =>
-      step(job, async (payload) => {
-        const inputs = await loadDayInputs(db, payload.chainId, payload.epoch)
+      step(job, async (payload, day) => {
+        const inputs = await loadDayInputs(db, payload.chainId, payload.epoch, day)
         const outcome = await finalizeDay(db, inputs, payload as FinalizeJob)
         if (outcome.status === 'computed') {
           log.info(

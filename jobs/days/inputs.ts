@@ -43,26 +43,43 @@ export function describeReport(day: Pick<DayRow, 'report_epoch' | 'block_number'
 }
 
 /**
- * Loads and checks a day's inputs. Throws `DayNotReadyError` (retry later) when the report moved or the
- * predecessor day is not computed, `DayDataError` (fails the day) when the stored data is inconsistent.
+ * Loads and checks a day's inputs (`known`: its day row when the caller has just read it). Throws
+ * `DayNotReadyError` (retry later) when the report moved or the predecessor day is not computed,
+ * `DayDataError` (fails the day) when the stored data is inconsistent. Reads that do not depend on each other
+ * run at once (a day's steps each load them: their round trips add up over a backfill).
  */
-export async function loadDayInputs(db: Queryable, chainId: number, epoch: string): Promise<DayInputs> {
+export async function loadDayInputs(
+  db: Queryable,
+  chainId: number,
+  epoch: string,
+  known?: DayRow,
+): Promise<DayInputs> {
   const repos = createRepos(db)
-  const day = await repos.days.get(chainId, epoch)
+  const [day, report, scheduleRows] = await Promise.all([
+    known ?? repos.days.get(chainId, epoch),
+    repos.records.report(chainId, epoch),
+    repos.records.feeSchedules(),
+  ])
   if (!day) throw new DayNotReadyError(`day of report epoch ${epoch} does not exist (rolled back?)`)
-  const report = await repos.records.report(chainId, epoch)
   if (!report || report.block_hash !== day.block_hash) {
     throw new DayNotReadyError(`${describeReport(day)} moved or was rolled back; the day will be re-read`)
   }
-  const [previous] = await repos.records.reportsBefore(
-    chainId,
-    { block: String(report.block_number), logIndex: report.log_index },
-    1,
-  )
+  // the predecessor: the report before this one, and its day (read at once under the day's own link to it)
+  const [[previous], linked] = await Promise.all([
+    repos.records.reportsBefore(
+      chainId,
+      { block: String(report.block_number), logIndex: report.log_index },
+      1,
+    ),
+    day.previous_epoch === null ? undefined : repos.days.get(chainId, day.previous_epoch),
+  ])
   let previousKey: DayKey | null = null
   let previousHash: string | null = null
   if (previous) {
-    const before = await repos.days.get(chainId, previous.epoch)
+    const before =
+      linked && String(linked.report_epoch) === String(previous.epoch)
+        ? linked
+        : await repos.days.get(chainId, previous.epoch)
     if (before?.status !== 'computed' || before.visible_version === null) {
       throw new DayNotReadyError(
         `${describeReport(day)} waits for its predecessor (report epoch ${previous.epoch}) to be computed`,
@@ -92,7 +109,7 @@ export async function loadDayInputs(db: Queryable, chainId: number, epoch: strin
       : supply - BigInt(report.fee_shares)
   const timestamp = Math.floor(report.block_time.getTime() / 1000)
   try {
-    const schedules = parseFeeSchedules(await repos.records.feeSchedules())
+    const schedules = parseFeeSchedules(scheduleRows)
     const ctx = prepareReport({
       oracle_report: String(report.epoch),
       timestamp,

@@ -47,7 +47,19 @@ function exampleOf(value: unknown, field = ''): unknown {
 }
 
 /**
- * Writes the examples: `answers` maps an operation key (`METHOD /path`) to its 2xx answer bodies by status.
+ * A CSV answer made an example: its header line and first rows (as many as LIST_ITEMS).
+ *
+ * @example
+ * csvExample('a,b\n1,2\n3,4\n5,6\n') // 'a,b\n1,2\n3,4\n'
+ */
+export function csvExample(text: string): string {
+  const lines = text.split(/(?<=\n)/)
+  return lines.slice(0, 1 + LIST_ITEMS).join('')
+}
+
+/**
+ * Writes the examples: `answers` maps an operation key (`METHOD /path`) to its 2xx answer bodies by status
+ * (`"200"`: the JSON answer; `"200 text/csv"`: the same answer in another media type).
  * The file is formatted by the project's formatter.
  *
  * @example

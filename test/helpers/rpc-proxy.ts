@@ -45,6 +45,8 @@ export interface RpcProxyFaults {
   latencyMs?: number | ((call: RpcCall) => number)
   /** Methods the drop, HTTP error and latency faults apply to. Default: every method. */
   methods?: readonly string[]
+  /** `eth_getLogs` answers lose their logs' `blockTimestamp`, as from a node before execution-apis#639. */
+  stripLogTimestamps?: boolean
 }
 
 export interface RpcProxyStats {
@@ -169,6 +171,9 @@ export function createRpcProxy(options: RpcProxyOptions): RpcProxy {
     }
     stats.forwarded++
     const result = (await forward(JSON.stringify(call))) as { result?: unknown }
+    if (call.method === 'eth_getLogs' && faults.stripLogTimestamps && Array.isArray(result.result)) {
+      for (const log of result.result as Record<string, unknown>[]) delete log.blockTimestamp
+    }
     if (
       call.method === 'eth_getLogs' &&
       faults.maxLogsResults !== undefined &&

@@ -80,7 +80,11 @@ export function clientCredentialsTokens(options: ClientCredentialsOptions): Toke
     if (!data) {
       const described = (error as { error_description?: unknown } | undefined)?.error_description
       const reason = typeof described === 'string' ? described : response.statusText
-      throw new TokenRequestError(`token request refused: ${response.status} ${reason}`, response.status, error)
+      throw new TokenRequestError(
+        `token request refused: ${response.status} ${reason}`,
+        response.status,
+        error,
+      )
     }
     cached = {
       token: data.access_token,
