@@ -17,6 +17,7 @@ import { type ChainSetup, createJobs } from '../jobs/index.ts'
 import { createBullRunner, createInlineRunner, type JobRunner } from '../jobs/runner.ts'
 import { setupFromConfig } from './chain-setup.ts'
 import type { Context } from './context.ts'
+import { formatTable } from './output.ts'
 
 /** How often the backfill looks at the days, and how often it nudges the scheduler. */
 const POLL_MS = 500
@@ -70,13 +71,7 @@ export function formatDaysTable(days: readonly DayRow[]): string {
     d.duration_ms === null ? '-' : String(d.duration_ms),
     d.error ? oneLine(d.error, 80) : '',
   ])
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd()
-  return [line(header), ...rows.map(line)].join('\n')
+  return formatTable(header, rows)
 }
 
 function oneLine(text: string, max: number): string {

@@ -3,7 +3,7 @@ import { type KeyState, keyStates, statusAt } from '../api/auth/key-states.ts'
 import { rotateSigningKey } from '../api/auth/key-store.ts'
 import { createRepos } from '../db/repos/index.ts'
 import type { Context } from './context.ts'
-import { printJsonLine, printResult } from './output.ts'
+import { formatTable, printJsonLine, printResult } from './output.ts'
 
 /** A signing key as `lsreport keys list --json` prints it (one JSON line per key, newest first). */
 export function keyJson(state: KeyState, nowMs: number) {
@@ -20,13 +20,7 @@ export function keyJson(state: KeyState, nowMs: number) {
 export function formatKeysTable(keys: readonly ReturnType<typeof keyJson>[]): string {
   const header = ['kid', 'created_at', 'retires_at', 'status', 'source']
   const rows = keys.map((k) => [k.kid, k.created_at, k.retires_at ?? '-', k.status, k.source])
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd()
-  return [line(header), ...rows.map(line)].join('\n')
+  return formatTable(header, rows)
 }
 
 /**

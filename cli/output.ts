@@ -27,3 +27,19 @@ export function printResult(opts: { json?: boolean }, heading: string, record: o
   if (opts.json) printJsonLine(record)
   else printRecord(heading, record)
 }
+
+/**
+ * A plain-text table for a person: columns padded to their widest cell, two spaces apart, no trailing blanks.
+ *
+ * @example
+ * formatTable(['kid', 'status'], [['abc', 'current']]) // 'kid  status\nabc  current'
+ */
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd()
+  return [line(header), ...rows.map(line)].join('\n')
+}
