@@ -1328,11 +1328,11 @@ export interface operations {
                      * @example {
                      *       "keys": [
                      *         {
-                     *           "x": "10-OvtPWdXtuxr5_kQTjIRPAJaA58jNEyvmKuuyJ8vc",
-                     *           "y": "f2KGNPze58d_VqsY37-tyX7KMWEgCf4j_S2vKTRcRsY",
+                     *           "x": "IXn-sRdaujC28ZcepGqhjH2GxhnSMzRwWSGl7bzxkOc",
+                     *           "y": "PvD-IqI3dtgTo6DMwhu1NkfHgtzN5ZkLtt4ypXOVJUg",
                      *           "alg": "ES256",
                      *           "crv": "P-256",
-                     *           "kid": "Tk2bpN9AJMifrMWdF1I7BDXPYi3111S-gdobcLISdsg",
+                     *           "kid": "nbwxd9LUFdExIXFvHrkO3f7IVApQ9nqbuuXJ7RNk7Gw",
                      *           "kty": "EC",
                      *           "use": "sig"
                      *         }
@@ -1407,32 +1407,32 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "a4dc284b-9d7e-4fc2-bd64-52ec9ed08367",
+                     *         "id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
                      *         "key": "customer-8812",
-                     *         "org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *         "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *         "status": "ACTIVE",
-                     *         "created_at": "2026-11-27T05:55:48.431Z",
+                     *         "created_at": "2026-11-27T06:34:36.310Z",
                      *         "wallets": [
                      *           {
-                     *             "id": "bf78d8aa-d7a8-4483-826e-4d93fc161a13",
-                     *             "account_id": "a4dc284b-9d7e-4fc2-bd64-52ec9ed08367",
+                     *             "id": "35324ee8-c849-4936-b2a0-382b099e5a5a",
+                     *             "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
                      *             "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
                      *             "type": "ETH",
                      *             "allowlisted": false,
                      *             "on_platform": true,
-                     *             "originator_org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *             "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *             "status": "NOT_ALLOWLISTED",
                      *             "status_reason": null,
-                     *             "created_at": "2026-11-27T05:55:48.558Z"
+                     *             "created_at": "2026-11-27T06:34:36.411Z"
                      *           }
                      *         ]
                      *       },
                      *       {
-                     *         "id": "38467a87-ada3-4264-92cd-dfb5daffcb60",
+                     *         "id": "5c6b988a-8f25-4cc7-a6d0-1c72cf0ea219",
                      *         "key": "customer-9001",
-                     *         "org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *         "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *         "status": "ACTIVE",
-                     *         "created_at": "2026-11-27T05:56:00.106Z",
+                     *         "created_at": "2026-11-27T06:34:43.034Z",
                      *         "wallets": []
                      *       }
                      *     ]
@@ -1557,11 +1557,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "38467a87-ada3-4264-92cd-dfb5daffcb60",
+                     *       "id": "5c6b988a-8f25-4cc7-a6d0-1c72cf0ea219",
                      *       "key": "customer-9001",
-                     *       "org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *       "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *       "status": "ACTIVE",
-                     *       "created_at": "2026-11-27T05:56:00.106Z",
+                     *       "created_at": "2026-11-27T06:34:43.034Z",
                      *       "wallets": []
                      *     }
                      */
@@ -1676,23 +1676,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a4dc284b-9d7e-4fc2-bd64-52ec9ed08367",
+                     *       "id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
                      *       "key": "customer-8812",
-                     *       "org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *       "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *       "status": "ACTIVE",
-                     *       "created_at": "2026-11-27T05:55:48.431Z",
+                     *       "created_at": "2026-11-27T06:34:36.310Z",
                      *       "wallets": [
                      *         {
-                     *           "id": "bf78d8aa-d7a8-4483-826e-4d93fc161a13",
-                     *           "account_id": "a4dc284b-9d7e-4fc2-bd64-52ec9ed08367",
+                     *           "id": "35324ee8-c849-4936-b2a0-382b099e5a5a",
+                     *           "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
                      *           "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
                      *           "type": "ETH",
                      *           "allowlisted": false,
                      *           "on_platform": true,
-                     *           "originator_org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *           "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *           "status": "NOT_ALLOWLISTED",
                      *           "status_reason": null,
-                     *           "created_at": "2026-11-27T05:55:48.558Z"
+                     *           "created_at": "2026-11-27T06:34:36.411Z"
                      *         }
                      *       ]
                      *     }
@@ -1808,23 +1808,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "cc7675d8-dca7-4336-90a5-de1290d907ad",
+                     *       "id": "d4b2a833-feb3-4bdc-b1db-bb30efed398d",
                      *       "key": "customer-9101",
-                     *       "org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *       "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *       "status": "PAUSED",
-                     *       "created_at": "2026-11-27T05:56:00.395Z",
+                     *       "created_at": "2026-11-27T06:34:43.130Z",
                      *       "wallets": [
                      *         {
-                     *           "id": "5db4f9e6-9b02-433c-850f-425efb34f930",
-                     *           "account_id": "cc7675d8-dca7-4336-90a5-de1290d907ad",
+                     *           "id": "77c4e56f-f394-497b-9c90-b4b43433fc19",
+                     *           "account_id": "d4b2a833-feb3-4bdc-b1db-bb30efed398d",
                      *           "address": "0x7e6e0e0ad0d42075dfe07aae1fa3fe2a6b54a22d",
                      *           "type": "ETH",
                      *           "allowlisted": false,
                      *           "on_platform": true,
-                     *           "originator_org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *           "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *           "status": "PAUSED",
                      *           "status_reason": null,
-                     *           "created_at": "2026-11-27T05:56:00.499Z"
+                     *           "created_at": "2026-11-27T06:34:43.145Z"
                      *         }
                      *       ]
                      *     }
@@ -1950,23 +1950,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "69fe97db-52a3-4dd8-a88f-9a66cf494c34",
+                     *       "id": "2d01464a-a62e-4372-9b0c-f2aecf43568f",
                      *       "key": "customer-9102",
-                     *       "org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *       "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *       "status": "REMOVED",
-                     *       "created_at": "2026-11-27T05:56:00.717Z",
+                     *       "created_at": "2026-11-27T06:34:43.184Z",
                      *       "wallets": [
                      *         {
-                     *           "id": "9be1e264-793c-44f4-98e3-2cc955aedac2",
-                     *           "account_id": "69fe97db-52a3-4dd8-a88f-9a66cf494c34",
+                     *           "id": "1d899293-3a7b-4204-b2d7-6354dd916735",
+                     *           "account_id": "2d01464a-a62e-4372-9b0c-f2aecf43568f",
                      *           "address": "0x3b49af14768de2e58c87910f526bb2958c9c42c6",
                      *           "type": "ETH",
                      *           "allowlisted": false,
                      *           "on_platform": false,
-                     *           "originator_org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *           "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *           "status": "REMOVED",
                      *           "status_reason": null,
-                     *           "created_at": "2026-11-27T05:56:00.750Z"
+                     *           "created_at": "2026-11-27T06:34:43.210Z"
                      *         }
                      *       ]
                      *     }
@@ -2092,23 +2092,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "295e7235-edb6-4779-b1ab-9cab2ccc20b9",
+                     *       "id": "5ae83777-45b1-4894-9527-d525694cafea",
                      *       "key": "customer-9103",
-                     *       "org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *       "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *       "status": "ACTIVE",
-                     *       "created_at": "2026-11-27T05:56:00.905Z",
+                     *       "created_at": "2026-11-27T06:34:43.288Z",
                      *       "wallets": [
                      *         {
-                     *           "id": "aee8d848-cb9b-49bf-8839-12781a0aefbc",
-                     *           "account_id": "295e7235-edb6-4779-b1ab-9cab2ccc20b9",
+                     *           "id": "e5316bc0-105e-487a-81fe-83354a7b7b3e",
+                     *           "account_id": "5ae83777-45b1-4894-9527-d525694cafea",
                      *           "address": "0x2067b31dd9724d1c831f6b56fb00ecd6fc26125a",
                      *           "type": "ETH",
                      *           "allowlisted": false,
                      *           "on_platform": true,
-                     *           "originator_org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *           "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *           "status": "NOT_ALLOWLISTED",
                      *           "status_reason": null,
-                     *           "created_at": "2026-11-27T05:56:00.922Z"
+                     *           "created_at": "2026-11-27T06:34:43.303Z"
                      *         }
                      *       ]
                      *     }
@@ -2235,9 +2235,9 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "account_id": "aa41f8b9-cf3c-420a-8a40-13520a0a7cd4",
+                     *         "account_id": "c8266699-dbd5-411e-8b1d-449dbb485419",
                      *         "target_fee_rate": "0.08",
-                     *         "created_at": "2026-11-27T05:56:01.212Z",
+                     *         "created_at": "2026-11-27T06:34:43.440Z",
                      *         "effective_from": "2026-04-29T12:00:00.000Z"
                      *       }
                      *     ]
@@ -2359,9 +2359,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "account_id": "963e8720-0496-4f92-a937-de98b68675c8",
+                     *       "account_id": "60df1eb2-5f76-4c12-84b3-b9514a4947d8",
                      *       "target_fee_rate": "0.05",
-                     *       "created_at": "2026-11-27T05:56:01.100Z"
+                     *       "created_at": "2026-11-27T06:34:43.394Z"
                      *     }
                      */
                     "application/json": {
@@ -2465,16 +2465,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "bf78d8aa-d7a8-4483-826e-4d93fc161a13",
-                     *       "account_id": "a4dc284b-9d7e-4fc2-bd64-52ec9ed08367",
+                     *       "id": "35324ee8-c849-4936-b2a0-382b099e5a5a",
+                     *       "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
                      *       "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
                      *       "type": "ETH",
                      *       "allowlisted": false,
                      *       "on_platform": true,
-                     *       "originator_org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *       "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *       "status": "NOT_ALLOWLISTED",
                      *       "status_reason": null,
-                     *       "created_at": "2026-11-27T05:55:48.558Z"
+                     *       "created_at": "2026-11-27T06:34:36.411Z"
                      *     }
                      */
                     "application/json": {
@@ -2593,28 +2593,28 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "bf78d8aa-d7a8-4483-826e-4d93fc161a13",
-                     *         "account_id": "a4dc284b-9d7e-4fc2-bd64-52ec9ed08367",
+                     *         "id": "35324ee8-c849-4936-b2a0-382b099e5a5a",
+                     *         "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
                      *         "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
                      *         "type": "ETH",
                      *         "allowlisted": false,
                      *         "on_platform": true,
-                     *         "originator_org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *         "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *         "status": "NOT_ALLOWLISTED",
                      *         "status_reason": null,
-                     *         "created_at": "2026-11-27T05:55:48.558Z"
+                     *         "created_at": "2026-11-27T06:34:36.411Z"
                      *       },
                      *       {
-                     *         "id": "5db4f9e6-9b02-433c-850f-425efb34f930",
-                     *         "account_id": "cc7675d8-dca7-4336-90a5-de1290d907ad",
+                     *         "id": "77c4e56f-f394-497b-9c90-b4b43433fc19",
+                     *         "account_id": "d4b2a833-feb3-4bdc-b1db-bb30efed398d",
                      *         "address": "0x7e6e0e0ad0d42075dfe07aae1fa3fe2a6b54a22d",
                      *         "type": "ETH",
                      *         "allowlisted": false,
                      *         "on_platform": true,
-                     *         "originator_org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *         "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *         "status": "PAUSED",
                      *         "status_reason": null,
-                     *         "created_at": "2026-11-27T05:56:00.499Z"
+                     *         "created_at": "2026-11-27T06:34:43.145Z"
                      *       }
                      *     ]
                      */
@@ -2724,16 +2724,16 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "bf78d8aa-d7a8-4483-826e-4d93fc161a13",
-                     *         "account_id": "a4dc284b-9d7e-4fc2-bd64-52ec9ed08367",
+                     *         "id": "35324ee8-c849-4936-b2a0-382b099e5a5a",
+                     *         "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
                      *         "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
                      *         "type": "ETH",
                      *         "allowlisted": false,
                      *         "on_platform": true,
-                     *         "originator_org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *         "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *         "status": "NOT_ALLOWLISTED",
                      *         "status_reason": null,
-                     *         "created_at": "2026-11-27T05:55:48.558Z"
+                     *         "created_at": "2026-11-27T06:34:36.411Z"
                      *       }
                      *     ]
                      */
@@ -2863,16 +2863,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3e209262-e6fd-447a-abf2-620b5d85e75b",
-                     *       "account_id": "17bc9eae-8ca5-419b-aa29-8af71daec699",
+                     *       "id": "b55adbd1-5321-4884-bda3-883967e0111b",
+                     *       "account_id": "e38c8b39-d9c0-40d8-85f9-b2bc50b27044",
                      *       "address": "0x006381a5e776bdfd3df923b9767299a174b56e00",
                      *       "type": "ETH",
                      *       "allowlisted": false,
                      *       "on_platform": true,
-                     *       "originator_org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *       "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *       "status": "NOT_ALLOWLISTED",
                      *       "status_reason": null,
-                     *       "created_at": "2026-11-27T05:56:01.447Z"
+                     *       "created_at": "2026-11-27T06:34:43.518Z"
                      *     }
                      */
                     "application/json": {
@@ -2987,16 +2987,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "61d55554-baeb-4102-b2ad-227add1d28e3",
-                     *       "account_id": "a7f2c9be-e202-4429-936c-3c79e1464de3",
+                     *       "id": "aff8a5eb-cac5-4765-9629-ebcacdac7616",
+                     *       "account_id": "5eaa357d-e8df-4e9e-9a23-38d565f1eb36",
                      *       "address": "0xfa17866c6abb4dcb40f5905d9600ee057101c47a",
                      *       "type": "ETH",
                      *       "allowlisted": false,
                      *       "on_platform": true,
-                     *       "originator_org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *       "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *       "status": "PAUSED",
                      *       "status_reason": null,
-                     *       "created_at": "2026-11-27T05:56:01.786Z"
+                     *       "created_at": "2026-11-27T06:34:43.564Z"
                      *     }
                      */
                     "application/json": {
@@ -3111,16 +3111,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a7707cb8-0820-4bc9-93b5-db8587b04294",
-                     *       "account_id": "7d9eff8c-08a1-48ee-a8a1-13579d433edb",
+                     *       "id": "76fc23a8-d53b-4191-b379-a7d46337aaf2",
+                     *       "account_id": "7d0ee1ff-d137-4b8d-8c4d-5fc3b9701daa",
                      *       "address": "0x968f0f96de54da61a5cbf68c9071a94d565b65ef",
                      *       "type": "ETH",
                      *       "allowlisted": false,
                      *       "on_platform": false,
-                     *       "originator_org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *       "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *       "status": "REMOVED",
                      *       "status_reason": null,
-                     *       "created_at": "2026-11-27T05:56:02.043Z"
+                     *       "created_at": "2026-11-27T06:34:43.606Z"
                      *     }
                      */
                     "application/json": {
@@ -3235,16 +3235,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "aeac651e-8664-482e-b5ce-51eece71cc75",
-                     *       "account_id": "5b2a949c-5c29-4c1c-8da2-eba3a1e6143c",
+                     *       "id": "f15a8f3a-48ff-4ecb-a6c1-f13eaca04cf5",
+                     *       "account_id": "d2e3579e-cde7-42bf-914e-d1272fe68830",
                      *       "address": "0x4af6ff255a3404ee33817596da3b43f92122d2ca",
                      *       "type": "ETH",
                      *       "allowlisted": false,
                      *       "on_platform": true,
-                     *       "originator_org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *       "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *       "status": "NOT_ALLOWLISTED",
                      *       "status_reason": null,
-                     *       "created_at": "2026-11-27T05:56:02.605Z"
+                     *       "created_at": "2026-11-27T06:34:43.648Z"
                      *     }
                      */
                     "application/json": {
@@ -3361,16 +3361,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "6dd6b5f8-09c9-45f8-8f38-320d38377c1b",
-                     *       "account_id": "6f773c5c-f686-44db-a798-3140c7a2bce7",
+                     *       "id": "ece21118-ea59-4d18-995f-7d85dea4389c",
+                     *       "account_id": "e07d3343-b77b-452b-8f3a-d276f6e3b462",
                      *       "address": "0x27762edf7b7cb556d018c0287966d0e7cf5fce3c",
                      *       "type": "ETH",
                      *       "allowlisted": false,
                      *       "on_platform": true,
-                     *       "originator_org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *       "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *       "status": "NOT_ALLOWLISTED",
                      *       "status_reason": null,
-                     *       "created_at": "2026-11-27T05:56:02.662Z"
+                     *       "created_at": "2026-11-27T06:34:43.731Z"
                      *     }
                      */
                     "application/json": {
@@ -3608,7 +3608,7 @@ export interface operations {
                      *         "staking": true,
                      *         "redemption": false
                      *       },
-                     *       "created_at": "2026-11-27T05:56:02.706Z"
+                     *       "created_at": "2026-11-27T06:34:43.887Z"
                      *     }
                      */
                     "application/json": {
@@ -4517,8 +4517,8 @@ export interface operations {
                      *       {
                      *         "oracle_report": "444374",
                      *         "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *         "account_id": "a4dc284b-9d7e-4fc2-bd64-52ec9ed08367",
-                     *         "org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *         "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
+                     *         "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *         "date": "2026-04-29",
                      *         "balance_lseth": "12.994833019228892547",
                      *         "rewards_eth": "0.000876716461091166",
@@ -4646,6 +4646,10 @@ export interface operations {
                         price_eur_time?: string | null;
                         price_eur_missing_reason?: string | null;
                     }[];
+                    /**
+                     * @example oracle_report,address,account_id,org_id,date,balance_lseth,rewards_eth,total_rewards_eth,conversion_rate,previous_conversion_rate,mints_lseth,total_mints_lseth,burns_lseth,total_burns_lseth,fees_eth,total_fees_eth,period_lc_fees_lseth,total_lc_fees_lseth,period_tech_provider_fees_lseth,total_tech_provider_fees_lseth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,period_lc_fees_rate,period_tech_provider_fees_rate,fee_model,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,discount_rate,rebate_eth,total_rebate_eth,rebate_lseth,total_rebate_lseth
+                     *     444374,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,290698b9-ba87-45cf-8f09-528bca4bf4c3,org_f9741dfb23bb4cc2b0d277fb9c7cb445,2026-04-29,12.994833019228892547,0.000876716461091166,0.013481331461140798,1.000268369955628998,1.000200903412596559,0,168.987204000338651462,0,155.992370981109758915,0.000154714669604323,0.002379058493142494,,0,,0,0.00003867866740108,0.000117127382489262,0.000046414400881296,0.000713717547942747,,,v0,,0,,0,0.000030942933920867,0.000953448939424864,0.000023207200440648,0.000356858773971373,0.000015471466960432,0.000237905849314248,0.00003867866740108,0.000117127382489262,0,0,0,0,0
+                     */
                     "text/csv": string;
                 };
             };
@@ -4775,7 +4779,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "account_id": "a4dc284b-9d7e-4fc2-bd64-52ec9ed08367",
+                     *         "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
                      *         "fee_model": "v0",
                      *         "totals": {
                      *           "balance_lseth": "12.994833019228892547",
@@ -4817,8 +4821,8 @@ export interface operations {
                      *           {
                      *             "oracle_report": "444374",
                      *             "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *             "account_id": "a4dc284b-9d7e-4fc2-bd64-52ec9ed08367",
-                     *             "org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *             "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
+                     *             "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *             "date": "2026-04-29",
                      *             "balance_lseth": "12.994833019228892547",
                      *             "rewards_eth": "0.000876716461091166",
@@ -5027,6 +5031,10 @@ export interface operations {
                             price_eur_missing_reason?: string | null;
                         }[];
                     }[];
+                    /**
+                     * @example oracle_report,address,account_id,org_id,date,balance_lseth,rewards_eth,total_rewards_eth,conversion_rate,previous_conversion_rate,mints_lseth,total_mints_lseth,burns_lseth,total_burns_lseth,fees_eth,total_fees_eth,period_lc_fees_lseth,total_lc_fees_lseth,period_tech_provider_fees_lseth,total_tech_provider_fees_lseth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,period_lc_fees_rate,period_tech_provider_fees_rate,fee_model,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,discount_rate,rebate_eth,total_rebate_eth,rebate_lseth,total_rebate_lseth
+                     *     444374,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,290698b9-ba87-45cf-8f09-528bca4bf4c3,org_f9741dfb23bb4cc2b0d277fb9c7cb445,2026-04-29,12.994833019228892547,0.000876716461091166,0.013481331461140798,1.000268369955628998,1.000200903412596559,0,168.987204000338651462,0,155.992370981109758915,0.000154714669604323,0.002379058493142494,,0,,0,0.00003867866740108,0.000117127382489262,0.000046414400881296,0.000713717547942747,,,v0,,0,,0,0.000030942933920867,0.000953448939424864,0.000023207200440648,0.000356858773971373,0.000015471466960432,0.000237905849314248,0.00003867866740108,0.000117127382489262,0,0,0,0,0
+                     */
                     "text/csv": string;
                 };
             };
@@ -5158,7 +5166,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "account_id": "a4dc284b-9d7e-4fc2-bd64-52ec9ed08367",
+                     *         "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
                      *         "fee_model": "v0",
                      *         "totals": {
                      *           "balance_eth": "12.998320441989669245",
@@ -5198,8 +5206,8 @@ export interface operations {
                      *           {
                      *             "oracle_report": "444374",
                      *             "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *             "account_id": "a4dc284b-9d7e-4fc2-bd64-52ec9ed08367",
-                     *             "org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *             "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
+                     *             "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *             "date": "2026-04-29",
                      *             "balance_eth": "12.998320441989669245",
                      *             "rewards_eth": "0.000876716461091166",
@@ -5577,6 +5585,10 @@ export interface operations {
                             price_eur_missing_reason?: string | null;
                         }[];
                     })[];
+                    /**
+                     * @example oracle_report,address,account_id,org_id,date,balance_eth,rewards_eth,total_rewards_eth,conversion_rate,previous_conversion_rate,mints_eth,total_mints_eth,burns_eth,total_burns_eth,fees_eth,total_fees_eth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,gross_protocol_fee_rate,discount_rate,gross_fees_eth,total_gross_fees_eth,gross_rewards_eth,total_gross_rewards_eth,rebate_eth,total_rebate_eth,fee_model,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth
+                     *     444374,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,290698b9-ba87-45cf-8f09-528bca4bf4c3,org_f9741dfb23bb4cc2b0d277fb9c7cb445,2026-04-29,12.998320441989669245,0.000876716461091166,0.013481331461140798,1.000268369955628998,1.000200903412596559,0,168.987204000338651462,0,156.013337605383606852,0.000154714669604323,0.002379058493142494,0.00003867866740108,0.000117127382489262,0.000046414400881296,0.000713717547942747,0.000030942933920867,0.000953448939424864,0.000023207200440648,0.000356858773971373,0.000015471466960432,0.000237905849314248,0.00003867866740108,0.000117127382489262,0.15,0,0.000154714669604323,0.002379058493142494,0.001031431130695489,0.015860389954283292,0,0,v0,,0,,0
+                     */
                     "text/csv": string;
                 };
             };
@@ -5704,7 +5716,7 @@ export interface operations {
                      *       "fee_models": [
                      *         "v0"
                      *       ],
-                     *       "data_as_of": "2026-11-27T05:55:55.009Z",
+                     *       "data_as_of": "2026-11-27T06:34:39.106Z",
                      *       "totals": {
                      *         "balance_lseth": "12.994833019228892547",
                      *         "rewards_eth": "0.013481331461140798",
@@ -6010,6 +6022,11 @@ export interface operations {
                             price_eur_missing_reason?: string | null;
                         }[];
                     };
+                    /**
+                     * @example oracle_report,address,account_id,org_id,date,balance_lseth,rewards_eth,total_rewards_eth,conversion_rate,previous_conversion_rate,mints_lseth,total_mints_lseth,burns_lseth,total_burns_lseth,fees_eth,total_fees_eth,period_lc_fees_lseth,total_lc_fees_lseth,period_tech_provider_fees_lseth,total_tech_provider_fees_lseth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,period_lc_fees_rate,period_tech_provider_fees_rate,fee_model,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,discount_rate,rebate_eth,total_rebate_eth,rebate_lseth,total_rebate_lseth
+                     *     443474,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,,,2026-04-25,168.987204000338651462,0,0,1,1,168.987204000338651462,168.987204000338651462,0,0,0,0,,,,0,,,0,0,,,v0,,,,0,,,0,0,0,0,,,,,,,
+                     *     443699,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,,,2026-04-26,168.987204000338651462,0.010826444124717495,0.010826444124717495,1.0000640666504234,1,0,168.987204000338651462,0,0,0.00191054896318544,0.00191054896318544,,,,0,,,0.000573164688955632,0.000573164688955632,,,v0,,,,0,,,0.000286582344477816,0.000286582344477816,0.000191054896318544,0.000191054896318544,,,,,,,
+                     */
                     "text/csv": string;
                 };
             };
@@ -6126,7 +6143,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "account_id": "a4dc284b-9d7e-4fc2-bd64-52ec9ed08367",
+                     *       "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
                      *       "from": "2026-04-25",
                      *       "to": "2026-04-29",
                      *       "requested": {
@@ -6136,7 +6153,7 @@ export interface operations {
                      *       "fee_models": [
                      *         "v0"
                      *       ],
-                     *       "data_as_of": "2026-11-27T05:55:55.009Z",
+                     *       "data_as_of": "2026-11-27T06:34:39.106Z",
                      *       "totals": {
                      *         "balance_lseth": "12.994833019228892547",
                      *         "rewards_eth": "0.002654887336423303",
@@ -6216,8 +6233,8 @@ export interface operations {
                      *             {
                      *               "oracle_report": "443924",
                      *               "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *               "account_id": "a4dc284b-9d7e-4fc2-bd64-52ec9ed08367",
-                     *               "org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *               "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
+                     *               "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *               "date": "2026-04-27",
                      *               "balance_lseth": "12.994833019228892547",
                      *               "rewards_eth": "0.000914074231631378",
@@ -6304,8 +6321,8 @@ export interface operations {
                      *             {
                      *               "oracle_report": "444149",
                      *               "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *               "account_id": "a4dc284b-9d7e-4fc2-bd64-52ec9ed08367",
-                     *               "org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *               "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
+                     *               "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *               "date": "2026-04-28",
                      *               "balance_lseth": "12.994833019228892547",
                      *               "rewards_eth": "0.000864096643700759",
@@ -6604,6 +6621,11 @@ export interface operations {
                             }[];
                         }[];
                     };
+                    /**
+                     * @example oracle_report,address,account_id,org_id,date,balance_lseth,rewards_eth,total_rewards_eth,conversion_rate,previous_conversion_rate,mints_lseth,total_mints_lseth,burns_lseth,total_burns_lseth,fees_eth,total_fees_eth,period_lc_fees_lseth,total_lc_fees_lseth,period_tech_provider_fees_lseth,total_tech_provider_fees_lseth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,period_lc_fees_rate,period_tech_provider_fees_rate,fee_model,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,discount_rate,rebate_eth,total_rebate_eth,rebate_lseth,total_rebate_lseth
+                     *     443924,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,290698b9-ba87-45cf-8f09-528bca4bf4c3,org_f9741dfb23bb4cc2b0d277fb9c7cb445,2026-04-27,12.994833019228892547,0.000914074231631378,0.011740518356348873,1.000134408010737826,1.0000640666504234,0,168.987204000338651462,155.992370981109758915,155.992370981109758915,0.000161307217346714,0.002071856180532154,,0,,0,0.000040326804336678,0.000040326804336678,0.000048392165204014,0.000621556854159646,,,v0,,0,,0,0.000032261443469344,0.000892008476902792,0.000024196082602007,0.000310778427079823,0.000016130721734671,0.000207185618053215,0.000040326804336678,0.000040326804336678,0,0,0,0,0
+                     *     444149,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,290698b9-ba87-45cf-8f09-528bca4bf4c3,org_f9741dfb23bb4cc2b0d277fb9c7cb445,2026-04-28,12.994833019228892547,0.000864096643700759,0.012604615000049632,1.000200903412596559,1.000134408010737826,0,168.987204000338651462,0,155.992370981109758915,0.000152487643006017,0.002224343823538171,,0,,0,0.000038121910751504,0.000078448715088182,0.000045746292901805,0.000667303147061451,,,v0,,0,,0,0.000030497528601205,0.000922506005503997,0.000022873146450902,0.000333651573530725,0.000015248764300601,0.000222434382353816,0.000038121910751504,0.000078448715088182,0,0,0,0,0
+                     */
                     "text/csv": string;
                 };
             };
@@ -6733,7 +6755,7 @@ export interface operations {
                      *       "fee_models": [
                      *         "v0"
                      *       ],
-                     *       "data_as_of": "2026-11-27T05:55:55.009Z",
+                     *       "data_as_of": "2026-11-27T06:34:39.106Z",
                      *       "totals": {
                      *         "balance_lseth": "12.994833019228892547",
                      *         "rewards_eth": "0.013481331461140798",
@@ -7220,6 +7242,11 @@ export interface operations {
                             price_eur_missing_reason?: string | null;
                         }[];
                     };
+                    /**
+                     * @example oracle_report,address,account_id,org_id,date,balance_lseth,rewards_eth,total_rewards_eth,conversion_rate,previous_conversion_rate,mints_lseth,total_mints_lseth,burns_lseth,total_burns_lseth,fees_eth,total_fees_eth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,gross_protocol_fee_rate,discount_rate,gross_fees_eth,total_gross_fees_eth,gross_rewards_eth,total_gross_rewards_eth,rebate_eth,total_rebate_eth,rebate_lseth,total_rebate_lseth,fee_model,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth
+                     *     443474,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,,,2026-04-25,168.987204000338651462,0,0,1,1,168.987204000338651462,168.987204000338651462,0,0,0,0,,,0,0,,,0,0,0,0,,,0.15,,0,0,0,0,,,,,v0,,,,0
+                     *     443699,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,,,2026-04-26,168.987204000338651462,0.010826444124717495,0.010826444124717495,1.0000640666504234,1,0,168.987204000338651462,0,0,0.00191054896318544,0.00191054896318544,,,0.000573164688955632,0.000573164688955632,,,0.000286582344477816,0.000286582344477816,0.000191054896318544,0.000191054896318544,,,0.15,,0.00191054896318544,0.00191054896318544,0.012736993087902935,0.012736993087902935,,,,,v0,,,,0
+                     */
                     "text/csv": string;
                 };
             };
@@ -7338,7 +7365,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "account_id": "a4dc284b-9d7e-4fc2-bd64-52ec9ed08367",
+                     *       "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
                      *       "from": "2026-04-25",
                      *       "to": "2026-04-29",
                      *       "requested": {
@@ -7348,7 +7375,7 @@ export interface operations {
                      *       "fee_models": [
                      *         "v0"
                      *       ],
-                     *       "data_as_of": "2026-11-27T05:55:55.009Z",
+                     *       "data_as_of": "2026-11-27T06:34:39.106Z",
                      *       "totals": {
                      *         "balance_eth": "12.998320441989669245",
                      *         "rewards_eth": "0.002654887336423303",
@@ -7424,8 +7451,8 @@ export interface operations {
                      *             {
                      *               "oracle_report": "443924",
                      *               "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *               "account_id": "a4dc284b-9d7e-4fc2-bd64-52ec9ed08367",
-                     *               "org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *               "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
+                     *               "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *               "date": "2026-04-27",
                      *               "balance_eth": "12.996579628884877319",
                      *               "rewards_eth": "0.000914074231631378",
@@ -7507,8 +7534,8 @@ export interface operations {
                      *             {
                      *               "oracle_report": "444149",
                      *               "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *               "account_id": "a4dc284b-9d7e-4fc2-bd64-52ec9ed08367",
-                     *               "org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *               "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
+                     *               "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *               "date": "2026-04-28",
                      *               "balance_eth": "12.997443725528578079",
                      *               "rewards_eth": "0.000864096643700759",
@@ -8071,6 +8098,11 @@ export interface operations {
                             }[];
                         }[];
                     };
+                    /**
+                     * @example oracle_report,address,account_id,org_id,date,balance_eth,rewards_eth,total_rewards_eth,conversion_rate,previous_conversion_rate,mints_eth,total_mints_eth,burns_eth,total_burns_eth,fees_eth,total_fees_eth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,gross_protocol_fee_rate,discount_rate,gross_fees_eth,total_gross_fees_eth,gross_rewards_eth,total_gross_rewards_eth,rebate_eth,total_rebate_eth,fee_model,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth
+                     *     443924,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,290698b9-ba87-45cf-8f09-528bca4bf4c3,org_f9741dfb23bb4cc2b0d277fb9c7cb445,2026-04-27,12.996579628884877319,0.000914074231631378,0.011740518356348873,1.000134408010737826,1.0000640666504234,0,168.987204000338651462,156.013337605383606852,156.013337605383606852,0.000161307217346714,0.002071856180532154,0.000040326804336678,0.000040326804336678,0.000048392165204014,0.000621556854159646,0.000032261443469344,0.000892008476902792,0.000024196082602007,0.000310778427079823,0.000016130721734671,0.000207185618053215,0.000040326804336678,0.000040326804336678,0.15,0,0.000161307217346714,0.002071856180532154,0.001075381448978092,0.013812374536881027,0,0,v0,,0,,0
+                     *     444149,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,290698b9-ba87-45cf-8f09-528bca4bf4c3,org_f9741dfb23bb4cc2b0d277fb9c7cb445,2026-04-28,12.997443725528578079,0.000864096643700759,0.012604615000049632,1.000200903412596559,1.000134408010737826,0,168.987204000338651462,0,156.013337605383606852,0.000152487643006017,0.002224343823538171,0.000038121910751504,0.000078448715088182,0.000045746292901805,0.000667303147061451,0.000030497528601205,0.000922506005503997,0.000022873146450902,0.000333651573530725,0.000015248764300601,0.000222434382353816,0.000038121910751504,0.000078448715088182,0.15,0,0.000152487643006017,0.002224343823538171,0.001016584286706776,0.014828958823587803,0,0,v0,,0,,0
+                     */
                     "text/csv": string;
                 };
             };
@@ -8184,9 +8216,9 @@ export interface operations {
                      * @example {
                      *       "oracle_report": "444374",
                      *       "date": "2026-04-29",
-                     *       "org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *       "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *       "fee_model": "v0",
-                     *       "data_as_of": "2026-11-27T05:55:55.009Z",
+                     *       "data_as_of": "2026-11-27T06:34:39.106Z",
                      *       "wallets": 1,
                      *       "balance_lseth": "12.994833019228892547",
                      *       "gross_rewards_eth": "0.001031431130695489",
@@ -8390,9 +8422,9 @@ export interface operations {
                      * @example {
                      *       "oracle_report": "444374",
                      *       "date": "2026-04-29",
-                     *       "org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *       "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *       "fee_model": "v0",
-                     *       "data_as_of": "2026-11-27T05:55:55.009Z",
+                     *       "data_as_of": "2026-11-27T06:34:39.106Z",
                      *       "wallets": 1,
                      *       "balance_lseth": "12.994833019228892547",
                      *       "gross_rewards_eth": "0.001031431130695489",
@@ -8763,9 +8795,9 @@ export interface operations {
                      * @example {
                      *       "oracle_report": "444374",
                      *       "date": "2026-04-29",
-                     *       "org_id": "org_db8265a3558f43b399aa4c42e613e7d1",
+                     *       "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
                      *       "fee_model": "v0",
-                     *       "data_as_of": "2026-11-27T05:55:55.009Z",
+                     *       "data_as_of": "2026-11-27T06:34:39.106Z",
                      *       "wallets": 1,
                      *       "balance_lseth": "12.994833019228892547",
                      *       "gross_rewards_eth": "0.001031431130695489",
@@ -9240,11 +9272,11 @@ export interface operations {
                      *       "versions": [
                      *         {
                      *           "version": 1,
-                     *           "content_hash": "cddeda46342c41f9bd18f5b5cfa26e335054e57bdffa1829f74d1be8a21c8e28",
+                     *           "content_hash": "3c8d0a50a3226236a35be7431169cfb9be0adf40c1bc55b40593f0360f6f05a2",
                      *           "engine_version": "1.2.0",
                      *           "reason": "first",
                      *           "previous_version": null,
-                     *           "visible_from": "2026-11-27T05:55:55.009Z",
+                     *           "visible_from": "2026-11-27T06:34:39.106Z",
                      *           "visible_until": null,
                      *           "current": true
                      *         }
@@ -10031,9 +10063,9 @@ export interface operations {
                      *         "wallets": 4,
                      *         "engine_version": "1.2.0",
                      *         "version": 1,
-                     *         "computed_at": "2026-11-27T05:55:52.134Z",
-                     *         "started_at": "2026-11-27T05:55:51.828Z",
-                     *         "duration_ms": 432,
+                     *         "computed_at": "2026-11-27T06:34:38.161Z",
+                     *         "started_at": "2026-11-27T06:34:38.066Z",
+                     *         "duration_ms": 123,
                      *         "error": null
                      *       },
                      *       {
@@ -10044,9 +10076,9 @@ export interface operations {
                      *         "wallets": 5,
                      *         "engine_version": "1.2.0",
                      *         "version": 1,
-                     *         "computed_at": "2026-11-27T05:55:52.862Z",
-                     *         "started_at": "2026-11-27T05:55:52.565Z",
-                     *         "duration_ms": 382,
+                     *         "computed_at": "2026-11-27T06:34:38.313Z",
+                     *         "started_at": "2026-11-27T06:34:38.233Z",
+                     *         "duration_ms": 89,
                      *         "error": null
                      *       }
                      *     ]
@@ -10156,13 +10188,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "c7db0880-1ea3-4889-aeb0-714b24f0b8b0",
+                     *         "id": "c5d26dcc-e8cf-4c0d-8d16-9c7d04e1cd8f",
                      *         "url": "https://hooks.example.com/lsreport",
                      *         "events": [
                      *           "day.finalized"
                      *         ],
                      *         "description": null,
-                     *         "created_at": "2026-11-27T05:56:06.132Z"
+                     *         "created_at": "2026-11-27T06:34:47.688Z"
                      *       }
                      *     ]
                      */
@@ -10277,13 +10309,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "c7db0880-1ea3-4889-aeb0-714b24f0b8b0",
+                     *       "id": "c5d26dcc-e8cf-4c0d-8d16-9c7d04e1cd8f",
                      *       "url": "https://hooks.example.com/lsreport",
                      *       "events": [
                      *         "day.finalized"
                      *       ],
                      *       "description": null,
-                     *       "created_at": "2026-11-27T05:56:06.132Z",
+                     *       "created_at": "2026-11-27T06:34:47.688Z",
                      *       "secret": "whsec_WlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlo="
                      *     }
                      */
@@ -10383,13 +10415,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "c68404ae-200a-46cd-b956-fd430bb86437",
+                     *       "id": "bfac2503-7025-46c6-bb8d-51dd73cf0263",
                      *       "url": "https://hooks.example.com/lsreport",
                      *       "events": [
                      *         "day.finalized"
                      *       ],
                      *       "description": null,
-                     *       "created_at": "2026-11-27T05:56:06.198Z",
+                     *       "created_at": "2026-11-27T06:34:47.755Z",
                      *       "status": "active",
                      *       "paused_at": null,
                      *       "consecutive_failures": 0,
@@ -10606,13 +10638,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "2dab418c-3b63-4d3d-b4bd-d72428395b13",
+                     *       "id": "2f11b58c-f96a-4256-b657-a52ddce33d23",
                      *       "url": "https://hooks.example.com/lsreport",
                      *       "events": [
                      *         "day.finalized"
                      *       ],
                      *       "description": null,
-                     *       "created_at": "2026-11-27T05:56:06.238Z",
+                     *       "created_at": "2026-11-27T06:34:47.815Z",
                      *       "status": "active",
                      *       "paused_at": null,
                      *       "consecutive_failures": 0,
@@ -10741,17 +10773,17 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "9c865183-195d-48c5-ae3e-a571ff29c4a5",
-                     *         "event_id": "evt_7b7b3e4f5d404f6486c06bf0491bef0a",
+                     *         "id": "4c35190c-d526-4f0d-93ee-03dae3dbd816",
+                     *         "event_id": "evt_47306848ff6946c2b5fb8afb1740861e",
                      *         "type": "day.finalized",
                      *         "status": "pending",
                      *         "attempts": 0,
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "last_attempt_at": null,
-                     *         "next_attempt_at": "2026-11-27T05:56:06.260Z",
+                     *         "next_attempt_at": "2026-11-27T06:34:47.848Z",
                      *         "delivered_at": null,
-                     *         "created_at": "2026-11-27T05:56:06.260Z"
+                     *         "created_at": "2026-11-27T06:34:47.848Z"
                      *       }
                      *     ]
                      */
@@ -10875,17 +10907,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fd320d16-dedb-45c4-89f8-2afcb008e7ca",
-                     *       "event_id": "evt_8229f502aa2b443abd841d56c46d2adb",
+                     *       "id": "61e00c0c-6c19-464b-a147-986103cadca7",
+                     *       "event_id": "evt_d1066cede1494bae9a1e9db040fe5892",
                      *       "type": "day.finalized",
                      *       "status": "pending",
                      *       "attempts": 0,
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "last_attempt_at": null,
-                     *       "next_attempt_at": "2026-11-27T05:56:06.300Z",
+                     *       "next_attempt_at": "2026-11-27T06:34:47.902Z",
                      *       "delivered_at": null,
-                     *       "created_at": "2026-11-27T05:56:06.295Z"
+                     *       "created_at": "2026-11-27T06:34:47.899Z"
                      *     }
                      */
                     "application/json": {
