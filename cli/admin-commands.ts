@@ -35,38 +35,36 @@ export function registerAdminCommands(program: Command, withContext: WithContext
         ),
       ),
     )
-  orgs
-    .command('delegate')
-    .description(
-      'Name a delegate: the impersonate:org clients of --to may read as --org (Impersonate-Org); audited',
-    )
-    .requiredOption('--org <org_id>', 'the organization read as')
-    .requiredOption('--to <org_id>', 'the delegate organization')
-    .option('--json', 'print {org_id, delegate_org_id, delegated, changed} as one JSON line')
-    .action((opts: { org: string; to: string; json?: boolean }) =>
-      withContext(async (ctx) =>
-        printResult(
-          opts,
-          'delegation',
-          await (await admin()).delegateOrg(ctx.dbh.db, { orgId: opts.org, delegateOrgId: opts.to }),
+  const delegations = [
+    {
+      name: 'delegate',
+      description:
+        'Name a delegate: the impersonate:org clients of --to may read as --org (Impersonate-Org); audited',
+      change: 'delegateOrg',
+    },
+    {
+      name: 'undelegate',
+      description: 'Drop a delegate: the next Impersonate-Org request of --to as --org is refused; audited',
+      change: 'undelegateOrg',
+    },
+  ] as const
+  for (const { name, description, change } of delegations) {
+    orgs
+      .command(name)
+      .description(description)
+      .requiredOption('--org <org_id>', 'the organization read as')
+      .requiredOption('--to <org_id>', 'the delegate organization')
+      .option('--json', 'print {org_id, delegate_org_id, delegated, changed} as one JSON line')
+      .action((opts: { org: string; to: string; json?: boolean }) =>
+        withContext(async (ctx) =>
+          printResult(
+            opts,
+            'delegation',
+            await (await admin())[change](ctx.dbh.db, { orgId: opts.org, delegateOrgId: opts.to }),
+          ),
         ),
-      ),
-    )
-  orgs
-    .command('undelegate')
-    .description('Drop a delegate: the next Impersonate-Org request of --to as --org is refused; audited')
-    .requiredOption('--org <org_id>', 'the organization read as')
-    .requiredOption('--to <org_id>', 'the delegate organization')
-    .option('--json', 'print {org_id, delegate_org_id, delegated, changed} as one JSON line')
-    .action((opts: { org: string; to: string; json?: boolean }) =>
-      withContext(async (ctx) =>
-        printResult(
-          opts,
-          'delegation',
-          await (await admin()).undelegateOrg(ctx.dbh.db, { orgId: opts.org, delegateOrgId: opts.to }),
-        ),
-      ),
-    )
+      )
+  }
 
   const clients = program.command('clients').description('API clients (OAuth2 client credentials)')
   clients
