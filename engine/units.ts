@@ -10,6 +10,18 @@ export const WEI_PER_ETH = 10n ** 18n
 
 const DECIMAL_STRING = /^(-)?(\d+)(?:\.(\d+))?$/
 
+/** The sign, whole and fraction digits of a plain decimal string; InvalidInputError (INVALID_DECIMAL) otherwise. */
+function matchDecimal(value: string, field: string): RegExpExecArray {
+  const match = DECIMAL_STRING.exec(value)
+  if (!match) {
+    throw new InvalidInputError(`${field} must be a plain decimal string`, {
+      code: 'INVALID_DECIMAL',
+      details: { field, value },
+    })
+  }
+  return match
+}
+
 /**
  * Formats an integer amount with `decimals` implied decimals: exact, trailing zeros trimmed.
  *
@@ -47,13 +59,7 @@ export function formatUnits18(wei: bigint): string {
  * parseUnits('1.5', 18) // 1500000000000000000n
  */
 export function parseUnits(value: string, decimals: number, field = 'value'): bigint {
-  const match = DECIMAL_STRING.exec(value)
-  if (!match) {
-    throw new InvalidInputError(`${field} must be a plain decimal string`, {
-      code: 'INVALID_DECIMAL',
-      details: { field, value },
-    })
-  }
+  const match = matchDecimal(value, field)
   const fraction = match[3] ?? ''
   if (fraction.length > decimals) {
     throw new InvalidInputError(`${field} has more than ${decimals} fractional digits`, {
@@ -88,13 +94,7 @@ export interface Fraction {
  * parseFraction('0.125') // { num: 125n, den: 1000n }
  */
 export function parseFraction(value: string, field = 'value'): Fraction {
-  const match = DECIMAL_STRING.exec(value)
-  if (!match) {
-    throw new InvalidInputError(`${field} must be a plain decimal string`, {
-      code: 'INVALID_DECIMAL',
-      details: { field, value },
-    })
-  }
+  const match = matchDecimal(value, field)
   const fraction = match[3] ?? ''
   const num = BigInt((match[2] ?? '0') + fraction)
   return { num: match[1] ? -num : num, den: 10n ** BigInt(fraction.length) }
