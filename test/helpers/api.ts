@@ -9,6 +9,7 @@ import { createClient, createOrg } from '../../cli/admin.ts'
 import { loadConfig } from '../../common/config.ts'
 import { createLogger, flushLogger, type Logger } from '../../common/logger.ts'
 import { type DbHandle, migrate, openDb } from '../../db/index.ts'
+import { TEST_SIGNING_KEY_SECRET } from './cli.ts'
 import { freePort } from './free-port.ts'
 import { checkAnswer, holdAnswersToDocument } from './openapi-answers.ts'
 import { createTestDatabase } from './services.ts'
@@ -45,9 +46,16 @@ export async function startTestApi(
   if (!extra.dbh) await migrate(dbh.db)
   // The audience is the base URL, so the port must be known before the app is built.
   const port = String(await freePort())
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: port, LOG_LEVEL: 'silent', ...env })
+  // one signing-key secret per test file: apps sharing a database (extra.dbh) share its keys, as processes of a
+  // deployment share SIGNING_KEY_SECRET
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PORT: port,
+    LOG_LEVEL: 'silent',
+    SIGNING_KEY_SECRET: TEST_SIGNING_KEY_SECRET,
+    ...env,
+  })
   const logger = extra.logger ?? createLogger({ level: 'silent' })
-  // the config has no DATABASE_URL (the handle is given): the signing-key secret is kept in DATA_DIR
   const signingKeys = await openSigningKeys({ db: dbh.db, config, logger })
   const app = await buildApp({ config, logger, db: dbh.db, signingKeys, redis: extra.redis })
   const url = await app.listen({ host: '127.0.0.1', port: Number(port) })
