@@ -5,24 +5,28 @@ export const ACCESS_LOG_MAX_URL = 2048
 
 /**
  * A request's fields in the access log (`request_id` comes from the request's logger); `client_id` and
- * `org_id` once its token was verified.
+ * `org_id` once its token was verified; `status_code` and `response_ms` when it was answered (`reply`).
+ * One object literal, built once per line (fields left undefined are not written).
  */
-function requestFields(request: FastifyRequest) {
+function requestFields(request: FastifyRequest, reply?: FastifyReply) {
   const url = request.url
+  const cut = url.length > ACCESS_LOG_MAX_URL
+  const auth = request.auth
   return {
     method: request.method,
-    url: url.length > ACCESS_LOG_MAX_URL ? url.slice(0, ACCESS_LOG_MAX_URL) : url,
-    url_truncated: url.length > ACCESS_LOG_MAX_URL ? true : undefined,
+    url: cut ? url.slice(0, ACCESS_LOG_MAX_URL) : url,
+    url_truncated: cut ? true : undefined,
     route: request.routeOptions.url ?? 'unmatched',
-    client_id: request.auth?.clientId,
-    org_id: request.auth?.orgId,
+    client_id: auth?.clientId,
+    org_id: auth?.orgId,
+    status_code: reply?.statusCode,
+    response_ms: reply ? Math.round(reply.elapsedTime * 100) / 100 : undefined,
   }
 }
 
 /** The fields of the line of a request that was answered (or whose answer failed). */
 function lineOf(request: FastifyRequest, reply: FastifyReply) {
-  const elapsed = Math.round(reply.elapsedTime * 100) / 100
-  return { ...requestFields(request), status_code: reply.statusCode, response_ms: elapsed }
+  return requestFields(request, reply)
 }
 
 /**

@@ -97,9 +97,11 @@ export async function bulkWrite(
 
 /**
  * Writes rows already formatted as COPY text (`chunks`: whole lines, each ending in a newline) into `table`
- * in one transaction, after `prelude`: `COPY ... FROM STDIN` on Postgres, the lines parsed back into batched
- * INSERTs on PGlite. Either every row lands or none does. Returns the number of rows written. A caller that
- * formats its own lines (pre-sized, hashed as they go) writes them with no value array per row.
+ * in one transaction, after `prelude` and before `epilogue` (a statement made from the number of rows once they
+ * are written, e.g. recording what they were; it may throw to undo them): `COPY ... FROM STDIN` on Postgres, the lines parsed back into batched INSERTs on
+ * PGlite. Either every row lands or none does. Returns the number of rows written. A caller that formats its
+ * own lines (hashed as they go) writes them with no value array per row. On Postgres the transaction takes
+ * three round trips: BEGIN with the prelude, the COPY, the epilogue with COMMIT.
  *
  * @example
  * await bulkWriteText(db, 'wallet_records', columns, ['1\t2\n'], { sql: 'delete from wallet_records where ...', bindings })
@@ -110,17 +112,19 @@ export async function bulkWriteText(
   columns: readonly string[],
   chunks: AsyncIterable<string> | Iterable<string>,
   prelude?: BulkPrelude,
+  epilogue?: (rows: number) => BulkPrelude,
 ): Promise<number> {
-  if (isPglite(db)) return insertBatches(db, table, columns, textRows(chunks), prelude, undefined)
+  if (isPglite(db)) return insertBatches(db, table, columns, textRows(chunks), prelude, undefined, epilogue)
   const conn = (await db.client.acquireConnection()) as pg.PoolClient
+  // statements with their values written in (knex's quoting): several go in one simple query
+  const literal = (statement: BulkPrelude) => db.raw(statement.sql, [...statement.bindings]).toQuery()
   try {
-    await conn.query('BEGIN')
-    if (prelude) await conn.query(toPgSql(prelude.sql), [...prelude.bindings])
+    await conn.query(prelude ? `BEGIN; ${literal(prelude)}` : 'BEGIN')
     const copy = conn.query(
       copyFrom(`COPY ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) FROM STDIN`),
     )
     await pipeline(Readable.from(chunks, { objectMode: false, highWaterMark: 256 * 1024 }), copy)
-    await conn.query('COMMIT')
+    await conn.query(epilogue ? `${literal(epilogue(Number(copy.rowCount)))}; COMMIT` : 'COMMIT')
     return Number(copy.rowCount)
   } catch (err) {
     await conn.query('ROLLBACK').catch(() => undefined)
@@ -228,6 +232,7 @@ async function insertBatches(
   rows: AsyncIterable<BulkValue[]> | Iterable<BulkValue[]>,
   prelude: BulkPrelude | undefined,
   onLine: ((line: string) => void) | undefined,
+  epilogue?: (rows: number) => BulkPrelude,
 ): Promise<number> {
   // PGlite runs on the main thread: small batches, and a yield after each, keep a process's other work (the
   // API of `lsreport up`) answering while a day is written
@@ -254,6 +259,10 @@ async function insertBatches(
       if (batch.length >= batchRows) await flush()
     }
     await flush()
+    if (epilogue) {
+      const statement = epilogue(count)
+      await tx.raw(statement.sql, [...statement.bindings])
+    }
   })
   return count
 }

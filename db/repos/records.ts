@@ -80,6 +80,8 @@ export interface AttributionRow {
   org_id: string
   originator_org_id: string
   on_platform: boolean
+  /** The account's target fee rate in force then (exact decimal, trailing zeros trimmed), if any. */
+  target_fee_rate: string | null
 }
 
 /** What a shard of a run wrote. */
@@ -159,6 +161,21 @@ function flowsQuery(
  * transfers, attribution as of the report) and the bulk writes of a run's records.
  */
 export function createRecordsRepo(db: Queryable) {
+  /** The upsert of a shard's row in `day_shards` (what it wrote). */
+  const saveShardQuery = (key: DayKey, result: ShardResult) =>
+    db('day_shards')
+      .insert({
+        chain_id: key.chainId,
+        report_epoch: key.epoch,
+        version: key.version,
+        shard: result.shard,
+        wallets: result.wallets,
+        content_hash: result.content_hash,
+        fee_summary: JSON.stringify(result.fee_summary),
+        duration_ms: result.duration_ms,
+      })
+      .onConflict(['chain_id', 'report_epoch', 'version', 'shard'])
+      .merge()
   return {
     /** The ingested report of an epoch. */
     async report(chainId: number, epoch: string): Promise<StoredReport | undefined> {
@@ -350,71 +367,60 @@ export function createRecordsRepo(db: Queryable) {
       })
     },
 
-    /** Registered wallets of `range` as they stood at chain time `at` (registered before it). */
+    /**
+     * Registered wallets of `range` as they stood at chain time `at` (registered before it), each with the
+     * target fee rate of its account in force at `at` (the latest before it; null without one).
+     */
     async attributions(at: Date, range: AddressRange): Promise<AttributionRow[]> {
-      const where = inRange('address', range)
-      return db('wallets')
-        .select(
-          'address',
-          'account_id',
-          'org_id',
-          'originator_org_id',
-          db.raw('(off_platform_from is null or off_platform_from >= ?) as on_platform', [at]),
+      const where = inRange('w.address', range)
+      const rows: AttributionRow[] = (
+        await db.raw(
+          `select w.address, w.account_id, w.org_id, w.originator_org_id,
+             (w.off_platform_from is null or w.off_platform_from >= ?) as on_platform,
+             t.target_fee_rate
+           from wallets w
+           left join lateral (
+             select d.target_fee_rate::text as target_fee_rate from discount_rates d
+             where d.account_id = w.account_id and d.effective_from < ?
+             order by d.effective_from desc, d.id desc limit 1
+           ) t on true
+           where w.attributed_from < ? and ${where.sql}`,
+          [at, at, at, ...where.bindings],
         )
-        .where('attributed_from', '<', at)
-        .whereRaw(where.sql, where.bindings)
-    },
-
-    /** The target fee rate in force at chain time `at` for each of `accountIds` that has one. */
-    async targetsAt(at: Date, accountIds: readonly string[]): Promise<Map<string, string>> {
-      const out = new Map<string, string>()
-      if (accountIds.length === 0) return out
-      const rows: { account_id: string; target_fee_rate: string }[] = await db('discount_rates')
-        .distinctOn('account_id')
-        .select('account_id', db.raw('target_fee_rate::text as target_fee_rate'))
-        .where('effective_from', '<', at)
-        .whereIn('account_id', accountIds)
-        .orderBy([
-          { column: 'account_id' },
-          { column: 'effective_from', order: 'desc' },
-          { column: 'id', order: 'desc' },
-        ])
-      for (const r of rows) out.set(r.account_id, trimDecimal(r.target_fee_rate))
-      return out
+      ).rows
+      for (const row of rows) {
+        if (row.target_fee_rate != null) row.target_fee_rate = trimDecimal(row.target_fee_rate)
+      }
+      return rows
     },
 
     /**
      * Writes a shard's wallet records, given as COPY text lines of `WALLET_RECORD_COLUMNS` (chunks of whole
-     * lines), replacing what an earlier attempt of the same shard wrote, in one transaction of its own (call
-     * it on repositories of the pool, not of a transaction). Returns the rows written.
+     * lines), replacing what an earlier attempt of the same shard wrote, and records what it wrote (`result`,
+     * asked with the rows written once they are in: its hash and fee summary are known then), in one transaction of its
+     * own (call it on repositories of the pool, not of a transaction). Returns the rows written.
      */
     async writeWalletShard(
       key: DayKey,
       range: AddressRange,
       chunks: AsyncIterable<string> | Iterable<string>,
+      result: (rows: number) => ShardResult,
     ): Promise<number> {
       const where = inRange('address', range)
-      return bulkWriteText(db as Db, 'wallet_records', WALLET_RECORD_COLUMNS, chunks, {
-        sql: `delete from wallet_records where chain_id = ? and report_epoch = ? and version = ? and ${where.sql}`,
-        bindings: [key.chainId, key.epoch, key.version, ...where.bindings],
-      })
-    },
-
-    /** Records what a shard wrote (replacing an earlier attempt's row). */
-    async saveShard(key: DayKey, result: ShardResult): Promise<void> {
-      await db('day_shards')
-        .insert({
-          chain_id: key.chainId,
-          report_epoch: key.epoch,
-          version: key.version,
-          shard: result.shard,
-          wallets: result.wallets,
-          content_hash: result.content_hash,
-          fee_summary: JSON.stringify(result.fee_summary),
-          duration_ms: result.duration_ms,
-        })
-        .onConflict(['chain_id', 'report_epoch', 'version', 'shard'])
-        .merge()
+      return bulkWriteText(
+        db as Db,
+        'wallet_records',
+        WALLET_RECORD_COLUMNS,
+        chunks,
+        {
+          sql: `delete from wallet_records where chain_id = ? and report_epoch = ? and version = ? and ${where.sql}`,
+          bindings: [key.chainId, key.epoch, key.version, ...where.bindings],
+        },
+        (rows) => {
+          const { sql, bindings } = saveShardQuery(key, result(rows)).toSQL()
+          return { sql, bindings: bindings as (string | number)[] }
+        },
+      )
     },
 
     /** The shards a run has written so far, by shard number. */

@@ -7,7 +7,7 @@ import { type JobInfo, type JobRunner, type Processor, UnrecoverableError } from
 import { createDayFlows } from './day-flows.ts'
 import { DayDataError } from './errors.ts'
 import { type FinalizeJob, finalizeDay } from './finalize.ts'
-import { loadDayInputs } from './inputs.ts'
+import { createRunInputs, loadDayInputs } from './inputs.ts'
 import { DAY_JOBS, scheduleDays } from './scheduler.ts'
 import { computeShard, type ShardJob } from './shard.ts'
 
@@ -50,6 +50,7 @@ export function createDayJobs(deps: DayJobsDeps): Record<string, Processor> {
   const log = logger.child({ component: 'days' })
   // the period's flows, read once per run of a day in this process and shared by its shards
   const flows = createDayFlows(db, deps.burnAddresses)
+  const runInputs = createRunInputs(db)
 
   /** Runs a step of a run; a stale run is skipped; a final failure is recorded on the day. */
   async function step<T>(job: JobInfo, fn: (payload: ShardJob | FinalizeJob, day: DayRow) => Promise<T>) {
@@ -93,7 +94,7 @@ export function createDayJobs(deps: DayJobsDeps): Record<string, Processor> {
     },
     [DAY_JOBS.shard]: (job) =>
       step(job, async (payload, day) => {
-        const inputs = await loadDayInputs(db, payload.chainId, payload.epoch, day)
+        const inputs = await runInputs.forShard(day, payload.version)
         const result = await computeShard(db, inputs, payload as ShardJob, flows)
         return { wallets: result.wallets, duration_ms: result.duration_ms }
       }),

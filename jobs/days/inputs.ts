@@ -144,3 +144,35 @@ export async function loadDayInputs(
     throw err
   }
 }
+
+/** The inputs of the run a process is computing, loaded once for its shards (`createRunInputs`). */
+export interface RunInputs {
+  /** The inputs of `day`'s run `version` (its row as just read), loaded at its first shard in this process. */
+  forShard(day: DayRow, version: number): Promise<DayInputs>
+}
+
+/**
+ * Loads a run's inputs once per process for all of its shards (`loadDayInputs` is several round trips; a
+ * day of 1M holders has 256 shards). A run is one version of one day on one report block: a moved report
+ * or a new run loads again, a failed load is not kept, and only the latest run is kept. The finalization
+ * loads its own (its checks are the last word before the day becomes visible).
+ *
+ * @example
+ * const inputs = await createRunInputs(db).forShard(day, payload.version)
+ */
+export function createRunInputs(db: Queryable): RunInputs {
+  let latest: { id: string; inputs: Promise<DayInputs> } | undefined
+  return {
+    forShard(day, version) {
+      const id = `${day.chain_id}:${day.report_epoch}:${version}:${day.block_hash}`
+      if (latest?.id === id) return latest.inputs
+      const inputs = loadDayInputs(db, day.chain_id, String(day.report_epoch), day)
+      const entry = { id, inputs }
+      latest = entry
+      inputs.catch(() => {
+        if (latest === entry) latest = undefined
+      })
+      return inputs
+    },
+  }
+}

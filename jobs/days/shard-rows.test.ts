@@ -129,6 +129,7 @@ describe('shardChunks', () => {
           org_id: `org_${r.org}`,
           originator_org_id: r.originator === null ? (null as unknown as string) : `org_${r.originator}`,
           on_platform: r.onPlatform,
+          target_fee_rate: history.targets[r.account] ?? null,
         })
       })
       const targets = new Map<string, string>()

@@ -38,46 +38,53 @@ export async function computeShard(
   const repos = createRepos(db)
   const key: DayKey = { chainId: job.chainId, epoch: job.epoch, version: job.version }
   const range = shardRange(job.shard, job.shards)
-  const [shardFlows, attributions] = await Promise.all([
+  // the previous day's rows stream in (a connection of their own) while this shard's rows stream out
+  const opening = inputs.previousKey
+    ? repos.records.openWalletTotals(inputs.previousKey, range)
+    : Promise.resolve({ texts: [], close: async () => undefined })
+  const [shardFlows, attributions, previous] = await Promise.allSettled([
     flows.forShard(inputs, key, range),
     repos.records.attributions(inputs.blockTime, range),
+    opening,
   ])
-  const targets = await repos.records.targetsAt(inputs.blockTime, [
-    ...new Set(attributions.map((a) => a.account_id)),
-  ])
-  // the previous day's rows stream in (a connection of their own) while this shard's rows stream out
-  const previous = inputs.previousKey
-    ? await repos.records.openWalletTotals(inputs.previousKey, range)
-    : { texts: [], close: async () => undefined }
-  const out: ShardRowsOutput = { hash: createHash('sha256'), summary: emptyFeeSummary(), wallets: 0 }
-  let wallets: number
+  let result: ShardResult | undefined
   try {
+    if (shardFlows.status === 'rejected') throw shardFlows.reason
+    if (attributions.status === 'rejected') throw attributions.reason
+    if (previous.status === 'rejected') throw previous.reason
+    const targets = new Map<string, string>()
+    for (const a of attributions.value) {
+      if (a.target_fee_rate !== null) targets.set(a.account_id, a.target_fee_rate)
+    }
+    const out: ShardRowsOutput = { hash: createHash('sha256'), summary: emptyFeeSummary(), wallets: 0 }
     const chunks = shardChunks(
       {
         key,
         ctx: inputs.ctx,
         day: describeReport(inputs.day),
-        previous: previous.texts,
-        flows: shardFlows,
-        attributions: new Map(attributions.map((row) => [row.address, row])),
+        previous: previous.value.texts,
+        flows: shardFlows.value,
+        attributions: new Map(attributions.value.map((row) => [row.address, row])),
         targets,
       },
       out,
     )
-    wallets = await repos.records.writeWalletShard(key, range, chunks)
+    // what the shard wrote is recorded in the same transaction, once its rows are in
+    await repos.records.writeWalletShard(key, range, chunks, (rows) => {
+      if (rows !== out.wallets)
+        throw new Error(`shard ${job.shard}: ${rows} rows written, ${out.wallets} produced`)
+      result = {
+        shard: job.shard,
+        wallets: rows,
+        content_hash: out.hash.digest('hex'),
+        fee_summary: encodeFeeSummary(out.summary),
+        duration_ms: Math.round(performance.now() - started),
+      }
+      return result
+    })
   } finally {
-    await previous.close()
+    if (previous.status === 'fulfilled') await previous.value.close()
   }
-  if (wallets !== out.wallets) {
-    throw new Error(`shard ${job.shard}: ${wallets} rows written, ${out.wallets} produced`)
-  }
-  const result: ShardResult = {
-    shard: job.shard,
-    wallets,
-    content_hash: out.hash.digest('hex'),
-    fee_summary: encodeFeeSummary(out.summary),
-    duration_ms: Math.round(performance.now() - started),
-  }
-  await repos.records.saveShard(key, result)
+  if (!result) throw new Error(`shard ${job.shard} was written without its result`)
   return result
 }
