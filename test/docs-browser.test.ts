@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
-import { findChromium, openPage } from './helpers/browser.ts'
+import { findChromium, openPage, tryItOut } from './helpers/browser.ts'
 import { IN_CI } from './helpers/services.ts'
 
 const chromium = findChromium()
@@ -74,18 +74,7 @@ describe.skipIf(!chromium)('/docs in a real browser (headless Chromium)', () => 
       await page.evaluate("document.querySelector('.modal-ux .close-modal').click()")
 
       // GET /v0/platform/accounts: open it, "Try it out", "Execute"
-      const operation = `[...document.querySelectorAll('.opblock-get')].find((b) =>
-        b.querySelector('.opblock-summary-path')?.getAttribute('data-path') === '/v0/platform/accounts')`
-      await page.waitFor(`!!(${operation})`, 'the GET /v0/platform/accounts operation')
-      await page.evaluate(`(${operation}).querySelector('.opblock-summary-control').click()`)
-      await page.waitFor(`(${operation}).querySelector('.try-out__btn')`, 'the "Try it out" button')
-      await page.evaluate(`(${operation}).querySelector('.try-out__btn').click()`)
-      await page.waitFor(`(${operation}).querySelector('.execute')`, 'the "Execute" button')
-      await page.evaluate(`(${operation}).querySelector('.execute').click()`)
-      const status = await page.waitFor<string>(
-        `(${operation}).querySelector('.live-responses-table .response .response-col_status')?.textContent.trim()`,
-        'the response',
-      )
+      const { operation, status } = await tryItOut(page, '/v0/platform/accounts')
       expect(status).toBe('200')
       const curl = await page.evaluate<string>(`(${operation}).querySelector('.curl')?.textContent ?? ''`)
       expect(curl).toContain(`Authorization: Bearer ${token}`)

@@ -1,11 +1,10 @@
 import { execFile } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, test } from 'vitest'
-import { cli, cliFails, spawnCli, TEST_SIGNING_KEY_SECRET } from './helpers/cli.ts'
+import { cli, cliFails, deploymentEnv, spawnCli } from './helpers/cli.ts'
 import { copiesOf, instructionsOf, readDockerfile } from './helpers/dockerfile.ts'
 import { freePort } from './helpers/free-port.ts'
 import { createTestDatabase, postgresAvailable, REDIS_URL, redisAvailable } from './helpers/services.ts'
@@ -95,16 +94,12 @@ describe('a production install: the image runtime stage files, `npm ci --omit=de
       const info = JSON.parse(await fs.readFile(devnetFile, 'utf8')) as { rpc_url: string }
       const database = await createTestDatabase()
       cleanups.push(database.drop)
-      const env = {
-        DATA_DIR: dataDir,
-        DATABASE_URL: database.url,
-        REDIS_URL,
-        QUEUE_PREFIX: `t${randomBytes(4).toString('hex')}`,
-        RPC_URL: info.rpc_url,
-        CHAIN: 'devnet',
-        LOG_LEVEL: 'warn',
-        SIGNING_KEY_SECRET: TEST_SIGNING_KEY_SECRET,
-      }
+      const env = deploymentEnv({
+        dataDir,
+        databaseUrl: database.url,
+        redisUrl: REDIS_URL,
+        rpcUrl: info.rpc_url,
+      })
       expect(await cli(['migrate'], env, bin)).toMatchObject({ backend: 'postgres' })
 
       const [apiPort, workerPort] = [await freePort(), await freePort()]

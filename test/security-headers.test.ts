@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { API_CSP, DOCS_PREFIX, docsCsp } from '../api/plugins/security-headers.ts'
 import { orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
-import { findChromium, openPage } from './helpers/browser.ts'
+import { findChromium, openPage, tryItOut } from './helpers/browser.ts'
 import { IN_CI } from './helpers/services.ts'
 
 const chromium = findChromium()
@@ -133,18 +133,7 @@ describe.skipIf(!chromium)('/docs under its policy in a real browser (headless C
       await page.waitFor("document.querySelector('.topbar img')?.naturalWidth > 0", 'the logo')
 
       // GET /health: open it, "Try it out", "Execute" (a call from the page: connect-src)
-      const operation = `[...document.querySelectorAll('.opblock-get')].find((b) =>
-        b.querySelector('.opblock-summary-path')?.getAttribute('data-path') === '/health')`
-      await page.waitFor(`!!(${operation})`, 'the GET /health operation')
-      await page.evaluate(`(${operation}).querySelector('.opblock-summary-control').click()`)
-      await page.waitFor(`(${operation}).querySelector('.try-out__btn')`, 'the "Try it out" button')
-      await page.evaluate(`(${operation}).querySelector('.try-out__btn').click()`)
-      await page.waitFor(`(${operation}).querySelector('.execute')`, 'the "Execute" button')
-      await page.evaluate(`(${operation}).querySelector('.execute').click()`)
-      const status = await page.waitFor<string>(
-        `(${operation}).querySelector('.live-responses-table .response .response-col_status')?.textContent.trim()`,
-        'the response',
-      )
+      const { status } = await tryItOut(page, '/health')
       expect(status).toBe('200')
       expect(await page.evaluate<string[]>('window.__violations')).toEqual([])
 

@@ -5,7 +5,7 @@ import path from 'node:path'
 import pg from 'pg'
 import { afterAll, describe, expect, test } from 'vitest'
 import { FOLLOWER_LOCK_KEY } from '../jobs/follower/index.ts'
-import { cli, spawnCli } from './helpers/cli.ts'
+import { cli, deploymentEnv, spawnCli } from './helpers/cli.ts'
 import { freePort } from './helpers/free-port.ts'
 import { createTestDatabase, postgresAvailable, REDIS_URL, redisAvailable } from './helpers/services.ts'
 
@@ -43,18 +43,10 @@ describe('lsreport worker: /health and /metrics on WORKER_PORT', () => {
       const port = await freePort()
       const base = `http://127.0.0.1:${port}`
       const metricsToken = randomBytes(16).toString('hex')
-      const env = {
-        DATA_DIR: dataDir,
-        DATABASE_URL: database.url,
-        REDIS_URL,
-        QUEUE_PREFIX: `t${randomBytes(4).toString('hex')}`,
-        RPC_URL: info.rpc_url,
-        CHAIN: 'devnet',
-        LOG_LEVEL: 'warn',
-        WORKER_PORT: String(port),
-        WORKER_STUCK_AFTER_MS: '1000',
-        METRICS_TOKEN: metricsToken,
-      }
+      const env = deploymentEnv(
+        { dataDir, databaseUrl: database.url, redisUrl: REDIS_URL, rpcUrl: info.rpc_url },
+        { WORKER_PORT: String(port), WORKER_STUCK_AFTER_MS: '1000', METRICS_TOKEN: metricsToken },
+      )
       await cli(['migrate'], env)
       const worker = await spawnCli(['worker'], env, async () => (await fetch(`${base}/health`)).ok)
       cleanups.push(worker.stop)

@@ -144,3 +144,29 @@ export async function openPage(chromium: string): Promise<BrowserPage> {
     },
   }
 }
+
+/**
+ * In Swagger UI on `page`: opens the GET operation of `path`, presses "Try it out" then "Execute", and answers
+ * the operation's element expression (for further reads) and the HTTP status the page shows.
+ *
+ * @example
+ * const { status } = await tryItOut(page, '/health') // '200'
+ */
+export async function tryItOut(
+  page: BrowserPage,
+  path: string,
+): Promise<{ operation: string; status: string }> {
+  const operation = `[...document.querySelectorAll('.opblock-get')].find((b) =>
+        b.querySelector('.opblock-summary-path')?.getAttribute('data-path') === '${path}')`
+  await page.waitFor(`!!(${operation})`, `the GET ${path} operation`)
+  await page.evaluate(`(${operation}).querySelector('.opblock-summary-control').click()`)
+  await page.waitFor(`(${operation}).querySelector('.try-out__btn')`, 'the "Try it out" button')
+  await page.evaluate(`(${operation}).querySelector('.try-out__btn').click()`)
+  await page.waitFor(`(${operation}).querySelector('.execute')`, 'the "Execute" button')
+  await page.evaluate(`(${operation}).querySelector('.execute').click()`)
+  const status = await page.waitFor<string>(
+    `(${operation}).querySelector('.live-responses-table .response .response-col_status')?.textContent.trim()`,
+    'the response',
+  )
+  return { operation, status }
+}

@@ -147,3 +147,27 @@ export async function spawnCli(
   await stop()
   throw new Error(`lsreport ${args.join(' ')} not ready after ${timeoutMs} ms:\n${output}`)
 }
+
+/**
+ * The environment of a production-shaped service a test starts (Postgres, BullMQ on Redis under a queue prefix
+ * of its own, a devnet chain, the test's signing-key secret), plus `extra`.
+ *
+ * @example
+ * const env = deploymentEnv({ dataDir, databaseUrl: database.url, rpcUrl, redisUrl: REDIS_URL })
+ */
+export function deploymentEnv(
+  options: { dataDir: string; databaseUrl: string; redisUrl: string; rpcUrl: string },
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    DATA_DIR: options.dataDir,
+    DATABASE_URL: options.databaseUrl,
+    REDIS_URL: options.redisUrl,
+    QUEUE_PREFIX: `t${randomBytes(4).toString('hex')}`,
+    RPC_URL: options.rpcUrl,
+    CHAIN: 'devnet',
+    LOG_LEVEL: 'warn',
+    SIGNING_KEY_SECRET: TEST_SIGNING_KEY_SECRET,
+    ...extra,
+  }
+}
