@@ -1,3 +1,4 @@
+import { FEE_TOTAL_FIELDS as RECORD_FEE_TOTAL_FIELDS } from '../fields/record-fields.ts'
 import { InvalidInputError } from './errors.ts'
 import type { OperatorValidators } from './operator-fees.ts'
 import { splitOperatorFees } from './operator-fees.ts'
@@ -11,25 +12,8 @@ import type { WalletRecord } from './wallet-record.ts'
  * shard summaries in any order.
  */
 
-/** Amount fields summed in fee totals. */
-export const FEE_TOTAL_FIELDS = [
-  'balance_lseth',
-  'gross_rewards_eth',
-  'rewards_eth',
-  'fees_eth',
-  'dao_fees_eth',
-  'provider_fees_eth',
-  'slashing_fees_eth',
-  'lc_fees_eth',
-  'period_lc_fees_lseth',
-  'tech_provider_fees_eth',
-  'period_tech_provider_fees_lseth',
-  'operator_fees_eth',
-  'platform_fees_eth',
-  'rebate_eth',
-  'rebate_lseth',
-  'platform_fees_at_discount_rate_eth',
-] as const satisfies ReadonlyArray<keyof WalletRecord>
+/** Amount fields summed in fee totals (fields/record-fields.ts). */
+export const FEE_TOTAL_FIELDS = RECORD_FEE_TOTAL_FIELDS satisfies ReadonlyArray<keyof WalletRecord>
 
 /** A fee total amount field. */
 export type FeeTotalField = (typeof FEE_TOTAL_FIELDS)[number]

@@ -1,20 +1,19 @@
+import {
+  type PeriodField,
+  WALLET_AMOUNT_FIELDS as RECORD_AMOUNT_FIELDS,
+  CUMULATIVE_FIELDS as RECORD_CUMULATIVE_FIELDS,
+} from '../fields/record-fields.ts'
 import { utcDateOf } from './dates.ts'
 import type { PreparedDiscount } from './discount.ts'
-import { computeRebate, prepareDiscount } from './discount.ts'
+import { prepareDiscount } from './discount.ts'
 import { FeeScheduleError, InvalidInputError } from './errors.ts'
 import type { FeeModel, FeeSchedule } from './fee-schedule.ts'
 import { feeModelAt } from './fee-schedule.ts'
 import type { FeePartRates, PreparedFeeSplit } from './fee-split.ts'
-import { feePartRates, prepareFeeSplit, splitFee } from './fee-split.ts'
-import {
-  conversionRate,
-  feeBpsToBigint,
-  feeRateOfBps,
-  sharesFromUnderlying,
-  underlyingFromShares,
-} from './rates.ts'
+import { feePartRates, prepareFeeSplit } from './fee-split.ts'
+import { computeEarnedAmounts } from './period-amounts.ts'
+import { conversionRate, feeBpsToBigint, feeRateOfBps, underlyingFromShares } from './rates.ts'
 import type { Fraction } from './units.ts'
-import { floorDiv } from './units.ts'
 
 /**
  * The wallet reward record of one oracle report: the hot path of the service (every holder, every report).
@@ -188,37 +187,13 @@ export interface WalletRecord extends WalletTotals, FeePartRates {
   rebate_lseth: bigint
 }
 
-/** Pairs (period field, cumulative field): total = previous total + period value. */
-export const CUMULATIVE_FIELDS = [
-  ['rewards_eth', 'total_rewards_eth'],
-  ['mints_lseth', 'total_mints_lseth'],
-  ['burns_lseth', 'total_burns_lseth'],
-  ['mints_eth', 'total_mints_eth'],
-  ['burns_eth', 'total_burns_eth'],
-  ['fees_eth', 'total_fees_eth'],
-  ['period_lc_fees_lseth', 'total_lc_fees_lseth'],
-  ['period_tech_provider_fees_lseth', 'total_tech_provider_fees_lseth'],
-  ['platform_fees_eth', 'total_platform_fees_eth'],
-  ['operator_fees_eth', 'total_operator_fees_eth'],
-  ['lc_fees_eth', 'total_lc_fees_eth'],
-  ['tech_provider_fees_eth', 'total_tech_provider_fees_eth'],
-  ['dao_fees_eth', 'total_dao_fees_eth'],
-  ['provider_fees_eth', 'total_provider_fees_eth'],
-  ['slashing_fees_eth', 'total_slashing_fees_eth'],
-  ['platform_fees_at_discount_rate_eth', 'total_platform_fees_at_discount_rate_eth'],
-  ['gross_fees_eth', 'total_gross_fees_eth'],
-  ['gross_rewards_eth', 'total_gross_rewards_eth'],
-  ['rebate_eth', 'total_rebate_eth'],
-  ['rebate_lseth', 'total_rebate_lseth'],
-] as const satisfies ReadonlyArray<readonly [keyof WalletRecord, keyof WalletTotals]>
+/** Pairs (period field, cumulative field): total = previous total + period value (fields/record-fields.ts). */
+export const CUMULATIVE_FIELDS = RECORD_CUMULATIVE_FIELDS satisfies ReadonlyArray<
+  readonly [keyof WalletRecord, keyof WalletTotals]
+>
 
-/** Every bigint field of a wallet record (period amounts, balance and totals). */
-export const WALLET_AMOUNT_FIELDS = [
-  'balance_lseth',
-  'balance_eth',
-  ...CUMULATIVE_FIELDS.map(([period]) => period),
-  ...CUMULATIVE_FIELDS.map(([, total]) => total),
-] as const satisfies ReadonlyArray<keyof WalletRecord>
+/** Every bigint field of a wallet record (balance, period amounts and totals; fields/record-fields.ts). */
+export const WALLET_AMOUNT_FIELDS = RECORD_AMOUNT_FIELDS satisfies ReadonlyArray<keyof WalletRecord>
 
 /** An amount field name of the wallet record. */
 export type WalletAmountField = (typeof WALLET_AMOUNT_FIELDS)[number]
@@ -373,30 +348,24 @@ export function computeWalletRecord(ctx: ReportContext, wallet: WalletInput): Wa
   const balance = shares + reportDelta
   checkAmount(balance, 'shares + report_delta (the balance after the report)', 0n)
   const onPlatform = wallet.on_platform === true
+  const U = ctx.underlying
+  const S = ctx.supply
   const orgId = wallet.org_id ?? null
   if (onPlatform && orgId === null) {
     throw new InvalidInputError('an on-platform wallet needs the org owning its account', {
       details: { address: wallet.address },
     })
   }
-  const U = ctx.underlying
-  const S = ctx.supply
-  // rounding: floor (toward minus infinity), once, on the exact rationals shares x step
-  const gross = floorDiv(shares * ctx.gross_step.num, ctx.gross_step.den)
-  const net = floorDiv(shares * ctx.net_step.num, ctx.net_step.den)
-  const fees = gross - net
-  const parts = splitFee(ctx.split, fees, onPlatform)
-  // rounding: floor (LsETH at rate_k)
-  const lcLseth = sharesFromUnderlying(parts.lc_fees_eth, U, S)
-  const techLseth = sharesFromUnderlying(parts.tech_provider_fees_eth, U, S)
-  // rounding: floor (the day's LsETH flows in ETH at rate_k, summed into the ETH totals)
-  const mintsEth = underlyingFromShares(mints, U, S)
-  const burnsEth = underlyingFromShares(burns, U, S)
   const target = onPlatform ? (wallet.target_fee_rate ?? null) : null
   const discount = target === null ? NO_DISCOUNT : discountFor(ctx, target)
-  const rebate = computeRebate(discount, gross, parts.platform_fees_eth, U, S)
-  const rates = onPlatform ? ctx.rates_on_platform : ctx.rates_off_platform
-  const p = wallet.previous ?? ZERO_TOTALS
+  const period = {
+    ...computeEarnedAmounts(ctx, onPlatform, discount, shares, balance),
+    mints_lseth: mints,
+    burns_lseth: burns,
+    // rounding: floor (the day's LsETH flows in ETH at rate_k, summed into the ETH totals)
+    mints_eth: underlyingFromShares(mints, U, S),
+    burns_eth: underlyingFromShares(burns, U, S),
+  }
   return {
     oracle_report: ctx.oracle_report,
     address: wallet.address,
@@ -407,62 +376,21 @@ export function computeWalletRecord(ctx: ReportContext, wallet: WalletInput): Wa
     fee_schedule_id: ctx.fee_schedule_id,
     on_platform: onPlatform,
     target_fee_rate: target,
-    balance_lseth: balance,
-    // NB: follows balance_lseth (the same shares, valued at rate_k, floor)
-    balance_eth: underlyingFromShares(balance, U, S),
-    rewards_eth: net,
-    total_rewards_eth: p.total_rewards_eth + net,
     conversion_rate: ctx.conversion_rate,
     previous_conversion_rate: ctx.previous_conversion_rate,
-    mints_lseth: mints,
-    total_mints_lseth: p.total_mints_lseth + mints,
-    burns_lseth: burns,
-    total_burns_lseth: p.total_burns_lseth + burns,
-    mints_eth: mintsEth,
-    total_mints_eth: p.total_mints_eth + mintsEth,
-    burns_eth: burnsEth,
-    total_burns_eth: p.total_burns_eth + burnsEth,
-    fees_eth: fees,
-    total_fees_eth: p.total_fees_eth + fees,
-    period_lc_fees_lseth: lcLseth,
-    total_lc_fees_lseth: p.total_lc_fees_lseth + lcLseth,
-    period_tech_provider_fees_lseth: techLseth,
-    total_tech_provider_fees_lseth: p.total_tech_provider_fees_lseth + techLseth,
-    platform_fees_eth: parts.platform_fees_eth,
-    total_platform_fees_eth: p.total_platform_fees_eth + parts.platform_fees_eth,
-    operator_fees_eth: parts.operator_fees_eth,
-    total_operator_fees_eth: p.total_operator_fees_eth + parts.operator_fees_eth,
-    lc_fees_eth: parts.lc_fees_eth,
-    total_lc_fees_eth: p.total_lc_fees_eth + parts.lc_fees_eth,
-    tech_provider_fees_eth: parts.tech_provider_fees_eth,
-    total_tech_provider_fees_eth: p.total_tech_provider_fees_eth + parts.tech_provider_fees_eth,
-    dao_fees_eth: parts.dao_fees_eth,
-    total_dao_fees_eth: p.total_dao_fees_eth + parts.dao_fees_eth,
-    provider_fees_eth: parts.provider_fees_eth,
-    total_provider_fees_eth: p.total_provider_fees_eth + parts.provider_fees_eth,
-    slashing_fees_eth: parts.slashing_fees_eth,
-    total_slashing_fees_eth: p.total_slashing_fees_eth + parts.slashing_fees_eth,
-    platform_fees_at_discount_rate_eth: rebate.platform_fees_at_discount_rate_eth,
-    total_platform_fees_at_discount_rate_eth:
-      p.total_platform_fees_at_discount_rate_eth + rebate.platform_fees_at_discount_rate_eth,
     gross_protocol_fee_rate: ctx.gross_protocol_fee_rate,
     discount_rate: discount.discount_rate,
-    gross_fees_eth: fees,
-    total_gross_fees_eth: p.total_gross_fees_eth + fees,
-    gross_rewards_eth: gross,
-    total_gross_rewards_eth: p.total_gross_rewards_eth + gross,
-    rebate_eth: rebate.rebate_eth,
-    total_rebate_eth: p.total_rebate_eth + rebate.rebate_eth,
-    rebate_lseth: rebate.rebate_lseth,
-    total_rebate_lseth: p.total_rebate_lseth + rebate.rebate_lseth,
-    period_dao_fees_rate: rates.period_dao_fees_rate,
-    period_provider_fees_rate: rates.period_provider_fees_rate,
-    period_slashing_fees_rate: rates.period_slashing_fees_rate,
-    period_lc_fees_rate: rates.period_lc_fees_rate,
-    period_tech_provider_fees_rate: rates.period_tech_provider_fees_rate,
-    period_operator_fees_rate: rates.period_operator_fees_rate,
-    period_platform_fees_rate: rates.period_platform_fees_rate,
+    ...(onPlatform ? ctx.rates_on_platform : ctx.rates_off_platform),
+    ...period,
+    ...totalsAfter(wallet.previous ?? ZERO_TOTALS, period),
   }
+}
+
+/** The totals after a period: each previous total plus its period amount. */
+function totalsAfter(previous: WalletTotals, period: Record<PeriodField, bigint>): WalletTotals {
+  const totals = {} as Record<keyof WalletTotals, bigint>
+  for (const [field, total] of CUMULATIVE_FIELDS) totals[total] = previous[total] + period[field]
+  return totals
 }
 
 /**

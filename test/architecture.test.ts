@@ -25,7 +25,8 @@ const CHAIN_CLIENT = /^viem(\/|$)/
 const anyOf = (...patterns: RegExp[]) => new RegExp(patterns.map((p) => `(?:${p.source})`).join('|'))
 
 /**
- * The one-way order of STYLE.md "Shape", lowest first: engine (pure math) ; common ; chain and db (side by
+ * The one-way order of STYLE.md "Shape", lowest first: fields (the computed records' field names, pure data
+ * that engine and db both read: one list for the math and the columns) ; engine (pure math) ; common ; chain and db (side by
  * side, each over common) ; metrics (the service's Prometheus figures, over db: the shared state's reads,
  * BullMQ's counts loaded lazily, never a worker) and platform (account, wallet and webhook-URL rules over db,
  * no ABI, no HTTP), side by side ; jobs (chain, db, engine, platform and metrics meet) ; api (reads db, calls
@@ -37,26 +38,42 @@ const anyOf = (...patterns: RegExp[]) => new RegExp(patterns.map((p) => `(?:${p.
  * their own package.json declares (openapi-fetch; no `node:` module: the client runs in browsers too).
  */
 const LAYERS: Record<string, LayerRule> = {
-  engine: { folders: ['engine'], onlyPackages: /^(decimal\.js|date-fns)(\/|$)/ },
+  fields: { folders: ['fields'], onlyPackages: /(?!)/ },
+  engine: { folders: ['engine', 'fields'], onlyPackages: /^(decimal\.js|date-fns)(\/|$)/ },
   common: { folders: ['common'], forbiddenPackages: anyOf(HTTP, SQL, QUEUE) },
   chain: { folders: ['chain', 'common'], forbiddenPackages: anyOf(HTTP, SQL, QUEUE) },
-  db: { folders: ['db', 'common'], forbiddenPackages: anyOf(HTTP, QUEUE, CHAIN_CLIENT) },
-  metrics: { folders: ['metrics', 'db', 'common'], forbiddenPackages: anyOf(HTTP, SQL, CHAIN_CLIENT) },
+  db: { folders: ['db', 'common', 'fields'], forbiddenPackages: anyOf(HTTP, QUEUE, CHAIN_CLIENT) },
+  metrics: {
+    folders: ['metrics', 'db', 'common', 'fields'],
+    forbiddenPackages: anyOf(HTTP, SQL, CHAIN_CLIENT),
+  },
   platform: {
-    folders: ['platform', 'db', 'common'],
+    folders: ['platform', 'db', 'common', 'fields'],
     forbiddenPackages: anyOf(HTTP, SQL, QUEUE, CHAIN_CLIENT),
   },
   jobs: {
-    folders: ['jobs', 'metrics', 'platform', 'chain', 'db', 'engine', 'common'],
+    folders: ['jobs', 'metrics', 'platform', 'chain', 'db', 'engine', 'common', 'fields'],
     forbiddenPackages: anyOf(HTTP, SQL),
   },
   api: {
-    folders: ['api', 'metrics', 'platform', 'db', 'engine', 'common'],
+    folders: ['api', 'metrics', 'platform', 'db', 'engine', 'common', 'fields'],
     forbiddenPackages: anyOf(SQL, QUEUE),
   },
   devnet: { folders: ['devnet', 'chain', 'common'], forbiddenPackages: anyOf(HTTP, SQL, QUEUE) },
   cli: {
-    folders: ['cli', 'api', 'jobs', 'metrics', 'platform', 'devnet', 'chain', 'db', 'engine', 'common'],
+    folders: [
+      'cli',
+      'api',
+      'jobs',
+      'metrics',
+      'platform',
+      'devnet',
+      'chain',
+      'db',
+      'engine',
+      'common',
+      'fields',
+    ],
     forbiddenPackages: anyOf(HTTP, SQL),
   },
   bench: { folders: '*' },
@@ -181,15 +198,20 @@ describe('architecture', () => {
     plant('api/routes/load.test.ts', "const { run } = await import('../../bench/load.ts')\n")
     plant('bench/api.ts', "import { seedRewardsDay } from '../test/helpers/rewards-day.ts'\n")
     plant('bench/load.test.ts', "import { run } from './load.ts'\n")
+    plant('fields/derived.ts', "import { CUMULATIVE_FIELDS } from '../engine/wallet-record.ts'\n")
+    plant('fields/lib.ts', "import Decimal from 'decimal.js'\n")
+    plant('engine/columns.ts', "import { FEE_TOTAL_FIELDS } from '../fields/record-fields.ts'\n")
     expect(layerViolations(readTree(scratch)).sort()).toEqual(
       [
-        'api/cli-use.ts -> ../cli/main.ts (api/ may import api, metrics, platform, db, engine, common)',
+        'api/cli-use.ts -> ../cli/main.ts (api/ may import api, metrics, platform, db, engine, common, fields)',
+        'fields/derived.ts -> ../engine/wallet-record.ts (fields/ may import fields)',
+        'fields/lib.ts -> decimal.js (not allowed in fields/)',
         'api/sql.ts -> pg (belongs to another layer than api/)',
-        'db/lazy.ts -> ../jobs/index.ts (db/ may import db, common)',
+        'db/lazy.ts -> ../jobs/index.ts (db/ may import db, common, fields)',
         'engine/io.ts -> node:fs (engine/ does no I/O)',
-        'jobs/side.ts -> ../devnet/index.ts (jobs/ may import jobs, metrics, platform, chain, db, engine, common)',
-        'platform/moves.ts -> ../chain/abi.ts (platform/ may import platform, db, common)',
-        'platform/service.ts -> ../api/errors.ts (platform/ may import platform, db, common)',
+        'jobs/side.ts -> ../devnet/index.ts (jobs/ may import jobs, metrics, platform, chain, db, engine, common, fields)',
+        'platform/moves.ts -> ../chain/abi.ts (platform/ may import platform, db, common, fields)',
+        'platform/service.ts -> ../api/errors.ts (platform/ may import platform, db, common, fields)',
         'scripts/ is not a declared layer (add it to LAYERS or OUTSIDE_PRODUCT)',
         'test/seed.test.ts -> ../bench/api-data.ts (only bench/ may import bench/)',
         'test/helpers/seed.ts -> ../../bench/api-data.ts (only bench/ may import bench/)',
@@ -231,17 +253,17 @@ describe('architecture', () => {
     ]
     expect(layerViolations(files).sort()).toEqual(
       [
-        'api/app.ts -> ../chain/beacon.ts (api/ may import api, metrics, platform, db, engine, common)',
-        'api/lazy.ts -> ../jobs/index.ts (api/ may import api, metrics, platform, db, engine, common)',
-        'api/routes/metrics.ts -> ../../jobs/metrics/index.ts (api/ may import api, metrics, platform, db, engine, common)',
+        'api/app.ts -> ../chain/beacon.ts (api/ may import api, metrics, platform, db, engine, common, fields)',
+        'api/lazy.ts -> ../jobs/index.ts (api/ may import api, metrics, platform, db, engine, common, fields)',
+        'api/routes/metrics.ts -> ../../jobs/metrics/index.ts (api/ may import api, metrics, platform, db, engine, common, fields)',
         'clients/typescript/src/index.ts -> ../../../api/schemas.ts (clients/ may import clients)',
         'clients/typescript/src/index.ts -> fastify (not allowed in clients/)',
-        'cli/up.ts -> ../bench/start.ts (cli/ may import cli, api, jobs, metrics, platform, devnet, chain, db, engine, common)',
+        'cli/up.ts -> ../bench/start.ts (cli/ may import cli, api, jobs, metrics, platform, devnet, chain, db, engine, common, fields)',
         'common/metrics.ts -> ../metrics/index.ts (common/ may import common)',
-        'engine/bench-use.ts -> ../bench/engine-wallets.ts (engine/ may import engine)',
-        'jobs/seed.ts -> ../bench/api-data.ts (jobs/ may import jobs, metrics, platform, chain, db, engine, common)',
-        'metrics/queue.ts -> ../jobs/runner.ts (metrics/ may import metrics, db, common)',
-        'platform/webhooks/deliver.ts -> ../../jobs/webhooks/deliver.ts (platform/ may import platform, db, common)',
+        'engine/bench-use.ts -> ../bench/engine-wallets.ts (engine/ may import engine, fields)',
+        'jobs/seed.ts -> ../bench/api-data.ts (jobs/ may import jobs, metrics, platform, chain, db, engine, common, fields)',
+        'metrics/queue.ts -> ../jobs/runner.ts (metrics/ may import metrics, db, common, fields)',
+        'platform/webhooks/deliver.ts -> ../../jobs/webhooks/deliver.ts (platform/ may import platform, db, common, fields)',
         'test/answer-memo.test.ts -> ../bench/api-data.ts (only bench/ may import bench/)',
         'fixtures/engine/make.ts -> ../../bench/engine-wallets.ts (only bench/ may import bench/)',
         'vitest.config.ts -> ./bench/v8-flags.ts (only bench/ may import bench/)',
@@ -256,7 +278,7 @@ describe('architecture', () => {
         .map(([name]) => name)
     expect(lists('bench')).toEqual([])
     expect(lists('cli')).toEqual(['bench'])
-    expect(LAYERS.api?.folders).toEqual(['api', 'metrics', 'platform', 'db', 'engine', 'common'])
+    expect(LAYERS.api?.folders).toEqual(['api', 'metrics', 'platform', 'db', 'engine', 'common', 'fields'])
   })
 
   test('behavior: every top-level folder is a layer or listed as outside the product', () => {

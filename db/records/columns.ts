@@ -1,54 +1,12 @@
 /**
- * Column lists of the computed-record tables. They mirror the engine's record fields (db/ does not import
- * engine/); `jobs/days/columns.test.ts` holds them equal, so a field added to the engine fails CI until
- * a migration adds its column.
+ * Column lists of the computed-record tables: the records' fields (fields/record-fields.ts, the one list the
+ * engine's math reads too), with the columns only the tables have. A field added there needs a migration
+ * that adds its column (`test/migrations*` and the day tests fail until it exists).
  */
+import { FEE_TOTAL_FIELDS, WALLET_AMOUNT_FIELDS, WALLET_RATE_FIELDS } from '../../fields/record-fields.ts'
 
 /** Amount columns of wallet and account records: balance, period amounts, then cumulative totals. */
-export const WALLET_AMOUNT_COLUMNS = [
-  'balance_lseth',
-  'balance_eth',
-  'rewards_eth',
-  'mints_lseth',
-  'burns_lseth',
-  'mints_eth',
-  'burns_eth',
-  'fees_eth',
-  'period_lc_fees_lseth',
-  'period_tech_provider_fees_lseth',
-  'platform_fees_eth',
-  'operator_fees_eth',
-  'lc_fees_eth',
-  'tech_provider_fees_eth',
-  'dao_fees_eth',
-  'provider_fees_eth',
-  'slashing_fees_eth',
-  'platform_fees_at_discount_rate_eth',
-  'gross_fees_eth',
-  'gross_rewards_eth',
-  'rebate_eth',
-  'rebate_lseth',
-  'total_rewards_eth',
-  'total_mints_lseth',
-  'total_burns_lseth',
-  'total_mints_eth',
-  'total_burns_eth',
-  'total_fees_eth',
-  'total_lc_fees_lseth',
-  'total_tech_provider_fees_lseth',
-  'total_platform_fees_eth',
-  'total_operator_fees_eth',
-  'total_lc_fees_eth',
-  'total_tech_provider_fees_eth',
-  'total_dao_fees_eth',
-  'total_provider_fees_eth',
-  'total_slashing_fees_eth',
-  'total_platform_fees_at_discount_rate_eth',
-  'total_gross_fees_eth',
-  'total_gross_rewards_eth',
-  'total_rebate_eth',
-  'total_rebate_lseth',
-] as const
+export const WALLET_AMOUNT_COLUMNS = WALLET_AMOUNT_FIELDS
 
 /**
  * Wallet and account amount columns added after migration 003 (by 012_eth_flows): 003 creates the others.
@@ -71,15 +29,7 @@ export const WALLET_AMOUNT_COLUMNS_OF_003: readonly string[] = WALLET_AMOUNT_COL
 export const WALLET_TOTAL_COLUMNS = WALLET_AMOUNT_COLUMNS.filter((c) => c.startsWith('total_'))
 
 /** Per-part fee rate columns of a wallet record (report constants, by on-platform or not). */
-export const WALLET_RATE_COLUMNS = [
-  'period_dao_fees_rate',
-  'period_provider_fees_rate',
-  'period_slashing_fees_rate',
-  'period_lc_fees_rate',
-  'period_tech_provider_fees_rate',
-  'period_operator_fees_rate',
-  'period_platform_fees_rate',
-] as const
+export const WALLET_RATE_COLUMNS = WALLET_RATE_FIELDS
 
 /** Every column of `wallet_records`, in table order (the COPY column list). */
 export const WALLET_RECORD_COLUMNS = [
@@ -105,24 +55,7 @@ export const WALLET_RECORD_COLUMNS = [
 ] as const
 
 /** Amount columns of platform / originator fee records. */
-export const FEE_AMOUNT_COLUMNS = [
-  'balance_lseth',
-  'gross_rewards_eth',
-  'rewards_eth',
-  'fees_eth',
-  'dao_fees_eth',
-  'provider_fees_eth',
-  'slashing_fees_eth',
-  'lc_fees_eth',
-  'period_lc_fees_lseth',
-  'tech_provider_fees_eth',
-  'period_tech_provider_fees_lseth',
-  'operator_fees_eth',
-  'platform_fees_eth',
-  'rebate_eth',
-  'rebate_lseth',
-  'platform_fees_at_discount_rate_eth',
-] as const
+export const FEE_AMOUNT_COLUMNS = FEE_TOTAL_FIELDS
 
 /** Rate columns of platform / originator fee records (part / gross rewards of the group). */
 export const FEE_RATE_COLUMNS = [

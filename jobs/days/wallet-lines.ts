@@ -20,7 +20,7 @@ import {
  */
 
 const KEY_COLUMNS = ['chain_id', 'report_epoch', 'version', 'address'] as const
-const firstAmount = WALLET_RECORD_COLUMNS.indexOf(WALLET_AMOUNT_COLUMNS[0])
+const firstAmount = WALLET_RECORD_COLUMNS.indexOf('balance_lseth')
 /** The columns between the address and the amounts: the report's constants and the wallet's attribution. */
 const MIDDLE_COLUMNS = WALLET_RECORD_COLUMNS.slice(KEY_COLUMNS.length, firstAmount)
 // the layout this file writes: key columns, middle, the amounts in WALLET_AMOUNT_COLUMNS order, engine version
