@@ -186,6 +186,21 @@ export function pageOf(query: { offset?: number; limit?: number }): { offset: nu
 }
 
 /**
+ * Answers one page of a list: the total count in `X-Total-Count`, the rows presented by `present`.
+ *
+ * @example
+ * return sendPage(reply, await repos.webhooks.list(orgId, page), webhookJson)
+ */
+export function sendPage<Row, Shown>(
+  reply: { header(name: string, value: string): unknown },
+  page: { rows: Row[]; total: number },
+  present: (row: Row) => Shown,
+): Shown[] {
+  reply.header('x-total-count', String(page.total))
+  return page.rows.map(present)
+}
+
+/**
  * A NUL (Postgres text cannot hold it) or a lone UTF-16 surrogate (not Unicode: it cannot be stored as
  * UTF-8 without being replaced). Valid surrogate pairs (emoji) are fine.
  */

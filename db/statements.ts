@@ -31,3 +31,13 @@ export function namedStatement(name: string, sql: string) {
 export function arrayLiteral(values: readonly (string | number)[]): string {
   return `{${values.map((v) => `"${String(v).replace(/["\\]/g, '\\$&')}"`).join(',')}}`
 }
+
+/**
+ * The named statement reading one row of an organization's `table` by `column` (bindings: org id, value).
+ *
+ * @example
+ * const accountById = orgRowStatement('lsreport_account_by_id', 'accounts', 'id, org_id, key', 'id')
+ */
+export function orgRowStatement(name: string, table: string, columns: string, column: string) {
+  return namedStatement(name, `select ${columns} from ${table} where org_id = ? and ${column} = ?`)
+}

@@ -65,8 +65,8 @@ export interface ConsensusFacts {
   protocolExitingBalance: bigint
 }
 
-/** The consensus-layer part of an oracle report, with the day's ETH flows. */
-export interface ConsensusDay {
+/** The validators' figures of an oracle report (the Oracle's report struct less epoch and modes). */
+export interface ValidatorFigures {
   validatorsBalance: bigint
   validatorsSkimmedBalance: bigint
   validatorsExitedBalance: bigint
@@ -74,6 +74,10 @@ export interface ConsensusDay {
   validatorsCount: number
   /** [total, operator 0, operator 1, ...] (mainnet layout) */
   stoppedValidatorCountPerOperator: number[]
+}
+
+/** The consensus-layer part of an oracle report, with the day's ETH flows. */
+export interface ConsensusDay extends ValidatorFigures {
   /** ETH that reached the withdrawal credentials today (skims + exits) */
   withdrawalCredit: bigint
   /** execution-layer fees earned today */

@@ -20,6 +20,7 @@ import {
   type MinedBlock,
   type TxRequest,
 } from './blocks.ts'
+import type { ValidatorFigures } from './consensus.ts'
 import { type DevnetDeployment, deployDevnet } from './deploy.ts'
 import { createTimeline, type Timeline } from './timeline.ts'
 import {
@@ -32,14 +33,8 @@ import {
 } from './versions.ts'
 
 /** A consensus-layer report as the Oracle takes it. */
-export interface ReportInput {
+export interface ReportInput extends ValidatorFigures {
   epoch: bigint
-  validatorsBalance: bigint
-  validatorsSkimmedBalance: bigint
-  validatorsExitedBalance: bigint
-  validatorsExitingBalance: bigint
-  validatorsCount: number
-  stoppedValidatorCountPerOperator: number[]
   rebalanceDepositToRedeemMode: boolean
   slashingContainmentMode: boolean
 }

@@ -36,10 +36,12 @@ export class EngineError extends Error {
   override name = 'EngineError'
   readonly code: EngineErrorCode
   readonly details: Record<string, unknown> | undefined
+  /** The code of an error of this class thrown without one. */
+  static defaultCode: EngineErrorCode = 'INVALID_INPUT'
 
   constructor(message: string, options: EngineErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
-    this.code = options.code ?? 'INVALID_INPUT'
+    this.code = options.code ?? (new.target as typeof EngineError).defaultCode
     this.details = options.details
   }
 }
@@ -53,10 +55,6 @@ export class EngineError extends Error {
  */
 export class InvalidInputError extends EngineError {
   override name = 'InvalidInputError'
-
-  constructor(message: string, options: EngineErrorOptions = {}) {
-    super(message, { ...options, code: options.code ?? 'INVALID_INPUT' })
-  }
 }
 
 /**
@@ -78,10 +76,7 @@ export class ReportRangeError extends InvalidInputError {
  */
 export class FeeScheduleError extends EngineError {
   override name = 'FeeScheduleError'
-
-  constructor(message: string, options: EngineErrorOptions = {}) {
-    super(message, { ...options, code: options.code ?? 'FEE_SCHEDULE_INVALID' })
-  }
+  static override defaultCode: EngineErrorCode = 'FEE_SCHEDULE_INVALID'
 }
 
 /**
@@ -93,8 +88,5 @@ export class FeeScheduleError extends EngineError {
  */
 export class RedeemStateError extends EngineError {
   override name = 'RedeemStateError'
-
-  constructor(message: string, options: EngineErrorOptions = {}) {
-    super(message, { ...options, code: options.code ?? 'REDEEM_STATE_INVALID' })
-  }
+  static override defaultCode: EngineErrorCode = 'REDEEM_STATE_INVALID'
 }

@@ -1,5 +1,5 @@
 import type { Queryable } from '../index.ts'
-import { namedStatement } from '../statements.ts'
+import { orgRowStatement } from '../statements.ts'
 import { type Page, pageWithTotal } from './page.ts'
 
 /** Lifecycle of an account: ACTIVE, PAUSED, REMOVED, or DENIED (final, set from a chain DENY). */
@@ -24,14 +24,8 @@ export function isUuid(value: string): boolean {
 
 /** Every column of `accounts` (the fields of AccountRow). */
 const ACCOUNT_COLUMNS = 'id, org_id, key, status, created_at, updated_at'
-const accountById = namedStatement(
-  'lsreport_account_by_id',
-  `select ${ACCOUNT_COLUMNS} from accounts where org_id = ? and id = ?`,
-)
-const accountByKey = namedStatement(
-  'lsreport_account_by_key',
-  `select ${ACCOUNT_COLUMNS} from accounts where org_id = ? and key = ?`,
-)
+const accountById = orgRowStatement('lsreport_account_by_id', 'accounts', ACCOUNT_COLUMNS, 'id')
+const accountByKey = orgRowStatement('lsreport_account_by_key', 'accounts', ACCOUNT_COLUMNS, 'key')
 
 /** Accounts of an org. Every read is scoped to an org: another org's account does not exist. */
 export function createAccountsRepo(db: Queryable) {

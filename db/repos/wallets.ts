@@ -1,6 +1,6 @@
 import type { Address } from '../../common/address.ts'
 import type { Queryable } from '../index.ts'
-import { arrayLiteral, namedStatement } from '../statements.ts'
+import { arrayLiteral, namedStatement, orgRowStatement } from '../statements.ts'
 import { isUuid } from './accounts.ts'
 import { chainClock } from './clock.ts'
 import { type Page, pageWithTotal } from './page.ts'
@@ -65,14 +65,8 @@ const WALLET_COLUMNS =
   'id, account_id, org_id, originator_org_id, address, type, status, wants_allowlist, allowlisted, ' +
   'chain_permissions, on_platform, paused_by, status_reason, created_at, updated_at, attributed_from, ' +
   'off_platform_from'
-const walletById = namedStatement(
-  'lsreport_wallet_by_id',
-  `select ${WALLET_COLUMNS} from wallets where org_id = ? and id = ?`,
-)
-const walletByAddress = namedStatement(
-  'lsreport_wallet_by_address',
-  `select ${WALLET_COLUMNS} from wallets where org_id = ? and address = ?`,
-)
+const walletById = orgRowStatement('lsreport_wallet_by_id', 'wallets', WALLET_COLUMNS, 'id')
+const walletByAddress = orgRowStatement('lsreport_wallet_by_address', 'wallets', WALLET_COLUMNS, 'address')
 /** The fields of a wallet the platform endpoints present (api/schemas.ts `walletJson`). */
 export const WALLET_VIEW_FIELDS = [
   'id',

@@ -2,7 +2,12 @@
  * What the simulated users do in a block: deposit (for themselves or another wallet), request redeems,
  * transfer LsETH, and claim their satisfied redeem requests. Every draw comes from the day's seeded Rng.
  */
-import { type Address, encodeFunctionData } from 'viem'
+import {
+  type Address,
+  type ContractFunctionName,
+  type EncodeFunctionDataParameters,
+  encodeFunctionData,
+} from 'viem'
 import { PERMISSION, redeemManagerAbi } from '../../chain/abi.ts'
 import { devnetRiverAbi } from '../abi.ts'
 import type { TxRequest } from '../blocks.ts'
@@ -19,6 +24,22 @@ export const randomEth = (rng: Rng, [min, max]: readonly [number, number]): bigi
   const eth = Math.exp(rng.between(Math.log(min), Math.log(max)))
   return BigInt(Math.floor(eth * 1e6)) * 10n ** 12n + BigInt(rng.int(1_000_000_000))
 }
+
+/** A user's call to River (`to`): the function and its arguments, with its gas and label. */
+const riverCall = (
+  from: Address,
+  to: Address,
+  fn: { functionName: ContractFunctionName<typeof devnetRiverAbi>; args: readonly unknown[] },
+  gas: bigint,
+  label: string,
+): TxRequest =>
+  call(
+    from,
+    to,
+    encodeFunctionData({ abi: devnetRiverAbi, ...fn } as EncodeFunctionDataParameters),
+    gas,
+    label,
+  )
 
 /** All of `amount` with chance `whole`, else a random share of it in `[min, max]` (never 0). */
 const fraction = (rng: Rng, amount: bigint, whole: number, min: number, max: number): bigint => {
@@ -81,14 +102,13 @@ export function userTxs(
       const amount = fraction(rng, wallet.shares, 0.25, 0.1, 0.9)
       counts.redeemRequests += 1
       txs.push(
-        call(
+        riverCall(
           wallet.address,
           contracts.river,
-          encodeFunctionData({
-            abi: devnetRiverAbi,
+          {
             functionName: 'requestRedeem',
             args: [amount, (other ?? wallet).address],
-          }),
+          },
           GAS.requestRedeem,
           `redeem request by wallet ${wallet.index}`,
         ),
@@ -98,14 +118,13 @@ export function userTxs(
       if (!to) continue
       counts.transfers += 1
       txs.push(
-        call(
+        riverCall(
           wallet.address,
           contracts.river,
-          encodeFunctionData({
-            abi: devnetRiverAbi,
+          {
             functionName: 'transfer',
             args: [to.address, fraction(rng, wallet.shares, 0.2, 0.05, 0.8)],
-          }),
+          },
           GAS.transfer,
           `transfer by wallet ${wallet.index}`,
         ),
@@ -151,14 +170,13 @@ export async function claimTxs(ctx: SimulationContext, rng: Rng): Promise<TxRequ
     if (!rng.chance(behavior.claim)) continue
     counts.claims += ids.length
     txs.push(
-      call(
+      riverCall(
         recipient,
         contracts.river,
-        encodeFunctionData({
-          abi: devnetRiverAbi,
+        {
           functionName: 'claimRedeemRequests',
           args: [ids, events],
-        }),
+        },
         GAS.claimBase + GAS.claimPerRequest * BigInt(ids.length),
         `claim ${ids.join(',')} by ${recipient}`,
       ),

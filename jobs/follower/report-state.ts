@@ -34,6 +34,24 @@ function poolChange(log: DecodedLog): { underlying: bigint; supply: bigint } {
   return { underlying: 0n, supply: 0n }
 }
 
+/** U and S from `start`, with the pool changes of the `included` logs added (`sign` 1n) or undone (-1n). */
+function movePool(
+  start: PoolReads,
+  logs: readonly DecodedLog[],
+  included: (log: DecodedLog) => boolean,
+  sign: 1n | -1n,
+): PoolReads {
+  let U = start.totalUnderlyingSupply
+  let S = start.totalSupply
+  for (const log of logs) {
+    if (!included(log)) continue
+    const moved = poolChange(log)
+    U += sign * moved.underlying
+    S += sign * moved.supply
+  }
+  return { totalUnderlyingSupply: U, totalSupply: S }
+}
+
 /**
  * A chunk's logs by block number, built once: each report looks only at the logs of its own block.
  *
@@ -74,21 +92,15 @@ export function reportTxState(
   logs: readonly DecodedLog[],
   reads: BlockEndReads,
 ): ReportTxState {
-  let U = reads.totalUnderlyingSupply
-  let S = reads.totalSupply
+  const pool = movePool(reads, logs, (log) => sameBlockAfter(log, report), -1n)
   let feeAfter: bigint | undefined
   let feeBefore: bigint | undefined
   for (const log of logs) {
+    if (log.eventName !== 'SetGlobalFee') continue
     // biome-ignore lint/suspicious/noExplicitAny: decoded args are validated by the fetcher against the ABI
-    const a = log.args as any
-    if (sameBlockAfter(log, report)) {
-      const moved = poolChange(log)
-      U -= moved.underlying
-      S -= moved.supply
-      if (log.eventName === 'SetGlobalFee') feeAfter = a.fee
-    } else if (sameBlockBefore(log, report) && log.eventName === 'SetGlobalFee') {
-      feeBefore = a.fee
-    }
+    const fee = (log.args as any).fee as bigint
+    if (sameBlockAfter(log, report)) feeAfter = fee
+    else if (sameBlockBefore(log, report)) feeBefore = fee
   }
   let fee = reads.globalFee
   if (feeAfter !== undefined) {
@@ -100,7 +112,7 @@ export function reportTxState(
     }
     fee = before
   }
-  return { totalUnderlyingSupply: U, totalSupply: S, globalFee: fee }
+  return { ...pool, globalFee: fee }
 }
 
 /** River's U and S as read at the end of a block (the block before a report's, for `poolBeforeReport`). */
@@ -123,13 +135,5 @@ export function poolBeforeReport(
   logs: readonly DecodedLog[],
   endOfPreviousBlock: PoolReads,
 ): PoolReads {
-  let U = endOfPreviousBlock.totalUnderlyingSupply
-  let S = endOfPreviousBlock.totalSupply
-  for (const log of logs) {
-    if (!sameBlockBefore(log, report)) continue
-    const moved = poolChange(log)
-    U += moved.underlying
-    S += moved.supply
-  }
-  return { totalUnderlyingSupply: U, totalSupply: S }
+  return movePool(endOfPreviousBlock, logs, (log) => sameBlockBefore(log, report), 1n)
 }

@@ -8,6 +8,7 @@ import {
   errorResponses,
   PageQueryFields,
   pageOf,
+  sendPage,
 } from '../../schemas.ts'
 import { type PlatformRouteDeps, platformRouteOptions } from './context.ts'
 
@@ -47,9 +48,7 @@ export function accountRoutes(app: FastifyInstance, { platform }: PlatformRouteD
     },
     async (request, reply) => {
       const q = request.query as { offset?: number; limit?: number }
-      const { rows, total } = await platform.listAccounts(caller(request).orgId, pageOf(q))
-      reply.header('x-total-count', String(total))
-      return rows.map(accountJson)
+      return sendPage(reply, await platform.listAccounts(caller(request).orgId, pageOf(q)), accountJson)
     },
   )
 

@@ -9,6 +9,7 @@ import {
   errorResponses,
   PageQueryFields,
   pageOf,
+  sendPage,
   toBool,
   WalletIdOrAddressParams,
   WalletSchema,
@@ -64,9 +65,7 @@ export function walletRoutes(app: FastifyInstance, { platform, repos }: Platform
       const filter: { allowlisted?: boolean; onPlatform?: boolean } = {}
       if (q.allowlist === true) filter.allowlisted = true
       if (q.on_platform === true) filter.onPlatform = true
-      const { rows, total } = await platform.listWallets(caller(request).orgId, filter, pageOf(q))
-      reply.header('x-total-count', String(total))
-      return rows.map(walletJson)
+      return sendPage(reply, await platform.listWallets(caller(request).orgId, filter, pageOf(q)), walletJson)
     },
   )
 
@@ -117,9 +116,7 @@ export function walletRoutes(app: FastifyInstance, { platform, repos }: Platform
     async (request, reply) => {
       const { idOrKey } = request.params as { idOrKey: string }
       const page = pageOf(request.query as { offset?: number; limit?: number })
-      const { rows, total } = await platform.accountWallets(caller(request).orgId, idOrKey, page)
-      reply.header('x-total-count', String(total))
-      return rows.map(walletJson)
+      return sendPage(reply, await platform.accountWallets(caller(request).orgId, idOrKey, page), walletJson)
     },
   )
 

@@ -1,9 +1,9 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { groupBy } from '../../../common/group.ts'
 import { zeroWalletAmounts } from '../../../engine/index.ts'
 import { feeModelOf, setFeeModelHeaders } from '../../fee-model-headers.ts'
-import type { RecordVersion, Unit } from '../../record-fields.ts'
+import type { Unit } from '../../record-fields.ts'
 import { jsonOrCsv, sendCsv, wantsCsv } from '../../reporting/csv.ts'
 import { parseDate, reportOr404 } from '../../reporting/dates.ts'
 import { answeredFromCache, setReportHeaders } from '../../reporting/etag.ts'
@@ -11,7 +11,7 @@ import { rejectUnit } from '../../reporting/inputs.ts'
 import { readingOrg } from '../../reporting/reads.ts'
 import { errorResponses } from '../../schemas.ts'
 import { amountsOf, presentStoredWallet } from '../../wallet-presentation.ts'
-import { checkCount, type RewardContext } from './context.ts'
+import { checkCount, type RewardContext, type RewardRead } from './context.ts'
 import { csvFields, totalsInFiat, totalsOf, walletInFiat } from './presenting.ts'
 import {
   AsOf,
@@ -89,13 +89,7 @@ export function accountRoutes(app: FastifyInstance, ctx: RewardContext) {
 }
 
 /** The answer of POST /eth/{v1,v0}/rewards/accounts: the records of the caller's accounts on the date. */
-async function accountsRead(
-  ctx: RewardContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  version: RecordVersion,
-  unit: Unit,
-) {
+const accountsRead: RewardRead = async (ctx, request, reply, version, unit) => {
   const { repos, readsOf } = ctx
   const body = request.body as { accounts: string[]; date: string }
   checkCount(body.accounts, 'accounts')

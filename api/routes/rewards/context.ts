@@ -1,9 +1,10 @@
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { isUuid } from '../../../db/repos/accounts.ts'
 import type { Repos } from '../../../db/repos/index.ts'
 import type { ReportDay } from '../../../db/repos/reports.ts'
 import { ApiError } from '../../errors.ts'
 import { currencyOf, priceIn } from '../../fiat-view.ts'
+import type { RecordVersion, Unit } from '../../record-fields.ts'
 import type { ReportReads } from '../../report-cache.ts'
 import { KEPT_ANSWERS } from '../../reporting/etag.ts'
 import { MAX_REPORT_ITEMS } from '../../reporting/inputs.ts'
@@ -29,6 +30,15 @@ export interface RewardContext {
   /** The caller's accounts among ids / keys, in request order (others: omitted, as unknown ones). */
   accountsOf(orgId: string, values: string[]): Promise<string[]>
 }
+
+/** A reward read answered in one record version and unit (its route registered once per version). */
+export type RewardRead = (
+  ctx: RewardContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  version: RecordVersion,
+  unit: Unit,
+) => Promise<unknown>
 
 /** The reward routes' shared context over one app and its repositories. */
 export function rewardContext(app: FastifyInstance, deps: RewardRouteDeps): RewardContext {

@@ -8,7 +8,7 @@ import { summarizeRange, zeroWalletAmounts } from '../../../engine/index.ts'
 import { ApiError } from '../../errors.ts'
 import { feeModelOf, feeModelsOf, setFeeModelHeaders } from '../../fee-model-headers.ts'
 import { CurrencyQuery, sumFiat } from '../../fiat-view.ts'
-import { type RecordVersion, type Unit, WALLET_AMOUNTS } from '../../record-fields.ts'
+import { type Unit, WALLET_AMOUNTS } from '../../record-fields.ts'
 import { jsonOrCsv, sendCsv, wantsCsv } from '../../reporting/csv.ts'
 import { summaryDates, summaryRange, walletRecordsOr404 } from '../../reporting/dates.ts'
 import { answeredFromCache, setReportHeaders } from '../../reporting/etag.ts'
@@ -16,7 +16,7 @@ import { rejectUnit } from '../../reporting/inputs.ts'
 import { AsOfQuery, readingOrg } from '../../reporting/reads.ts'
 import { errorResponses } from '../../schemas.ts'
 import { amountsOf, presentStoredWallet } from '../../wallet-presentation.ts'
-import type { RewardContext } from './context.ts'
+import type { RewardContext, RewardRead } from './context.ts'
 import { coverage, csvFields, totalsInFiat, totalsOf, walletInFiat } from './presenting.ts'
 import {
   accountSummarySchema,
@@ -120,13 +120,7 @@ function summaryAnsweredFromCache(
 }
 
 /** GET /eth/{v1,v0}/rewards/wallets/:idOrKey/summary. */
-async function walletSummary(
-  ctx: RewardContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  version: RecordVersion,
-  unit: Unit,
-) {
+const walletSummary: RewardRead = async (ctx, request, reply, version, unit) => {
   const { readsOf } = ctx
   const { idOrKey, query, orgId, csv } = await summaryRequest(ctx, request)
   const address = await summaryAddress(ctx, orgId, idOrKey)
@@ -156,13 +150,7 @@ async function walletSummary(
 }
 
 /** GET /eth/{v1,v0}/rewards/accounts/:idOrKey/summary. */
-async function accountSummary(
-  ctx: RewardContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  version: RecordVersion,
-  unit: Unit,
-) {
+const accountSummary: RewardRead = async (ctx, request, reply, version, unit) => {
   const { repos, readsOf } = ctx
   const { idOrKey, query, orgId, csv } = await summaryRequest(ctx, request)
   const account = await repos.accounts.findByIdOrKey(orgId, idOrKey)

@@ -5,7 +5,7 @@ import { WebhookUrlError } from '../../../platform/webhooks/errors.ts'
 import { resolveWebhookTarget } from '../../../platform/webhooks/url-guard.ts'
 import { caller } from '../../auth/plugin.ts'
 import { ApiError } from '../../errors.ts'
-import { errorResponses, PageQueryFields, pageOf } from '../../schemas.ts'
+import { errorResponses, PageQueryFields, pageOf, sendPage } from '../../schemas.ts'
 import type { WebhookContext } from './context.ts'
 import { webhookDetailJson, webhookJson } from './presenting.ts'
 import { CreatedWebhookSchema, EventType, WebhookDetailSchema, WebhookId, WebhookSchema } from './schemas.ts'
@@ -63,9 +63,7 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: WebhookContext) {
     },
     async (request, reply) => {
       const page = pageOf(request.query as { offset?: number; limit?: number })
-      const { rows, total } = await repos.webhooks.list(caller(request).orgId, page)
-      reply.header('x-total-count', String(total))
-      return rows.map(webhookJson)
+      return sendPage(reply, await repos.webhooks.list(caller(request).orgId, page), webhookJson)
     },
   )
 
