@@ -8,8 +8,8 @@ import type { ReportContext } from './wallet-record.ts'
  * The amounts of a dormant wallet's record: a wallet with no transfer in the report's period (no mint, no
  * burn, nothing moved by the report transaction), whose earning shares are its previous balance. Its record
  * follows from that balance, its attribution (on-platform, target fee rate) and the report's constants alone:
- * the same formulas as `computeWalletRecord` (whose property test holds the two equal to the wei), without the
- * record object, its totals and the per-wallet input checks, for the day pipeline's hot path.
+ * `computeEarnedAmounts`, as in `computeWalletRecord` (a property test holds the two equal to the wei), without
+ * the record object, its totals and the per-wallet input checks, for the day pipeline's hot path.
  */
 
 /** Period amounts of a record that are always zero for a dormant wallet (it moved nothing). */
