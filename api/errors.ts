@@ -32,10 +32,7 @@ export const ERROR_CATALOG = {
   IR3100: { http: 404, meaning: 'Wallet not found.' },
   IR3101: { http: 400, meaning: 'Invalid wallet address (0x followed by 40 hex digits).' },
   IR3102: { http: 400, meaning: 'Mixed-case wallet address fails its EIP-55 checksum.' },
-  IR3103: {
-    http: 400,
-    meaning: 'The address is not available: it is attached to a wallet already (of any platform).',
-  },
+  IR3103: { http: 400, meaning: 'The address is attached to a wallet already (of any platform).' },
   IR3104: { http: 403, meaning: 'The organization is not permitted to allowlist wallets.' },
   IR3105: { http: 400, meaning: 'Wallet status transition not allowed.' },
   IR3106: { http: 400, meaning: 'Unsupported wallet type (only ETH).' },
@@ -50,11 +47,7 @@ export const ERROR_CATALOG = {
   IR4001: { http: 400, meaning: 'Invalid date range: from after to, outside the reports, or too long.' },
   IR5000: { http: 500, meaning: 'Internal error (details are logged with the request id, never returned).' },
   IR5030: { http: 503, meaning: 'Service not ready (database unreachable: retry; or migrations pending).' },
-  IR5031: {
-    http: 503,
-    meaning:
-      'No consensus-layer snapshot stored yet (the consensus job reads the Beacon API or devnet facts).',
-  },
+  IR5031: { http: 503, meaning: 'No consensus-layer snapshot stored yet (the consensus job writes it).' },
 } as const satisfies Record<string, { http: number; meaning: string }>
 
 export type ErrorCode = keyof typeof ERROR_CATALOG
