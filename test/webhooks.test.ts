@@ -127,12 +127,32 @@ describe.runIf(pgOk)('signed webhooks on the devnet (API -> outbox -> delivery j
     ).catch((err) => {
       throw new Error(`${err.message}: got ${[...types()].join(', ')}`)
     })
-    // let the last days finish and their deliveries go out
-    await until('all deliveries done', async () => {
-      const pending = await api.dbh.db('webhook_deliveries').where({ status: 'pending' }).count({ n: '*' })
-      const days = await api.dbh.db('days').whereNot({ status: 'computed' }).count({ n: '*' })
-      return Number(pending[0]?.n) === 0 && Number(days[0]?.n) === 0
-    })
+    // let every report's day finish and its deliveries go out: the follower may still be ingesting the
+    // simulation's last blocks after the event types arrived, so the delivery log and the receiver are
+    // compared once they agree (a delivery logged but not yet received is still on its way)
+    const reports = devnet.simulator.consensusHistory().length
+    const received = () =>
+      new Set(receiver.received.filter((r) => r.path === '/org').map((r) => r.headers['webhook-id']))
+    await until(
+      'all deliveries done',
+      async () => {
+        const pending = await api.dbh.db('webhook_deliveries').where({ status: 'pending' }).count({ n: '*' })
+        const days: { status: string }[] = await api.dbh.db('days').select('status')
+        const log = await api.dbh
+          .db('webhook_deliveries')
+          .where({ webhook_id: created.body.id })
+          .select('event_id')
+        const got = received()
+        return (
+          Number(pending[0]?.n) === 0 &&
+          days.length === reports &&
+          days.every((d) => d.status === 'computed') &&
+          log.length === got.size &&
+          log.every((d: { event_id: string }) => got.has(d.event_id))
+        )
+      },
+      120_000,
+    )
 
     const wh = new Webhook(created.body.secret)
     const mine = receiver.received.filter((r) => r.path === '/org')
