@@ -1,8 +1,8 @@
 /**
  * Benchmark: chain ingestion. Builds a devnet history (anvil + simulator), then times the follower
  * ingesting it from scratch into Postgres (a scratch database next to DATABASE_URL, dropped afterwards)
- * or PGlite. Prints events/second and writes bench/results/follower.json. On Postgres, in the same run, the
- * same rows are COPY'd into empty clones of their tables in one transaction (the storage's speed): the ratio
+ * or PGlite. Prints events/second and writes bench/results/follower.json. In the same run, the same rows are
+ * COPY'd into empty clones of their tables in one transaction (the storage's speed): the ratio
  * is the follower's rows/s over that bare COPY's. The follower's CPU time (this process) and anvil's are
  * printed beside it: the follower is bound by this process's CPU, not by the database (bench/README.md).
  *
@@ -17,7 +17,7 @@ import type pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
 import { setupFromDevnet } from '../cli/chain-setup.ts'
 import { createLogger } from '../common/logger.ts'
-import { copyOutText } from '../db/bulk.ts'
+import { copyOutText, isPglite, pgliteOf } from '../db/bulk.ts'
 import type { Db } from '../db/index.ts'
 import { EVENT_TABLES } from '../db/repos/chain.ts'
 import { startDevnet } from '../devnet/index.ts'
@@ -62,7 +62,8 @@ function processCpuMs(pid: number | undefined): number {
 
 /**
  * The rows of every event table COPY'd (text format, from memory) into empty clones of their tables, in one
- * transaction after a checkpoint: what the same rows cost the storage alone. Postgres only.
+ * transaction after a checkpoint: what the same rows cost the storage alone. On PGlite (no COPY FROM STDIN
+ * through its adapter) each table's text is COPY'd from the blob PGlite reads as `/dev/blob`.
  */
 async function bareCopy(db: Db): Promise<{ rows: number; seconds: number; rows_per_second: number }> {
   const texts = new Map<string, Buffer>()
@@ -78,6 +79,16 @@ async function bareCopy(db: Db): Promise<{ rows: number; seconds: number; rows_p
     let rows = 0
     await conn.query('BEGIN')
     for (const [table, text] of texts) {
+      if (isPglite(db)) {
+        const pglite = pgliteOf(db)
+        await pglite._handleBlob(new Blob([text]))
+        try {
+          rows += Number((await conn.query(`COPY ${table}_bare FROM '/dev/blob'`)).rowCount)
+        } finally {
+          await pglite._cleanupBlob()
+        }
+        continue
+      }
       const copy = conn.query(copyFrom(`COPY ${table}_bare FROM STDIN`))
       await pipeline(Readable.from([text]), copy)
       rows += Number(copy.rowCount)
@@ -120,7 +131,7 @@ for (const table of EVENT_TABLES) {
   const [row] = await dbh.db(table).count<{ count: string }[]>({ count: '*' })
   rows += Number(row?.count ?? 0)
 }
-const bare = dbh.backend === 'postgres' ? await bareCopy(dbh.db) : undefined
+const bare = await bareCopy(dbh.db)
 const rowsPerSecond = Math.round(rows / seconds)
 const summary = {
   bench: 'follower',

@@ -1,24 +1,35 @@
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import type { PGlite } from '@electric-sql/pglite'
 import type { Knex } from 'knex'
 import type pg from 'pg'
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams'
-import { copyLineValues } from './copy-rows.ts'
 import type { Db } from './index.ts'
+import { pgliteCopyIn, pgliteCopyOut } from './pglite-bulk.ts'
 
 /** A value of a bulk-written row: text, a number, a boolean, a bigint or null. */
 export type BulkValue = string | number | boolean | bigint | null
 
-const pgliteHandles = new WeakSet<Knex>()
+const pgliteHandles = new WeakMap<Knex, PGlite>()
 
-/** Marks a knex handle as running on PGlite (which has no COPY FROM STDIN through its pg adapter). */
-export function markPglite(db: Knex): void {
-  pgliteHandles.add(db)
+/**
+ * Marks a knex handle as running on `pglite` (which has no COPY FROM STDIN through its pg adapter: bulk
+ * writes COPY from a blob of its own, `pglite-bulk.ts`).
+ */
+export function markPglite(db: Knex, pglite: PGlite): void {
+  pgliteHandles.set(db, pglite)
 }
 
 /** True when `db` runs on PGlite. */
 export function isPglite(db: Knex): boolean {
   return pgliteHandles.has(db)
+}
+
+/** The PGlite instance under `db` (`markPglite`); throws for another database. */
+export function pgliteOf(db: Knex): PGlite {
+  const pglite = pgliteHandles.get(db)
+  if (!pglite) throw new Error('not a PGlite database')
+  return pglite
 }
 
 // COPY text format: backslash, tab, newline and carriage return are escaped; null is \N
@@ -45,10 +56,11 @@ export interface BulkPrelude {
 
 /**
  * Writes rows into `table` in one transaction, after `prelude`: `COPY ... FROM STDIN` on Postgres (rows are
- * produced while the server ingests the previous ones, so computing overlaps writing), batched multi-row
- * INSERTs on PGlite. Either every row lands or none does. Returns the number of rows written. `onLine`, when
- * given, sees each row in COPY text format (no newline) on both backends: a caller hashing its rows uses it
- * rather than formatting every row a second time.
+ * produced while the server ingests the previous ones, so computing overlaps writing), COPY into a stage
+ * table on PGlite, a chunk a statement, moved in at the end (`pgliteCopyIn`). Either every row lands or none
+ * does. Returns the number of rows written. `onLine`, when given, sees each row in COPY text format (no
+ * newline) on both backends: a caller hashing its rows uses it rather than formatting every row a second
+ * time.
  *
  * @example
  * await bulkWrite(db, 'wallet_records', columns, rowsOf(records), { sql: 'delete from wallet_records where ...', bindings })
@@ -61,7 +73,16 @@ export async function bulkWrite(
   prelude?: BulkPrelude,
   onLine?: (line: string) => void,
 ): Promise<number> {
-  if (isPglite(db)) return insertBatches(db, table, columns, rows, prelude, onLine)
+  if (isPglite(db)) {
+    async function* lines() {
+      for await (const row of rows as AsyncIterable<BulkValue[]>) {
+        const line = row.map(copyText).join('\t')
+        onLine?.(line)
+        yield `${line}\n`
+      }
+    }
+    return pgliteCopyIn(db, table, columns, lines(), prelude)
+  }
   const conn = (await db.client.acquireConnection()) as pg.PoolClient
   let count = 0
   try {
@@ -97,10 +118,11 @@ export async function bulkWrite(
 
 /**
  * Writes rows already formatted as COPY text (`chunks`: whole lines, each ending in a newline) into `table`
- * in one transaction, after `prelude` and before `epilogue` (a statement made from the number of rows once they
- * are written, e.g. recording what they were; it may throw to undo them): `COPY ... FROM STDIN` on Postgres, the lines parsed back into batched INSERTs on
- * PGlite. Either every row lands or none does. Returns the number of rows written. A caller that formats its
- * own lines (hashed as they go) writes them with no value array per row. On Postgres the transaction takes
+ * in one transaction, after `prelude` and before `epilogue` (a statement made from the number of rows once
+ * they are written, e.g. recording what they were; it may throw to undo them): `COPY ... FROM STDIN` on
+ * Postgres, COPY into a stage table a chunk at a time then moved in on PGlite (`pgliteCopyIn`). Either every
+ * row lands or none does. Returns the number of rows written. A caller that formats its own lines (hashed as
+ * they go) writes them with no value array per row. On Postgres the transaction takes
  * three round trips: BEGIN with the prelude, the COPY, the epilogue with COMMIT.
  *
  * @example
@@ -114,7 +136,7 @@ export async function bulkWriteText(
   prelude?: BulkPrelude,
   epilogue?: (rows: number) => BulkPrelude,
 ): Promise<number> {
-  if (isPglite(db)) return insertBatches(db, table, columns, textRows(chunks), prelude, undefined, epilogue)
+  if (isPglite(db)) return pgliteCopyIn(db, table, columns, chunks, prelude, epilogue)
   const conn = (await db.client.acquireConnection()) as pg.PoolClient
   // statements with their values written in (knex's quoting): several go in one simple query
   const literal = (statement: BulkPrelude) => db.raw(statement.sql, [...statement.bindings]).toQuery()
@@ -143,10 +165,12 @@ export interface CopyOut {
 }
 
 /**
- * Starts streaming a query's rows in COPY text format (Postgres only: PGlite's adapter has no COPY TO
- * STDOUT) on a connection of the pool held until `close()`: a caller writing other rows meanwhile reads
- * these as it goes (the server formats them while the caller computes). `sql` is the query inside
- * `COPY (...) TO STDOUT`: COPY takes no bind parameters, so every value in it must be a checked literal.
+ * Starts streaming a query's rows in COPY text format on a connection of the pool held until `close()`: a
+ * caller writing other rows meanwhile reads these as it goes (the server formats them while the caller
+ * computes). On PGlite (no COPY TO STDOUT through its adapter, one connection) the same texts come from a
+ * cursor fetched a page at a time, the connection free between pages (`pgliteCopyOut`). `sql` is the query
+ * inside `COPY (...) TO STDOUT`: COPY takes no bind parameters, so every value in it must be a checked
+ * literal.
  * Read the texts with `createCopyRows` (db/copy-rows.ts): no object per row.
  *
  * @example
@@ -154,7 +178,7 @@ export interface CopyOut {
  * try { for await (const text of out.texts) use(text) } finally { await out.close() }
  */
 export async function copyOut(db: Db, sql: string): Promise<CopyOut> {
-  if (isPglite(db)) throw new Error('copyOut needs Postgres (PGlite has no COPY TO STDOUT)')
+  if (isPglite(db)) return pgliteCopyOut(db, sql)
   const conn = (await db.client.acquireConnection()) as pg.PoolClient
   let stream: ReturnType<typeof copyTo>
   try {
@@ -208,63 +232,6 @@ export async function copyOutText(db: Db, sql: string): Promise<string> {
   } finally {
     await out.close()
   }
-}
-
-/** The rows of COPY text chunks, as values (PGlite's INSERT path). */
-async function* textRows(chunks: AsyncIterable<string> | Iterable<string>): AsyncGenerator<BulkValue[]> {
-  let carry = ''
-  for await (const chunk of chunks as AsyncIterable<string>) {
-    const text = carry + chunk
-    let start = 0
-    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-      yield copyLineValues(text.slice(start, end))
-      start = end + 1
-    }
-    carry = text.slice(start)
-  }
-  if (carry !== '') yield copyLineValues(carry)
-}
-
-async function insertBatches(
-  db: Db,
-  table: string,
-  columns: readonly string[],
-  rows: AsyncIterable<BulkValue[]> | Iterable<BulkValue[]>,
-  prelude: BulkPrelude | undefined,
-  onLine: ((line: string) => void) | undefined,
-  epilogue?: (rows: number) => BulkPrelude,
-): Promise<number> {
-  // PGlite runs on the main thread: small batches, and a yield after each, keep a process's other work (the
-  // API of `lsreport up`) answering while a day is written
-  const batchRows = Math.max(1, Math.min(100, Math.floor(60_000 / columns.length)))
-  let count = 0
-  await db.transaction(async (tx) => {
-    if (prelude) await tx.raw(prelude.sql, [...prelude.bindings])
-    let batch: Record<string, unknown>[] = []
-    const flush = async () => {
-      if (batch.length === 0) return
-      await tx(table).insert(batch)
-      batch = []
-      await new Promise((resolve) => setImmediate(resolve))
-    }
-    for await (const row of rows as AsyncIterable<BulkValue[]>) {
-      onLine?.(row.map(copyText).join('\t'))
-      const record: Record<string, unknown> = {}
-      columns.forEach((column, i) => {
-        const value = row[i]
-        record[column] = typeof value === 'bigint' ? value.toString() : value
-      })
-      batch.push(record)
-      count += 1
-      if (batch.length >= batchRows) await flush()
-    }
-    await flush()
-    if (epilogue) {
-      const statement = epilogue(count)
-      await tx.raw(statement.sql, [...statement.bindings])
-    }
-  })
-  return count
 }
 
 function quoteIdent(name: string): string {

@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite'
 import { createPgConfig } from '@electric-sql/pglite/node-postgres'
 import knex, { type Knex } from 'knex'
 import { markPglite } from './bulk.ts'
+import { guardPglite } from './pglite-guard.ts'
 
 /**
  * The embedded database (PGlite): its Postgres settings and knex over one instance. Apart from db/index.ts so
@@ -34,13 +35,17 @@ export async function startPglite(dataDir: string | undefined): Promise<PGlite> 
   return pglite
 }
 
-/** knex over one PGlite instance (one connection: PGlite is a single backend). */
+/**
+ * knex over one PGlite instance (one connection: PGlite is a single backend), through `guardPglite`: a
+ * statement PGlite abandons fails (`PgliteAbortError`) rather than answering an empty result.
+ */
 export function pgliteKnex(pglite: PGlite): Knex {
+  const guarded = guardPglite(pglite)
   const db = knex({
     client: 'pg',
-    connection: async () => createPgConfig(pglite) as unknown as Knex.PgConnectionConfig,
+    connection: async () => createPgConfig(guarded as PGlite) as unknown as Knex.PgConnectionConfig,
     pool: { min: 0, max: 1 },
   })
-  markPglite(db)
+  markPglite(db, pglite)
   return db
 }

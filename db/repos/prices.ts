@@ -1,4 +1,5 @@
 import type { Queryable } from '../index.ts'
+import { whereTuplesIn } from '../tuple-list.ts'
 
 /** The fiat currencies of `report_prices`. */
 export type PriceCurrency = 'usd' | 'eur'
@@ -139,13 +140,14 @@ export function createPricesRepo(db: Queryable) {
     ): Promise<Map<string, ReportPrices>> {
       const out = new Map<string, ReportPrices>()
       if (reports.length === 0) return out
-      const rows: DbRow[] = await db('report_prices')
-        .where({ chain_id: chainId })
-        .whereIn(
-          ['block_number', 'log_index'],
-          reports.map((r) => [r.block_number.toString(), r.log_index]),
-        )
-        .select('block_number', 'log_index', 'currency', ...COLUMNS)
+      const rows: DbRow[] = await whereTuplesIn(
+        db('report_prices')
+          .where({ chain_id: chainId })
+          .select('block_number', 'log_index', 'currency', ...COLUMNS),
+        ['block_number', 'log_index'],
+        ['bigint', 'int'],
+        reports.map((r) => [r.block_number, r.log_index]),
+      )
       const byReport = new Map<string, Map<PriceCurrency, Price>>()
       for (const row of rows) {
         const key = `${row.block_number}:${row.log_index}`
@@ -172,18 +174,19 @@ export function createPricesRepo(db: Queryable) {
     ): Promise<Map<string, ReportPrices>> {
       const out = new Map<string, ReportPrices>()
       if (days.length === 0) return out
-      const rows: (DbRow & { report_epoch: string })[] = await db('days as d')
-        .join('report_prices as p', (j) =>
-          j
-            .on('p.chain_id', 'd.chain_id')
-            .andOn('p.block_number', 'd.block_number')
-            .andOn('p.log_index', 'd.log_index'),
-        )
-        .whereIn(
-          ['d.chain_id', 'd.report_epoch'],
-          days.map((d) => [d.chain_id, d.report_epoch.toString()]),
-        )
-        .select('d.report_epoch', 'p.currency', ...COLUMNS.map((c) => `p.${c}`))
+      const rows: (DbRow & { report_epoch: string })[] = await whereTuplesIn(
+        db('days as d')
+          .join('report_prices as p', (j) =>
+            j
+              .on('p.chain_id', 'd.chain_id')
+              .andOn('p.block_number', 'd.block_number')
+              .andOn('p.log_index', 'd.log_index'),
+          )
+          .select('d.report_epoch', 'p.currency', ...COLUMNS.map((c) => `p.${c}`)),
+        ['d.chain_id', 'd.report_epoch'],
+        ['int', 'bigint'],
+        days.map((d) => [d.chain_id, d.report_epoch]),
+      )
       const byEpoch = new Map<string, Map<PriceCurrency, Price>>()
       for (const row of rows) {
         const pair = byEpoch.get(row.report_epoch) ?? new Map<PriceCurrency, Price>()

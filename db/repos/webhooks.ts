@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Queryable } from '../index.ts'
+import { whereTuplesIn } from '../tuple-list.ts'
 import type { AccountRow } from './accounts.ts'
 import { isUuid } from './accounts.ts'
 import { type Page, pageWithTotal } from './page.ts'
@@ -240,17 +241,21 @@ export function createWebhooksRepo(db: Queryable) {
     ): Promise<number> {
       if (positions.length === 0) return 0
       const table = kind === 'satisfied' ? 'redeem_satisfactions' : 'redeem_claims'
-      const rows = await db(`${table} as x`)
+      const query = db(`${table} as x`)
         .join('redeem_requests as r', function () {
           this.on('r.chain_id', 'x.chain_id').andOn('r.request_id', 'x.request_id')
         })
         .join('wallets as w', 'w.address', 'r.recipient')
         .where('x.chain_id', chainId)
-        .whereIn(
-          ['x.block_number', 'x.log_index'],
-          positions.map((p) => [p.block_number, p.log_index]),
-        )
         .select('x.*', 'r.recipient as owner', 'w.org_id', 'w.id as wallet_id')
+        .orderBy(['x.block_number', 'x.log_index'])
+      // a chunk of the follower holds any number of events: one array per column, not a tuple per event
+      const rows = await whereTuplesIn(
+        query,
+        ['x.block_number', 'x.log_index'],
+        ['bigint', 'int'],
+        positions.map((p) => [p.block_number, p.log_index]),
+      )
       let emitted = 0
       for (const row of rows) {
         const common = {
