@@ -43,6 +43,7 @@ import {
   setCursor,
   writeHistory,
 } from '../test/helpers/synthetic-history.ts'
+import { gcPauses, traceConnectionHolds } from './connection-holds.ts'
 import { startLoad, UNREACHED_RATE_LIMIT } from './load-client.ts'
 import { applyServiceV8Flags } from './v8-flags.ts'
 
@@ -111,7 +112,10 @@ function queryLabel(sql: string): string {
   if (sql.includes('from "wallets"')) return 'read attributions'
   if (sql.includes('from "discount_rates"')) return 'read discount targets'
   if (sql.startsWith('insert into "day_shards"')) return 'save shard'
-  if (sql.startsWith('insert into "wallet_records"')) return 'write wallet records (INSERT batches, PGlite)'
+  if (sql.startsWith('insert into "wallet_records"'))
+    return 'write wallet records (move from the stage, PGlite)'
+  if (/^copy lsreport_stage_/.test(sql)) return 'write wallet records (COPY into the stage, PGlite)'
+  if (sql.startsWith('fetch forward')) return 'read previous totals (PGlite cursor)'
   if (sql.startsWith('delete from wallet_records')) return 'delete a shard before writing it'
   if (sql.startsWith('insert into account_records')) return 'finalize: account records'
   if (/^(delete|update|insert|select).*"(protocol_records|fee_records|operator_fee_records)"/.test(sql)) {
@@ -424,6 +428,7 @@ async function embedded() {
     // one day under each load: day 2 under /health, day 3 under the wallet read
     const loaded: Record<string, unknown> = {}
     const queries = timeQueries(dbh.db)
+    const holds = traceConnectionHolds(dbh.db)
     let upTo = 1
     for (const [name, target] of Object.entries(targets)) {
       upTo += 1
@@ -432,6 +437,8 @@ async function embedded() {
       await load.ready
       await new Promise((r) => setTimeout(r, 500))
       await send({ type: 'start' })
+      holds.start()
+      const gc = gcPauses()
       const delay = monitorEventLoopDelay({ resolution: 10 })
       delay.enable()
       const run = await runDays(dbh.db, runner, `day-${upTo}`)
@@ -447,7 +454,10 @@ async function embedded() {
       }
       loaded[name] = {
         ...stalls,
+        gc_pauses: gc.stop(),
+        connection_holds: holds.stats(),
         seconds: run.seconds,
+        node_cpu_seconds: Number(run.node_cpu_seconds.toFixed(1)),
         wallets: day?.wallets,
         wallets_per_second: Math.round((day?.wallets ?? 0) / run.seconds),
       }

@@ -7,7 +7,9 @@
  *     computed, wallets/s, peak RSS (sampled from /proc every 50 ms, in a fresh process per step);
  * (b) the computed day's wallet_records copied out, then COPY'd into an empty clone of the table: rows/s,
  *     and the pipeline's rows/s as a ratio of it;
- * (c) a backfill of BENCH_BACKFILL_DAYS (30) days x BENCH_BACKFILL_WALLETS (100k) wallets: wallet-days/s;
+ * (c) a backfill at each size of BENCH_BACKFILL_WALLETS (10k, 100k, 1M holders) of BENCH_BACKFILL_DAYS days (100,
+ *     10, 3: one value per size, or one for all), prepared by `startBackfill` as `lsreport backfill` does:
+ *     wallet-days/s and time per wallet-day at each size (is a day's cost flat in its wallets?);
  * (d) growth: seconds per million wallets at each size;
  * (a') the same size's next day on BullMQ with BENCH_BULL_WORKERS (2) worker processes on one queue (needs
  *     Redis at REDIS_URL, default 127.0.0.1:6379; skipped without it): shards run in parallel;
@@ -36,8 +38,10 @@ import { postgresCpuMeter } from './postgres-cpu.ts'
 const list = (value: string | undefined, fallback: string) => (value ?? fallback).split(',').filter(Boolean)
 const sizes = list(process.env.BENCH_SIZES, '10000,100000,1000000').map(Number)
 const skip = new Set(list(process.env.BENCH_SKIP, ''))
-const backfillDays = Number(process.env.BENCH_BACKFILL_DAYS ?? 30)
-const backfillWallets = Number(process.env.BENCH_BACKFILL_WALLETS ?? 100_000)
+const backfillWallets = list(process.env.BENCH_BACKFILL_WALLETS, '10000,100000,1000000').map(Number)
+const backfillDayList = list(process.env.BENCH_BACKFILL_DAYS, '100,10,3').map(Number)
+/** Days of the backfill at each size: BENCH_BACKFILL_DAYS by position, its last value for the sizes after it. */
+const backfillDays = (i: number) => backfillDayList[Math.min(i, backfillDayList.length - 1)] ?? 0
 const embeddedWallets = Number(process.env.BENCH_EMBEDDED_WALLETS ?? 100_000)
 /** BullMQ variant of each size's day: this many worker processes on one queue (0: skipped). */
 const bullWorkers = Number(process.env.BENCH_BULL_WORKERS ?? 2)
@@ -313,37 +317,43 @@ for (const holders of sizes) {
   }
 }
 
-let backfill: Record<string, unknown> | undefined
-if (!skip.has('backfill') && backfillDays > 0) {
-  const scratch = await createScratch('backfill')
+const backfills: Record<string, unknown>[] = []
+for (const [i, holders] of backfillWallets.entries()) {
+  const days = backfillDays(i)
+  if (skip.has('backfill') || days <= 0) continue
+  const scratch = await createScratch(`backfill_${holders}`)
   try {
-    log(`\n[backfill] ${backfillDays} days x ${fmt(backfillWallets)} holders: history and first day ...`)
-    await runWorker<SeedRun>(
-      'seed',
-      { url: scratch.url, holders: backfillWallets, reports: backfillDays + 1 },
-      8192,
-    )
+    log(`\n[backfill] ${days} days x ${fmt(holders)} holders: history and first day ...`)
+    await runWorker<SeedRun>('seed', { url: scratch.url, holders, reports: days + 1 }, 8192)
     await settle(scratch.url)
-    log('[backfill] running ...')
-    const run = await runWorker<DayRun>('days', { url: scratch.url, upTo: backfillDays + 1, backfill: true })
+    log(`[backfill] ${days} days x ${fmt(holders)} holders: running ...`)
+    const run = await runWorker<DayRun>('days', { url: scratch.url, upTo: days + 1, backfill: true })
     const r = run.result
     const perDay = r.days.map((d) => d.duration_ms)
-    const firstFive = perDay.slice(0, 5).reduce((a, b) => a + b, 0) / Math.min(5, perDay.length)
-    const lastFive = perDay.slice(-5).reduce((a, b) => a + b, 0) / Math.min(5, perDay.length)
-    backfill = {
+    const edge = Math.min(5, perDay.length)
+    const average = (ms: number[]) => Math.round(ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length))
+    backfills.push({
+      holders,
       days: r.days.length,
       wallet_days: r.wallets,
-      seconds: Number(r.seconds.toFixed(1)),
+      seconds: Number(r.seconds.toFixed(2)),
       wallet_days_per_second: Math.round(r.wallets / r.seconds),
+      us_per_wallet_day: Number(((r.seconds / r.wallets) * 1e6).toFixed(1)),
       peak_rss_mb: run.peak_rss_mb,
-      day_ms_first_5_avg: Math.round(firstFive),
-      day_ms_last_5_avg: Math.round(lastFive),
+      day_ms_first_avg: average(perDay.slice(0, edge)),
+      day_ms_last_avg: average(perDay.slice(-edge)),
       day_ms: perDay,
+      shards: r.days[0]?.shards,
+      jobs: r.jobs,
       node_cpu_seconds: Number(r.node_cpu_seconds.toFixed(1)),
+      node_event_loop_utilization: r.event_loop_utilization,
       postgres_cpu_seconds: run.postgres_cpu_seconds,
-    }
+      load_average_after: r.load_average,
+      content_hash_last: r.days.at(-1)?.content_hash,
+    })
     log(
-      `  ${r.days.length} days, ${fmt(r.wallets)} wallet-days in ${r.seconds.toFixed(1)}s = ${fmt(r.wallets / r.seconds)} wallet-days/s`,
+      `  ${r.days.length} days, ${fmt(r.wallets)} wallet-days in ${r.seconds.toFixed(1)}s = ` +
+        `${fmt(r.wallets / r.seconds)} wallet-days/s, ${((r.seconds / r.wallets) * 1e6).toFixed(1)} us per wallet-day`,
     )
   } finally {
     await scratch.drop()
@@ -467,17 +477,47 @@ if (steady.length > 1) {
         .join(', '),
   )
 }
-if (backfill) {
+if (backfills.length > 0) {
   table.push('')
-  table.push(
-    `Backfill ${backfill.days} days x ${fmt(backfillWallets)} holders: ${fmt(backfill.wallet_days as number)} wallet-days in ` +
-      `${backfill.seconds}s = ${fmt(backfill.wallet_days_per_second as number)} wallet-days/s; peak RSS ${backfill.peak_rss_mb} MB; ` +
-      `day time first 5 avg ${backfill.day_ms_first_5_avg} ms, last 5 avg ${backfill.day_ms_last_5_avg} ms`,
+  table.push("Backfill (lsreport backfill's preparation, inline runner): time per wallet-day by size")
+  const bw = [26, 6, 12, 9, 14, 12, 9, 9, 10, 12]
+  row(
+    [
+      'holders',
+      'days',
+      'wallet-days',
+      'seconds',
+      'wallet-days/s',
+      'us/wallet-day',
+      'x largest',
+      'peak RSS',
+      'cpu n/pg',
+      'load after',
+    ],
+    bw,
   )
+  const largest = backfills.at(-1) as { us_per_wallet_day: number }
+  for (const b of backfills as Record<string, number>[]) {
+    row(
+      [
+        fmt(b.holders as number),
+        b.days as number,
+        fmt(b.wallet_days as number),
+        b.seconds as number,
+        fmt(b.wallet_days_per_second as number),
+        b.us_per_wallet_day as number,
+        ((b.us_per_wallet_day as number) / largest.us_per_wallet_day).toFixed(2),
+        `${b.peak_rss_mb} MB`,
+        `${b.node_cpu_seconds}/${b.postgres_cpu_seconds}`,
+        String((b.load_average_after as unknown as number[])[0]),
+      ],
+      bw,
+    )
+  }
 }
 if (embedded) {
   const e = embedded as {
-    first_day: { seconds: number; days: { wallets: number }[] }
+    first_day: { seconds: number; days: { wallets: number }[]; load_average: number[] }
     days_under_load: Record<
       string,
       {
@@ -486,6 +526,7 @@ if (embedded) {
         wallets_per_second: number
         event_loop_delay_p99_ms: number
         event_loop_delay_max_ms: number
+        connection_holds: Record<string, { holds: number; hold_max_ms: number }>
       }
     >
     latency: Record<
@@ -504,14 +545,21 @@ if (embedded) {
   table.push('')
   const firstWallets = e.first_day.days[0]?.wallets ?? 0
   table.push(
-    `Embedded (PGlite in memory, INSERT batches: no COPY through its adapter; API in the same process): first day ` +
-      `${fmt(firstWallets)} wallets in ${e.first_day.seconds.toFixed(1)}s; peak RSS ${embedded.max_rss_mb} MB`,
+    `Embedded (PGlite in memory, COPY into a stage table then one move per job; API in the same process): first day ` +
+      `${fmt(firstWallets)} wallets in ${e.first_day.seconds.toFixed(1)}s (load ${e.first_day.load_average.join(' ')}); ` +
+      `peak RSS ${embedded.max_rss_mb} MB`,
   )
   for (const [name, d] of Object.entries(e.days_under_load)) {
     table.push(
       `  day under ${name} load: ${fmt(d.wallets)} wallets in ${d.seconds.toFixed(1)}s = ${fmt(d.wallets_per_second)} wallets/s; ` +
         `event loop delay p99 ${d.event_loop_delay_p99_ms} ms, max ${d.event_loop_delay_max_ms} ms`,
     )
+    // the statements that held PGlite's one connection longest (bench/connection-holds.ts)
+    const longest = Object.entries(d.connection_holds)
+      .sort((a, b) => b[1].hold_max_ms - a[1].hold_max_ms)
+      .slice(0, 3)
+      .map(([label, h]) => `${label} (${h.holds}x, max ${h.hold_max_ms} ms)`)
+    table.push(`    longest holds of the connection: ${longest.join('; ')}`)
   }
   const lw = [34, 9, 9, 9, 9, 8]
   row(['API latency (10 connections)', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors'], lw)
@@ -532,7 +580,7 @@ fs.writeFileSync(
       note: 'ratios are the day pipeline rows/s over a bare COPY of the same rows into an empty clone of wallet_records, measured in the same run on the same Postgres',
       steady_days: steady,
       first_days: first,
-      backfill,
+      backfill: backfills,
       embedded,
     },
     null,

@@ -173,7 +173,9 @@ export function createDaysRepo(db: Queryable) {
 
     /**
      * The days being computed, with their run's version and age in ms on the database's clock (null: never
-     * stamped), for the scheduler's abandoned-run check.
+     * stamped), for the scheduler's abandoned-run check. Their rows stay locked for the rest of the caller's
+     * transaction (the scheduler's): a run's finalization (which locks its day first) commits before this
+     * read, or waits until the scheduler's decision is committed, never in between.
      */
     async computingRuns(
       chainId: number,
@@ -186,6 +188,7 @@ export function createDaysRepo(db: Queryable) {
         )
         .where({ chain_id: chainId, status: 'computing' })
         .orderBy([{ column: 'block_number' }, { column: 'log_index' }])
+        .forUpdate()
     },
 
     /** Opens a new run (version) of a day: status computing. Returns the version. */
