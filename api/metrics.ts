@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { Counter, Histogram } from 'prom-client'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import { Counter } from 'prom-client'
 import { metricsTokenCheck, type ServiceMetrics } from '../metrics/index.ts'
 import { ApiError } from './errors.ts'
+import { LatencyHistogram, type LatencySeries } from './metrics-latency.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -14,14 +15,40 @@ declare module 'fastify' {
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
 /** A request's method as a label value. */
-const methodLabel = (request: FastifyRequest) => (METHODS.has(request.method) ? request.method : 'OTHER')
+const methodLabel = (method: string) => (METHODS.has(method) ? method : 'OTHER')
 
 /** Latency buckets (seconds): a cached read is ~1 ms, a report over a large account ~1 s. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
 /**
- * GET /metrics (Prometheus text format, hidden from the OpenAPI document, not rate limited), one
- * onResponse hook observing `lsreport_http_request_duration_seconds{method, route, status_class}` and one
+ * An onResponse hook observing the latency of the requests of one route (its template, or `unmatched`): the
+ * series of each method and status class it answered, looked up by the two (both a small set) rather than
+ * by labels worked out again on every request.
+ */
+function observeLatency(latency: LatencyHistogram, route: string) {
+  const byMethod = new Map<string, (LatencySeries | undefined)[]>()
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    const method = request.method
+    let byClass = byMethod.get(method)
+    if (byClass === undefined) {
+      byClass = []
+      byMethod.set(method, byClass)
+    }
+    const statusClass = Math.floor(reply.statusCode / 100)
+    let series = byClass[statusClass]
+    if (series === undefined) {
+      series = latency.series({ method: methodLabel(method), route, status_class: `${statusClass}xx` })
+      byClass[statusClass] = series
+    }
+    series.observe(reply.elapsedTime / 1000)
+    done()
+  }
+}
+
+/**
+ * GET /metrics (Prometheus text format, hidden from the OpenAPI document, not rate limited), onResponse
+ * hooks (one per route, one for the requests no route matched) observing
+ * `lsreport_http_request_duration_seconds{method, route, status_class}` (api/metrics-latency.ts) and one
  * onRequestAbort hook counting `lsreport_http_requests_aborted_total{method, route}` (a client that closed
  * the connection before its answer: it has no status and no response time): the route is the template
  * (`/v0/platform/accounts/:key`), `unmatched` for a 404 without route, never the raw URL. Without `token`
@@ -38,15 +65,16 @@ export function registerMetrics(
   const { metrics } = options
   app.decorate('metrics', metrics)
   const name = 'lsreport_http_request_duration_seconds'
+  const held = metrics.registry.getSingleMetric(name) as unknown
   const latency =
-    (metrics.registry.getSingleMetric(name) as Histogram<'method' | 'route' | 'status_class'> | undefined) ??
-    new Histogram({
-      name,
-      help: 'API request latency by route template, method and status class (this process)',
-      labelNames: ['method', 'route', 'status_class'] as const,
-      buckets: LATENCY_BUCKETS,
-      registers: [metrics.registry],
-    })
+    held instanceof LatencyHistogram
+      ? held
+      : new LatencyHistogram({
+          name,
+          help: 'API request latency by route template, method and status class (this process)',
+          buckets: LATENCY_BUCKETS,
+          registry: metrics.registry,
+        })
 
   const abortedName = 'lsreport_http_requests_aborted_total'
   const aborted =
@@ -58,20 +86,20 @@ export function registerMetrics(
       registers: [metrics.registry],
     })
 
-  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    latency.observe(
-      {
-        method: methodLabel(request),
-        route: request.routeOptions.url ?? 'unmatched',
-        status_class: `${Math.floor(reply.statusCode / 100)}xx`,
-      },
-      reply.elapsedTime / 1000,
-    )
+  // a hook of each route (its template known when it is registered: reading it on every request builds the
+  // route's options anew each time), and one for the requests no route matched
+  app.addHook('onRoute', (route) => {
+    const hooks = route.onResponse === undefined ? [] : [route.onResponse].flat()
+    route.onResponse = [...hooks, observeLatency(latency, route.url)]
+  })
+  const unmatched = observeLatency(latency, 'unmatched')
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.is404) return unmatched(request, reply, done)
     done()
   })
   // an aborted request never reaches onResponse: counted apart
   app.addHook('onRequestAbort', (request: FastifyRequest, done: () => void) => {
-    aborted.inc({ method: methodLabel(request), route: request.routeOptions.url ?? 'unmatched' })
+    aborted.inc({ method: methodLabel(request.method), route: request.routeOptions.url ?? 'unmatched' })
     done()
   })
 

@@ -35,7 +35,8 @@
  *   BENCH_WORK_US=12 BENCH_CASES=bare-shape-work npm run bench:api
  *   BENCH_CPU_PROF=/tmp/prof npm run bench:api (a V8 CPU profile of the server per case)
  *   BENCH_HEAP_PROF=/tmp/heap npm run bench:api (per case, a sampled heap profile of the objects that survived a
- *   young-generation GC: what a request keeps alive after it is answered)
+ *   young-generation GC: what a request keeps alive after it is answered; with BENCH_HEAP_PROF_ALL=1 every
+ *   allocation sampled: what a request allocates)
  *   BENCH_V8_DEFAULTS=1 npm run bench:api  (V8's defaults instead of the service's flags, common/v8-flags.ts)
  */
 import fs from 'node:fs'
@@ -63,6 +64,8 @@ const workUs = Number(process.env.BENCH_WORK_US ?? 6)
 const onlyCases = process.env.BENCH_CASES?.split(',').filter(Boolean)
 const profileDir = process.env.BENCH_CPU_PROF
 const heapProfileDir = process.env.BENCH_HEAP_PROF
+/** BENCH_HEAP_PROF_ALL=1: every allocation sampled, those a young-generation GC collected too. */
+const heapProfileAll = process.env.BENCH_HEAP_PROF_ALL === '1'
 const databaseUrl =
   process.env.BENCH_DB === 'pglite'
     ? undefined
@@ -380,6 +383,19 @@ for (const c of cases.filter((c) => !/^(bare|app-)/.test(c.key) && c.key !== 'he
   }
 }
 
+// the reads' memory holds the day's records of the addresses before any round (one read of the 1,000 per app):
+// filled by the warm-up alone, it filled at the rate the database answered the misses, and under other work's
+// load (load average 6-8) 678 of the 1,000 queries fell in the first round's measured run
+for (const url of [base, loggedBase]) {
+  const res = await fetch(`${url}/eth/v1/rewards/wallets`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ addresses: day.addresses, date: day.date }),
+  })
+  if (res.status !== 200) throw new Error(`filling the reads' memory: ${res.status} ${await res.text()}`)
+  await res.arrayBuffer()
+}
+
 const session = profileDir || heapProfileDir ? new Session() : undefined
 if (session) {
   session.connect()
@@ -400,6 +416,8 @@ log(
 interface RunCosts {
   queries_per_request: number
   server_cpu_ms_per_request: number
+  /** of which in the kernel (system time): the socket's reads and writes, mostly */
+  server_system_cpu_ms_per_request: number
   postgres_cpu_ms_per_request: number
   load_generator_cpu_ms_per_request: number
   load_average: number[]
@@ -413,7 +431,12 @@ type Measured = LoadResult &
      * that shape in the same round, whose own figures are beside it
      */
     ratio_to_shape?: number
-    shape?: { requests_per_second: number; server_cpu_ms_per_request: number; ratio_to_bare: number | null }
+    shape?: {
+      requests_per_second: number
+      server_cpu_ms_per_request: number
+      server_system_cpu_ms_per_request: number
+      ratio_to_bare: number | null
+    }
     /** the logged read: to a run of the same app logging nothing in the same round, whose figures are beside it */
     ratio_to_unlogged?: number
     unlogged?: { requests_per_second: number; server_cpu_ms_per_request: number }
@@ -428,7 +451,7 @@ async function measure(c: (typeof cases)[number]): Promise<LoadResult & RunCosts
   if (session && heapProfileDir) {
     await session.post('HeapProfiler.startSampling', {
       samplingInterval: 1024,
-      includeObjectsCollectedByMinorGC: false,
+      includeObjectsCollectedByMinorGC: heapProfileAll,
       includeObjectsCollectedByMajorGC: true,
     })
   }
@@ -472,6 +495,7 @@ async function measure(c: (typeof cases)[number]): Promise<LoadResult & RunCosts
     ...result,
     queries_per_request: Number((queries / Math.max(1, requests)).toFixed(2)),
     server_cpu_ms_per_request: perRequest((used.user + used.system) / 1e6),
+    server_system_cpu_ms_per_request: perRequest(used.system / 1e6),
     postgres_cpu_ms_per_request: perRequest(database ? postgresCpuSince(database, pgCpu) : 0),
     load_generator_cpu_ms_per_request: perRequest(result.cpu_seconds),
     load_average: [Number(loadBefore.toFixed(2)), Number((os.loadavg()[0] as number).toFixed(2))],
@@ -530,6 +554,7 @@ for (const c of cases) {
             shape: {
               requests_per_second: shape.requests_per_second,
               server_cpu_ms_per_request: shape.server_cpu_ms_per_request,
+              server_system_cpu_ms_per_request: shape.server_system_cpu_ms_per_request,
               ratio_to_bare: bareRps ? Number((shape.requests_per_second / bareRps).toFixed(2)) : null,
             },
           }

@@ -43,6 +43,28 @@ export function caller(request: FastifyRequest): TokenClaims {
 const REFUSED_BY_AUTH = new Set(['IR2000', 'IR2001', 'IR2002', 'IR2003'])
 const BEARER = /^Bearer\s+(\S+)\s*$/i
 
+/** Per connection, its last Authorization header and the bearer token in it (`bearerToken`). */
+const lastBearer = new WeakMap<object, { header: string; token: string }>()
+
+/**
+ * The bearer token of a request's Authorization header (undefined: none, or not a bearer one). A client on
+ * a keep-alive connection sends the same header on every request: the token parsed from it is kept per
+ * connection, and an identical header gives the same token string back, whose hash V8 keeps, so the lookup in
+ * the verified tokens does not hash its ~600 characters again (~2 µs a request, bench:api).
+ */
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization
+  if (header === undefined) return undefined
+  const connection = request.raw.socket as object | null | undefined
+  const last = connection ? lastBearer.get(connection) : undefined
+  if (last !== undefined && last.header === header) return last.token
+  const match = BEARER.exec(header)
+  if (!match) return undefined
+  const token = match[1] as string
+  if (connection) lastBearer.set(connection, { header, token })
+  return token
+}
+
 /** 401 IR2001 for a token that is not (or no longer) valid. */
 function invalidToken(message: string): ApiError {
   return new ApiError('IR2001', message, { headers: { 'www-authenticate': `Bearer error="invalid_token"` } })
@@ -176,14 +198,12 @@ export const authPlugin = fp(
      * client's status is held (every request but a client's first in a few seconds), else a promise.
      */
     const authenticate = (request: FastifyRequest, scope: Scope): Promise<void> | undefined => {
-      const header = request.headers.authorization
-      const match = header ? BEARER.exec(header) : null
-      if (!match) {
+      const token = bearerToken(request)
+      if (token === undefined) {
         throw new ApiError('IR2000', 'missing bearer token: send Authorization: Bearer <access_token>', {
           headers: { 'www-authenticate': 'Bearer' },
         })
       }
-      const token = match[1] as string
       const claims = verifiedBefore(token)
       const active = claims ? clientsOrFail().activeNow(claims.clientId, claims.orgId) : undefined
       if (claims === undefined || active === undefined)

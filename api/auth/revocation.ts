@@ -32,7 +32,10 @@ export function createClientStatusCache(
     max: options.maxEntries ?? 10_000,
     ttl: options.ttlMs ?? CLIENT_STATUS_TTL_MS,
     fetchMethod: async (clientId) => ({ status: await lookup(clientId) }),
-    ...(options.now ? { perf: { now: options.now }, ttlResolution: 0 } : {}),
+    // the clock read on each lookup: with a resolution above 0, lru-cache keeps the time it read and arms a
+    // timer to forget it a millisecond later, a timer per millisecond under load (~1 µs a request, bench:api)
+    ttlResolution: 0,
+    ...(options.now ? { perf: { now: options.now } } : {}),
   })
 
   return {

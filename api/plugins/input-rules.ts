@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, preValidationHookHandler } from 'fastify'
 import { ApiError } from '../errors.ts'
 import { duplicateJsonKey } from '../json-body.ts'
 import { coerceBySchema, unboundedNumbers, unsafeInput } from '../schemas.ts'
@@ -20,8 +20,10 @@ function refuseUnboundedNumbers(app: FastifyInstance): void {
 }
 
 /**
- * Before validation (and before any query): strings the database cannot store are refused, anywhere;
- * then query, path and header values are coerced by the route's schema.
+ * Before validation (and before any query): strings the database cannot store are refused, anywhere (a hook
+ * of every request, 404s included); then query, path and header values are coerced by the route's schema (a
+ * hook of each route with a schema, run right after: reading the route's options on every request builds
+ * them anew each time).
  */
 function refuseUnsafeAndCoerce(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {
@@ -31,13 +33,22 @@ function refuseUnsafeAndCoerce(app: FastifyInstance): void {
       unsafeInput(request.headers, 'headers') ??
       unsafeInput(request.body, 'body')
     if (problem) return done(new ApiError('IR1000', problem))
-    const schema = request.routeOptions.schema
-    if (schema) {
-      coerceBySchema(request.query, schema.querystring)
-      coerceBySchema(request.params, schema.params)
-      coerceBySchema(request.headers, schema.headers)
-    }
     done()
+  })
+  app.addHook('onRoute', (route) => {
+    if (!route.schema) return
+    // the route's options as Fastify keeps them: its schema is read when a request comes (a later onRoute
+    // hook may replace it)
+    const coerce: preValidationHookHandler = (request, _reply, done) => {
+      const schema = route.schema
+      if (schema) {
+        coerceBySchema(request.query, schema.querystring)
+        coerceBySchema(request.params, schema.params)
+        coerceBySchema(request.headers, schema.headers)
+      }
+      done()
+    }
+    route.preValidation = [coerce, ...(route.preValidation === undefined ? [] : [route.preValidation].flat())]
   })
 }
 

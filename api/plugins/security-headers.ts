@@ -1,5 +1,6 @@
 import helmet from '@fastify/helmet'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type onRequestHookHandler } from 'fastify'
+import { keepAnswerHeadersFast } from './header-shapes.ts'
 
 /** Where the Swagger UI lives (api/plugins/docs.ts): its pages get the policy a browser page needs. */
 export const DOCS_PREFIX = '/docs'
@@ -95,14 +96,31 @@ function isDocsRoute(url: string | undefined): boolean {
 }
 
 /**
+ * A callback onRequest hook setting `set` on the reply and removing the headers `removed`. On the reply's own
+ * headers, not on the raw response: Node writes headers set on the raw response through its slow path (each
+ * header of the answer then goes through `setHeader` and its validation once more when the head is written),
+ * ~6 µs a request on the 1-address read (bench:api). Writing over a name already set keeps its place.
+ */
+function setHeadersHook(set: HeaderSet, removed: readonly string[] = []): onRequestHookHandler {
+  const names = set.map(([name]) => name)
+  const values = set.map(([, value]) => value)
+  return (_request, reply, done) => {
+    for (let i = 0; i < names.length; i++) reply.header(names[i] as string, values[i])
+    for (const name of removed) reply.removeHeader(name)
+    done()
+  }
+}
+
+/**
  * Security headers on every answer (set in an onRequest hook: JSON answers, errors, 404s, 429s and /metrics
  * alike): helmet's defaults (HSTS, X-Content-Type-Options nosniff, Referrer-Policy no-referrer,
  * Cross-Origin-Opener/Resource-Policy same-origin, ...) with X-Frame-Options DENY, `API_CSP`, and `docsCsp` on
- * the Swagger UI routes. The headers are helmet's, worked out once at startup (`helmetHeaderSets`) and set as
- * they are on each answer: @fastify/helmet itself builds helmet's middleware again on every request (CSP
- * parsing included), measured at ~10 % of the 1-address read's CPU (bench:api). Register it first. What is
- * answered before any hook runs has none: Node's own 431, 408 and malformed-HTTP answers and Fastify's
- * bad-URL answers (api/plugins/error-handlers.ts).
+ * the Swagger UI routes (a route hook of theirs sets their policy over the API's). The headers are helmet's,
+ * worked out once at startup (`helmetHeaderSets`) and set as they are on each answer: @fastify/helmet itself
+ * builds helmet's middleware again on every request (CSP parsing included), measured at ~10 % of the
+ * 1-address read's CPU (bench:api). Register it first. What is answered before any hook runs has none: Node's
+ * own 431, 408 and malformed-HTTP answers and Fastify's bad-URL answers (api/plugins/error-handlers.ts). The
+ * answers' header objects are kept in V8's fast mode (api/plugins/header-shapes.ts).
  *
  * @example
  * await registerSecurityHeaders(app, { baseUrl: 'https://reports.example' })
@@ -112,12 +130,22 @@ export async function registerSecurityHeaders(
   { baseUrl }: { baseUrl: string },
 ): Promise<void> {
   const sets = await helmetHeaderSets(baseUrl)
-  // a callback hook (no promise); on the raw response, as helmet sets them
-  app.addHook('onRequest', (request, reply, done) => {
-    const raw = reply.raw
-    for (const [name, value] of isDocsRoute(request.routeOptions.url) ? sets.docs : sets.api) {
-      raw.setHeader(name, value)
-    }
-    done()
+  // the API's on every request first (the route is not looked at: no per-request route options), then, on
+  // the Swagger UI's routes, theirs over them
+  app.addHook('onRequest', setHeadersHook(sets.api))
+  const docsHook = setHeadersHook(
+    sets.docs.filter(([name, value]) => !hasPair(sets.api, name, value)),
+    sets.api.filter(([name]) => !sets.docs.some(([n]) => n === name)).map(([name]) => name),
+  )
+  app.addHook('onRoute', (route) => {
+    if (!isDocsRoute(route.url)) return
+    route.onRequest = [docsHook, ...(route.onRequest === undefined ? [] : [route.onRequest].flat())]
   })
+  // with these 12 first, an answer's headers pass the count past which V8 makes their object a dictionary
+  keepAnswerHeadersFast(app)
+}
+
+/** Whether `set` has the header `name` with `value`. */
+function hasPair(set: HeaderSet, name: string, value: string): boolean {
+  return set.some(([n, v]) => n === name && v === value)
 }

@@ -13,7 +13,20 @@ import { currencyOf } from '../fiat-view.ts'
 export function dataAsOfDays(days: readonly Pick<ReportDay, 'data_as_of'>[]): string {
   let asOf = (days[0] as Pick<ReportDay, 'data_as_of'>).data_as_of
   for (const day of days) if (day.data_as_of > asOf) asOf = day.data_as_of
-  return asOf.toISOString()
+  return isoOf(asOf)
+}
+
+/** The RFC 3339 text of the days' instants, worked out once per instant read (a day is read once a second). */
+const isoTexts = new WeakMap<Date, string>()
+
+/** `instant.toISOString()`, from `isoTexts` once worked out. */
+function isoOf(instant: Date): string {
+  let text = isoTexts.get(instant)
+  if (text === undefined) {
+    text = instant.toISOString()
+    isoTexts.set(instant, text)
+  }
+  return text
 }
 
 /** The days of an answer as the report headers need them. */
@@ -26,15 +39,18 @@ type HeaderDay = Pick<ReportDay, 'report_epoch' | 'date' | 'visible_version' | '
  * instant or later, until the next restatement, answers the same bytes). Returns that instant.
  */
 export function setReportHeaders(reply: FastifyReply, days: HeaderDay | readonly HeaderDay[]): string {
-  const list: readonly HeaderDay[] = Array.isArray(days) ? days : [days as HeaderDay]
-  const last = list[list.length - 1] as HeaderDay
-  const dataAsOf = dataAsOfDays(list)
+  const list = Array.isArray(days) ? (days as readonly HeaderDay[]) : undefined
+  const last = list ? (list[list.length - 1] as HeaderDay) : (days as HeaderDay)
+  const dataAsOf = list ? dataAsOfDays(list) : isoOf(last.data_as_of)
   reply.header('x-report-epoch', last.report_epoch)
   reply.header('x-report-date', last.date)
   reply.header('x-report-version', String(last.visible_version))
   reply.header('x-report-data-as-of', dataAsOf)
   return dataAsOf
 }
+
+/** The days of an answer as its ETag needs them. */
+type EtagDay = Pick<ReportDay, 'report_epoch' | 'visible_version' | 'content_hash' | 'status'>
 
 /**
  * ETag of a response built from computed days: the days' (epoch, visible version, content hash) and the
@@ -46,19 +62,55 @@ export function setReportHeaders(reply: FastifyReply, days: HeaderDay | readonly
 export function answeredFromCache(
   request: FastifyRequest,
   reply: FastifyReply,
-  days: readonly Pick<ReportDay, 'report_epoch' | 'visible_version' | 'content_hash' | 'status'>[],
+  days: readonly EtagDay[],
   inputs: unknown,
 ): boolean {
-  if (days.length === 0 || days.some((d) => d.status !== 'computed')) {
+  if (days.length === 0 || !allComputed(days)) {
     reply.header('cache-control', 'no-cache')
     return false
   }
   // Fastify builds a new routeOptions object at each read: read it once
   const route = request.routeOptions
+  return answeredWithEtag(
+    request,
+    reply,
+    etagOfRoute(request, route.url, days, inputs),
+    route.config.keepsAnswers,
+  )
+}
+
+/**
+ * The ETag `answeredFromCache` gives an answer over computed `days` with `inputs` (a handler that keeps it
+ * beside what it answers calls it once, and `answeredWithEtag` with it on each request).
+ */
+export function answerEtag(request: FastifyRequest, days: readonly EtagDay[], inputs: unknown): string {
+  return etagOfRoute(request, request.routeOptions.url, days, inputs)
+}
+
+/** The ETag of an answer of the route `url` over computed `days` with `inputs`. */
+function etagOfRoute(
+  request: FastifyRequest,
+  url: string | undefined,
+  days: readonly EtagDay[],
+  inputs: unknown,
+): string {
   // the currency asked for changes the answer (fiat values), as the inputs do
-  let text = `${request.method} ${route.url}\n${JSON.stringify(inputs)}\n${currencyOf(request) ?? ''}\n`
+  let text = `${request.method} ${url}\n${JSON.stringify(inputs)}\n${currencyOf(request) ?? ''}\n`
   for (const d of days) text += `${d.report_epoch}:${d.visible_version}:${d.content_hash ?? ''}\n`
-  const etag = etagOf(text)
+  return etagOf(text)
+}
+
+/**
+ * `answeredFromCache` given the answer's ETag (of computed days): sets ETag and Cache-Control, answers 304
+ * when If-None-Match matches, else, when the route `keepsAnswers`, the bytes of an identical earlier answer.
+ * Returns false when the handler must build the answer.
+ */
+export function answeredWithEtag(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  etag: string,
+  keepsAnswers: boolean | undefined,
+): boolean {
   reply.header('etag', etag)
   reply.header('cache-control', 'private, no-cache')
   const match = request.headers['if-none-match']
@@ -70,7 +122,7 @@ export function answeredFromCache(
     }
   }
   // a route without the keepAnswer hook never fills the memo: nothing to look up
-  if (route.config.keepsAnswers !== true) return false
+  if (keepsAnswers !== true) return false
   const kept = request.server.reportAnswers.get(etag)
   if (kept) {
     reply.type(kept.contentType)
@@ -81,6 +133,12 @@ export function answeredFromCache(
   // on the reply itself: no table keyed by short-lived replies to grow until the next full GC
   reply.answerEtag = etag
   return false
+}
+
+/** Whether every day is `computed`. */
+function allComputed(days: readonly Pick<ReportDay, 'status'>[]): boolean {
+  for (const day of days) if (day.status !== 'computed') return false
+  return true
 }
 
 /**

@@ -20,7 +20,7 @@ export const AsOfQuery = {
   ),
 }
 
-/** Per request: its reads (the app's, or as of its `as_of`). */
+/** Per request with an `as_of`: its reads as of that instant. */
 const readsOfRequest = new WeakMap<FastifyRequest, ReportReads>()
 
 /**
@@ -28,19 +28,17 @@ const readsOfRequest = new WeakMap<FastifyRequest, ReportReads>()
  * they were visible then (`reportReadsAsOf`). A malformed or future `as_of`: 400 IR1000.
  */
 export function readsFor(request: FastifyRequest, repos: Repos): ReportReads {
-  const held = readsOfRequest.get(request)
-  if (held) return held
   const query = request.query as Record<string, unknown> | undefined
   const value = query?.as_of
-  let reads: ReportReads
-  if (value === undefined) reads = reportReads(repos)
-  else {
-    const asOf = parseInstant(value, 'as_of')
-    if (asOf.getTime() > Date.now()) {
-      throw new ApiError('IR1000', `as_of (${value}) is in the future: give an instant up to now`)
-    }
-    reads = reportReadsAsOf(repos, asOf)
+  // the app's reads: nothing kept per request
+  if (value === undefined) return reportReads(repos)
+  const held = readsOfRequest.get(request)
+  if (held) return held
+  const asOf = parseInstant(value, 'as_of')
+  if (asOf.getTime() > Date.now()) {
+    throw new ApiError('IR1000', `as_of (${value}) is in the future: give an instant up to now`)
   }
+  const reads = reportReadsAsOf(repos, asOf)
   readsOfRequest.set(request, reads)
   return reads
 }

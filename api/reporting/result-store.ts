@@ -42,6 +42,9 @@ export function createResultStore(maxEntries: number): ResultStore {
   // results by the day keys they depend on (joined by '|'), least recently used first
   const results = new Map<string, Map<string, unknown>>()
   let size = 0
+  // the group used last, already last in `results`: moved again, a Map's delete and set fill its table with
+  // holes it rehashes into a new one (an allocation per read of the same day, measured in bench:api)
+  let lastUsed: string | undefined
 
   function invalidate(days: readonly ReportDay[]) {
     const live = new Set(days.filter((d) => d.status === 'computed').map(dayKey))
@@ -50,14 +53,18 @@ export function createResultStore(maxEntries: number): ResultStore {
       size -= entries.size
       results.delete(keys)
     }
+    lastUsed = undefined
   }
 
   function entriesOf(keys: string): Map<string, unknown> | undefined {
     const entries = results.get(keys)
     if (!entries) return undefined
-    // most recently used last
-    results.delete(keys)
-    results.set(keys, entries)
+    if (keys !== lastUsed) {
+      // most recently used last
+      results.delete(keys)
+      results.set(keys, entries)
+      lastUsed = keys
+    }
     return entries
   }
 
@@ -70,6 +77,7 @@ export function createResultStore(maxEntries: number): ResultStore {
     if (!entries) {
       entries = new Map()
       results.set(keys, entries)
+      lastUsed = keys
     }
     if (!entries.has(key)) size += 1
     entries.set(key, value)
@@ -81,7 +89,10 @@ export function createResultStore(maxEntries: number): ResultStore {
         old.delete(oldKey)
         size -= 1
       }
-      if (old.size === 0) results.delete(k)
+      if (old.size === 0) {
+        results.delete(k)
+        if (k === lastUsed) lastUsed = undefined
+      }
     }
   }
 
