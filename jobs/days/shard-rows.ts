@@ -71,7 +71,8 @@ interface WalletKind {
  * previous balance, its unchanged totals copied from the previous row. A wallet with a flow goes through
  * `computeWalletRecord` with balance = previous balance + the period's net transfers and rewards on the
  * shares held right before the report transaction. Both paths give the same lines (property-tested in
- * shard-rows.test.ts). Each chunk is one flat string of whole lines, hashed as it is taken.
+ * shard-rows.test.ts). Each chunk is a string of whole lines (a rope of the lines until it is hashed, as it
+ * is taken).
  */
 export async function* shardChunks(
   input: ShardRowsInput,
@@ -84,8 +85,8 @@ export async function* shardChunks(
   const { hashHead, copyHead } = lines
   const kindOf = createKinds(input, lines)
 
-  // the lines of the chunk being built, as pieces (joined once when it is taken), for output `outs[current]`
-  let parts: string[] = []
+  // the lines of the chunk being built (a rope, flattened once when it is hashed), for output `outs[current]`
+  let chunk = ''
   let lineCount = 0
   let current = 0
   let out = outs[0] as ShardRowsOutput
@@ -101,22 +102,22 @@ export async function* shardChunks(
   const copyLineStart = `\n${copyHead}`
   const hashLineStart = `\n${hashHead}`
   const take = () => {
-    const chunk = parts.join('')
-    parts = []
+    const taken = chunk
+    chunk = ''
     lineCount = 0
-    out.hash.update(hashHead + chunk.slice(copyHead.length).replaceAll(copyLineStart, hashLineStart))
-    return chunk
+    out.hash.update(hashHead + taken.slice(copyHead.length).replaceAll(copyLineStart, hashLineStart))
+    return taken
   }
   /** Moves to the output of `address`: the chunk of the output it leaves, if it has lines. */
   const enter = (address: string): string | undefined => {
     if (bound === undefined || address < bound) return undefined
-    const chunk = lineCount > 0 ? take() : undefined
+    const left = lineCount > 0 ? take() : undefined
     while (bound !== undefined && address >= bound) {
       current += 1
       out = outs[current] as ShardRowsOutput
       bound = bounds[current]
     }
-    return chunk
+    return left
   }
 
   /** An active wallet (with a flow), its previous day's row if it has one: through the engine. */
@@ -146,8 +147,7 @@ export async function* shardChunks(
     const kind = kindOf(flow.address, who)
     addToFeeSummary(out.summary, record, record.on_platform, record.org_id, kind.originator)
     emitted(flow.address)
-    parts.push(copyHead)
-    lines.record(parts, record, kind.middle)
+    chunk += copyHead + lines.record(record, kind.middle)
   }
   /** A dormant wallet: its previous balance earns the report's rewards, nothing else moved. */
   const dormant = (row: CopyRows, address: string) => {
@@ -161,8 +161,7 @@ export async function* shardChunks(
     const amounts = computeDormantAmounts(ctx, kind.dormant, BigInt(balanceText))
     addToFeeSummary(out.summary, amounts, kind.onPlatform, kind.orgId, kind.originator)
     emitted(address)
-    parts.push(copyHead)
-    lines.dormant(parts, address, row, kind.middle, amounts)
+    chunk += copyHead + lines.dormant(address, row, kind.middle, amounts)
   }
 
   // merge the previous rows and the flows, both in address order
