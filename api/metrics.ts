@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import { Counter } from 'prom-client'
+import { Counter, Histogram } from 'prom-client'
 import { metricsTokenCheck, type ServiceMetrics } from '../metrics/index.ts'
 import { ApiError } from './errors.ts'
-import { LatencyHistogram, type LatencySeries } from './metrics-latency.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -20,13 +19,16 @@ const methodLabel = (method: string) => (METHODS.has(method) ? method : 'OTHER')
 /** Latency buckets (seconds): a cached read is ~1 ms, a report over a large account ~1 s. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
+/** The latency histogram's labels. */
+type LatencyLabels = { method: string; route: string; status_class: string }
+
 /**
  * An onResponse hook observing the latency of the requests of one route (its template, or `unmatched`): the
- * series of each method and status class it answered, looked up by the two (both a small set) rather than
- * by labels worked out again on every request.
+ * labels of each method and status class it answered, looked up by the two (both a small set) rather than
+ * worked out again on every request.
  */
-function observeLatency(latency: LatencyHistogram, route: string) {
-  const byMethod = new Map<string, (LatencySeries | undefined)[]>()
+function observeLatency(latency: Histogram<keyof LatencyLabels>, route: string) {
+  const byMethod = new Map<string, (LatencyLabels | undefined)[]>()
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     const method = request.method
     let byClass = byMethod.get(method)
@@ -35,12 +37,12 @@ function observeLatency(latency: LatencyHistogram, route: string) {
       byMethod.set(method, byClass)
     }
     const statusClass = Math.floor(reply.statusCode / 100)
-    let series = byClass[statusClass]
-    if (series === undefined) {
-      series = latency.series({ method: methodLabel(method), route, status_class: `${statusClass}xx` })
-      byClass[statusClass] = series
+    let labels = byClass[statusClass]
+    if (labels === undefined) {
+      labels = { method: methodLabel(method), route, status_class: `${statusClass}xx` }
+      byClass[statusClass] = labels
     }
-    series.observe(reply.elapsedTime / 1000)
+    latency.observe(labels, reply.elapsedTime / 1000)
     done()
   }
 }
@@ -48,7 +50,7 @@ function observeLatency(latency: LatencyHistogram, route: string) {
 /**
  * GET /metrics (Prometheus text format, hidden from the OpenAPI document, not rate limited), onResponse
  * hooks (one per route, one for the requests no route matched) observing
- * `lsreport_http_request_duration_seconds{method, route, status_class}` (api/metrics-latency.ts) and one
+ * `lsreport_http_request_duration_seconds{method, route, status_class}` and one
  * onRequestAbort hook counting `lsreport_http_requests_aborted_total{method, route}` (a client that closed
  * the connection before its answer: it has no status and no response time): the route is the template
  * (`/v0/platform/accounts/:key`), `unmatched` for a 404 without route, never the raw URL. Without `token`
@@ -65,16 +67,15 @@ export function registerMetrics(
   const { metrics } = options
   app.decorate('metrics', metrics)
   const name = 'lsreport_http_request_duration_seconds'
-  const held = metrics.registry.getSingleMetric(name) as unknown
   const latency =
-    held instanceof LatencyHistogram
-      ? held
-      : new LatencyHistogram({
-          name,
-          help: 'API request latency by route template, method and status class (this process)',
-          buckets: LATENCY_BUCKETS,
-          registry: metrics.registry,
-        })
+    (metrics.registry.getSingleMetric(name) as Histogram<keyof LatencyLabels> | undefined) ??
+    new Histogram({
+      name,
+      help: 'API request latency by route template, method and status class (this process)',
+      labelNames: ['method', 'route', 'status_class'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers: [metrics.registry],
+    })
 
   const abortedName = 'lsreport_http_requests_aborted_total'
   const aborted =

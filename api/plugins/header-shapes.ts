@@ -18,8 +18,8 @@ const MIN_NAMES = 16
  * header sequences the answers go through are learned (every answer's at first, one in LEARN_EVERY after)
  * and each is built once by name (`Object.fromEntries`) and kept, so V8 keeps its shapes; later answers with
  * that sequence keep fast properties. Measured with bench:api: the 1-address read's CPU at 0.57-0.76 of the
- * shape-matched bare route's instead of 0.46-0.59 in runs side by side (test/header-shapes.test.ts shows the
- * dictionary without it). Nothing an answer carries changes.
+ * shape-matched bare route's instead of 0.46-0.59 in runs side by side (api/plugins/header-shapes.test.ts
+ * shows the dictionary without it). Nothing an answer carries changes.
  *
  * @example
  * keepAnswerHeadersFast(app) // once, before the routes

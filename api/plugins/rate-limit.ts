@@ -6,13 +6,6 @@ import type { Redis } from 'ioredis'
 import type { Config } from '../../common/config.ts'
 import { rateLimitField, rateLimitPolicyField } from '../openapi/rate-limit-fields.ts'
 
-declare module 'fastify' {
-  interface FastifyReply {
-    /** The RateLimit field of the count `limitHook` answered with (sent with the answer, `sendRateLimitFields`). */
-    rateLimitField: string | undefined
-  }
-}
-
 /** Routes the rate limit never counts: liveness, readiness, the token signing keys. */
 export const UNLIMITED_ROUTES = new Set(['/health', '/ready', '/.well-known/jwks.json'])
 
@@ -37,9 +30,12 @@ function exceeded(max: number, windowMs: number, ttlMs: number): RateLimitExceed
  * the same store, key, headers and 429), in a callback hook: the plugin's is an async function awaiting
  * the key, the allow list and the store in turn, ~5-10 µs a request in promises, microtasks and the
  * garbage they leave (measured with bench:api); with the store in memory, a request is counted with no
- * promise at all.
+ * promise at all. Besides the plugin's legacy `X-RateLimit-*` headers (and `Retry-After` on a 429), the
+ * fields of draft-ietf-httpapi-ratelimit-headers, `RateLimit-Policy` (`policy`) and `RateLimit`
+ * (api/openapi/rate-limit-fields.ts): a 429 keeps them, the error handler answers with the reply's headers.
  */
 function limitHook(store: FastifyRateLimitStore, max: number, windowMs: number) {
+  const policy = rateLimitPolicyField(max, windowMs)
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     const key = request.auth?.clientId ?? request.ip
     store.incr(
@@ -47,17 +43,13 @@ function limitHook(store: FastifyRateLimitStore, max: number, windowMs: number) 
       (err, count) => {
         if (err || count === undefined) return done(err ?? new Error('the rate limit store answered nothing'))
         const resetSeconds = Math.ceil(count.ttl / 1000)
+        const remaining = Math.max(0, max - count.current)
         reply.header('x-ratelimit-limit', max)
-        if (count.current <= max) {
-          const remaining = max - count.current
-          reply.header('x-ratelimit-remaining', remaining)
-          reply.header('x-ratelimit-reset', resetSeconds)
-          reply.rateLimitField = rateLimitField(remaining, resetSeconds)
-          return done()
-        }
-        reply.header('x-ratelimit-remaining', 0)
+        reply.header('x-ratelimit-remaining', remaining)
         reply.header('x-ratelimit-reset', resetSeconds)
-        reply.rateLimitField = rateLimitField(0, resetSeconds)
+        reply.header('ratelimit-policy', policy)
+        reply.header('ratelimit', rateLimitField(remaining, resetSeconds))
+        if (count.current <= max) return done()
         reply.header('retry-after', resetSeconds)
         done(exceeded(max, windowMs, count.ttl) as unknown as Error)
       },
@@ -88,8 +80,12 @@ export async function registerRateLimit(
     // liveness, readiness and key discovery answer whatever a neighbour's load: probes and verifiers share
     // an address with everyone behind a load balancer
     if (UNLIMITED_ROUTES.has(route.url)) route.config = { ...route.config, rateLimit: false }
-    // a route of its own limit (`config.rateLimit` an object: the plugin's hook) or of none (false)
-    if (route.config?.rateLimit != null) return
+    // a route of no limit (false); one of its own (an object: the plugin's hook, without the RateLimit
+    // fields) is refused
+    if (route.config?.rateLimit === false) return
+    if (route.config?.rateLimit != null) {
+      throw new Error(`${route.url}: a rate limit of its own is not supported (the limit is one per client)`)
+    }
     const hooks = route.preHandler === undefined ? [] : [route.preHandler].flat()
     route.preHandler = [...hooks, limitHook(store, max, windowMs)]
   })
@@ -105,38 +101,5 @@ export async function registerRateLimit(
     } as unknown as FastifyRateLimitStoreCtor,
     keyGenerator: (request) => request.auth?.clientId ?? request.ip,
     errorResponseBuilder: (_request, context) => exceeded(context.max, windowMs, context.ttl),
-  })
-  sendRateLimitFields(app, rateLimitPolicyField(max, windowMs), windowMs)
-}
-
-/** A header's value as a non-negative integer, else undefined. */
-function count(value: unknown): number | undefined {
-  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN
-  return Number.isSafeInteger(n) && n >= 0 ? n : undefined
-}
-
-/**
- * RateLimit-Policy and RateLimit (api/openapi/rate-limit-fields.ts) on every answer the rate limit counted, a
- * 429 included, when it is sent (after its other headers): from the count `limitHook` kept on the reply
- * (`policy`: the fields' policy of that limit), else from the legacy `X-RateLimit-*` headers the plugin's own
- * hook of a route with a limit of its own wrote.
- */
-function sendRateLimitFields(app: FastifyInstance, policy: string, windowMs: number): void {
-  app.decorateReply('rateLimitField', undefined)
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    const field = reply.rateLimitField
-    if (field !== undefined) {
-      reply.header('ratelimit-policy', policy)
-      reply.header('ratelimit', field)
-      return done(null, payload)
-    }
-    const limit = count(reply.getHeader('x-ratelimit-limit'))
-    const remaining = count(reply.getHeader('x-ratelimit-remaining'))
-    const reset = count(reply.getHeader('x-ratelimit-reset'))
-    if (limit !== undefined && remaining !== undefined && reset !== undefined) {
-      reply.header('ratelimit-policy', rateLimitPolicyField(limit, windowMs))
-      reply.header('ratelimit', rateLimitField(remaining, reset))
-    }
-    done(null, payload)
   })
 }
