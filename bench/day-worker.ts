@@ -11,10 +11,11 @@
  *
  * - seed: writes the synthetic history (test/helpers/synthetic-history.ts) with the cursor at report 1, then
  *   computes day 1 with the real scheduler and processors (the chain's first day: no predecessor).
- * - days: moves the cursor to report `upTo` and runs the day pipeline (createDayJobs on the inline runner,
- *   started by one `days` scheduling job) until every day is computed: one day, or (`backfill`, prepared by
- *   `startBackfill` as `lsreport backfill` does) reports 2 .. upTo. With `workers`, on BullMQ instead: this
- *   process and workers - 1 more (`bull-worker` mode), each a worker of concurrency 1 on one queue.
+ * - days: moves the cursor to report `upTo` and runs the day pipeline (test/helpers/rewards-day.ts's
+ *   `syntheticDayRunner`: createDayJobs on the inline runner, started by one `days` scheduling job) until
+ *   every day is computed: one day, or (`backfill`, prepared by `startBackfill` as `lsreport backfill`
+ *   does) reports 2 .. upTo. With `workers`, on BullMQ instead: this process and workers - 1 more
+ *   (`bull-worker` mode), each a worker of concurrency 1 on one queue.
  * - embedded: PGlite in memory with the API in the same process (`npm start`'s mode): the API's latency
  *   (autocannon in a child process, bench/load-client.ts) idle and while a day computes.
  */
@@ -33,16 +34,11 @@ import { type Db, migrate, openDb } from '../db/index.ts'
 import { computeWalletRecord, prepareReport } from '../engine/index.ts'
 import { syntheticReport, syntheticWallets } from '../fixtures/engine/synthetic.ts'
 import { startBackfill } from '../jobs/days/backfill.ts'
-import { createDayJobs, DAY_JOBS } from '../jobs/days/index.ts'
-import { createBullRunner, createInlineRunner, type JobRunner, type Processor } from '../jobs/runner.ts'
+import { DAY_JOBS } from '../jobs/days/index.ts'
+import { createBullRunner, type JobRunner, type Processor } from '../jobs/runner.ts'
 import { createPlatformService } from '../platform/service.ts'
-import {
-  BENCH_CHAIN_ID,
-  BURN_ADDRESSES,
-  reportInfo,
-  setCursor,
-  writeHistory,
-} from '../test/helpers/synthetic-history.ts'
+import { syntheticDayRunner } from '../test/helpers/rewards-day.ts'
+import { BENCH_CHAIN_ID, reportInfo, setCursor, writeHistory } from '../test/helpers/synthetic-history.ts'
 import { gcPauses, traceConnectionHolds } from './connection-holds.ts'
 import { startLoad, UNREACHED_RATE_LIMIT } from './load-client.ts'
 import { applyServiceV8Flags } from './v8-flags.ts'
@@ -75,18 +71,10 @@ interface BullOptions {
 
 /** The day pipeline's processors on the inline runner (or BullMQ), each timed by job name. */
 function dayPipeline(db: Db, bull?: BullOptions) {
-  let runner: JobRunner | undefined
-  const processors = createDayJobs({
-    db,
-    chainId: BENCH_CHAIN_ID,
-    logger,
-    burnAddresses: BURN_ADDRESSES,
-    runner: () => runner as JobRunner,
-  })
   const jobMs: Record<string, { jobs: number; ms: number }> = {}
-  const timed: Record<string, Processor> = {}
-  for (const [name, processor] of Object.entries(processors)) {
-    timed[name] = async (job) => {
+  const timed =
+    (name: string, processor: Processor): Processor =>
+    async (job) => {
       const started = performance.now()
       try {
         return await processor(job)
@@ -97,10 +85,21 @@ function dayPipeline(db: Db, bull?: BullOptions) {
         jobMs[name] = entry
       }
     }
-  }
-  runner = bull
-    ? createBullRunner(timed, { redisUrl: bull.redisUrl, prefix: bull.prefix, concurrency: 1, logger })
-    : createInlineRunner(timed, logger)
+  const runner = syntheticDayRunner(db, {
+    logger,
+    wrap: timed,
+    ...(bull
+      ? {
+          makeRunner: (processors: Record<string, Processor>) =>
+            createBullRunner(processors, {
+              redisUrl: bull.redisUrl,
+              prefix: bull.prefix,
+              concurrency: 1,
+              logger,
+            }),
+        }
+      : {}),
+  })
   return { runner, jobMs }
 }
 

@@ -3,13 +3,14 @@
  * `reports` reports, written straight into the tables the follower fills (./synthetic-history.ts, the day
  * benchmark's generator: 1 % of holders registered in 5 orgs, accounts of 100 wallets), then every day
  * computed by the real day pipeline (createDayJobs on the inline runner). What the API then reads is
- * exactly what production stores.
+ * exactly what production stores. `syntheticDayRunner` is the one builder of that pipeline's runner for the
+ * benchmarks and tests (bench/day-worker.ts times its processors through it).
  */
 import { createClient } from '../../cli/admin.ts'
-import { createLogger } from '../../common/logger.ts'
+import { createLogger, type Logger } from '../../common/logger.ts'
 import type { Db } from '../../db/index.ts'
 import { createDayJobs, DAY_JOBS } from '../../jobs/days/index.ts'
-import { createInlineRunner, type JobRunner } from '../../jobs/runner.ts'
+import { createInlineRunner, type JobRunner, type Processor } from '../../jobs/runner.ts'
 import { BENCH_CHAIN_ID, BURN_ADDRESSES, reportInfo, writeHistory } from './synthetic-history.ts'
 
 export interface RewardsDay {
@@ -30,6 +31,42 @@ export interface RewardsDay {
   seconds: { history: number; days: number }
 }
 
+/** How `syntheticDayRunner` builds its runner: its processors (wrapped), and how to run them. */
+export interface DayRunnerOptions {
+  logger?: Logger
+  /** Wraps each processor (a benchmark times them by name). */
+  wrap?: (name: string, processor: Processor) => Processor
+  /** Builds the runner from the processors (default: the inline runner). */
+  makeRunner?: (processors: Record<string, Processor>, logger: Logger) => JobRunner
+}
+
+/**
+ * The day pipeline of the synthetic chain (createDayJobs, its processors enqueueing on the runner they run
+ * on): on the inline runner unless `makeRunner` builds another (bench/day-worker.ts's BullMQ variant).
+ *
+ * @example
+ * const runner = syntheticDayRunner(db)
+ * await runner.start()
+ * await runner.enqueue(DAY_JOBS.schedule, {}, { jobId: 'days' })
+ */
+export function syntheticDayRunner(db: Db, options: DayRunnerOptions = {}): JobRunner {
+  const logger = options.logger ?? createLogger({ level: 'silent' })
+  let runner: JobRunner | undefined
+  const processors = createDayJobs({
+    db,
+    chainId: BENCH_CHAIN_ID,
+    logger,
+    burnAddresses: BURN_ADDRESSES,
+    runner: () => runner as JobRunner,
+  })
+  const wrap = options.wrap
+  const wrapped = wrap
+    ? Object.fromEntries(Object.entries(processors).map(([name, p]) => [name, wrap(name, p)]))
+    : processors
+  runner = options.makeRunner ? options.makeRunner(wrapped, logger) : createInlineRunner(wrapped, logger)
+  return runner
+}
+
 /** Writes the history and computes its days; returns what the benchmark requests. */
 export async function seedRewardsDay(
   db: Db,
@@ -41,16 +78,7 @@ export async function seedRewardsDay(
   await db.raw('analyze')
   const historySeconds = (performance.now() - started) / 1000
 
-  const logger = createLogger({ level: 'silent' })
-  let runner: JobRunner | undefined
-  const processors = createDayJobs({
-    db,
-    chainId: BENCH_CHAIN_ID,
-    logger,
-    burnAddresses: BURN_ADDRESSES,
-    runner: () => runner as JobRunner,
-  })
-  runner = createInlineRunner(processors, logger)
+  const runner = syntheticDayRunner(db)
   await runner.start()
   const daysStarted = performance.now()
   await runner.enqueue(DAY_JOBS.schedule, {}, { jobId: 'bench-api-days' })
