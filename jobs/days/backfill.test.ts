@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type DbHandle, migrate, openDb } from '../../db/index.ts'
 import { createRepos, type Repos } from '../../db/repos/index.ts'
+import { finishTestRun, oracleReportRow } from '../../test/helpers/day-rows.ts'
 import type { JobInfo } from '../runner.ts'
 import { backfillProgress, boundedScheduler, parseDate, startBackfill, validateRange } from './backfill.ts'
 
@@ -8,37 +9,8 @@ const CHAIN = 7
 const DATES = ['2026-04-01', '2026-04-02', '2026-04-03', '2026-04-04', '2026-04-05']
 const epochOf = (i: number) => String(1000 + i)
 
-/** An oracle report row at block 100 + i on DATES[i] (only the columns the days table reads matter). */
-function report(i: number) {
-  const zero = '0'
-  return {
-    chain_id: CHAIN,
-    block_number: 100 + i,
-    log_index: 0,
-    tx_index: 0,
-    block_hash: `0x${(100 + i).toString(16).padStart(64, '0')}`,
-    tx_hash: `0x${(200 + i).toString(16).padStart(64, '0')}`,
-    block_time: new Date(`${DATES[i]}T12:00:00Z`),
-    report_date: DATES[i],
-    epoch: epochOf(i),
-    validators_balance: zero,
-    validators_skimmed_balance: zero,
-    validators_exited_balance: zero,
-    validators_exiting_balance: zero,
-    validators_count: 0,
-    stopped_validator_count_per_operator: [],
-    rebalance_deposit_to_redeem_mode: false,
-    slashing_containment_mode: false,
-    trace_rewards: zero,
-    trace_pulled_el_fees: zero,
-    trace_pulled_redeem_manager_exceeding_eth: zero,
-    trace_pulled_coverage_funds: zero,
-    total_underlying_supply: zero,
-    total_supply: zero,
-    fee_shares: zero,
-    global_fee_bps: 1000,
-  }
-}
+/** An oracle report row at block 100 + i on DATES[i]. */
+const report = (i: number) => oracleReportRow(CHAIN, i, DATES[i] as string, epochOf(i))
 
 describe('startBackfill and backfillProgress', () => {
   let dbh: DbHandle
@@ -47,16 +19,7 @@ describe('startBackfill and backfillProgress', () => {
   /** Runs day `i` to the end as the pipeline would: computed on its predecessor's content. */
   async function compute(i: number) {
     const version = await repos.days.startRun(CHAIN, epochOf(i), 1)
-    await repos.days.finishRun(CHAIN, epochOf(i), {
-      version,
-      wallets: 3,
-      engineVersion: 'test',
-      contentHash: `hash-${i}`,
-      basedOnHash: i === 0 ? null : `hash-${i - 1}`,
-      durationMs: 5,
-      reason: 'first',
-      previousVersion: null,
-    })
+    await finishTestRun(repos, CHAIN, epochOf(i), i, version)
   }
   async function fail(i: number) {
     const version = await repos.days.startRun(CHAIN, epochOf(i), 1)

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createLogger } from '../../common/logger.ts'
 import type { DbHandle } from '../../db/index.ts'
 import { createRepos, inTransaction, type Repos } from '../../db/repos/index.ts'
+import { finishTestRun, oracleReportRow } from '../../test/helpers/day-rows.ts'
 import { migratedTestDatabase, postgresAvailable } from '../../test/helpers/services.ts'
 import type { Flow } from '../runner.ts'
 import { ABANDONED_RUN_MS, dayJobId, scheduleDays } from './scheduler.ts'
@@ -13,37 +14,8 @@ const epochOf = (i: number) => String(2000 + i)
 const silent = createLogger({ level: 'silent' })
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** An oracle report row at block 100 + i on DATES[i] (only the columns the days table reads matter). */
-function report(i: number) {
-  const zero = '0'
-  return {
-    chain_id: CHAIN,
-    block_number: 100 + i,
-    log_index: 0,
-    tx_index: 0,
-    block_hash: `0x${(100 + i).toString(16).padStart(64, '0')}`,
-    tx_hash: `0x${(300 + i).toString(16).padStart(64, '0')}`,
-    block_time: new Date(`${DATES[i]}T12:00:00Z`),
-    report_date: DATES[i],
-    epoch: epochOf(i),
-    validators_balance: zero,
-    validators_skimmed_balance: zero,
-    validators_exited_balance: zero,
-    validators_exiting_balance: zero,
-    validators_count: 0,
-    stopped_validator_count_per_operator: [],
-    rebalance_deposit_to_redeem_mode: false,
-    slashing_containment_mode: false,
-    trace_rewards: zero,
-    trace_pulled_el_fees: zero,
-    trace_pulled_redeem_manager_exceeding_eth: zero,
-    trace_pulled_coverage_funds: zero,
-    total_underlying_supply: zero,
-    total_supply: zero,
-    fee_shares: zero,
-    global_fee_bps: 1000,
-  }
-}
+/** An oracle report row at block 100 + i on DATES[i]. */
+const report = (i: number) => oracleReportRow(CHAIN, i, DATES[i] as string, epochOf(i))
 
 /**
  * The scheduler takes a computing day whose job is gone from the queue for abandoned and starts it again. A
@@ -61,16 +33,7 @@ describe.runIf(pgOk)('scheduleDays and a run finishing under it (Postgres)', () 
     return inTransaction(dbh.db, async (r) => {
       const day = await r.days.lock(CHAIN, epochOf(i))
       if (day?.computing_version !== version) return 'superseded'
-      await r.days.finishRun(CHAIN, epochOf(i), {
-        version,
-        wallets: 3,
-        engineVersion: 'test',
-        contentHash: `hash-${i}`,
-        basedOnHash: i === 0 ? null : `hash-${i - 1}`,
-        durationMs: 5,
-        reason: 'first',
-        previousVersion: null,
-      })
+      await finishTestRun(r, CHAIN, epochOf(i), i, version)
       return 'computed'
     })
   }
@@ -83,6 +46,21 @@ describe.runIf(pgOk)('scheduleDays and a run finishing under it (Postgres)', () 
       .where({ chain_id: CHAIN, report_epoch: epochOf(i) })
       .update({ started_at: dbh.db.raw(`now() - interval '${2 * ABANDONED_RUN_MS} milliseconds'`) })
     return version
+  }
+
+  /** One scheduling pass with `inFlight` as the queue's answer; returns its result and the flows it added. */
+  async function schedule(inFlight: (jobId: string) => Promise<boolean>) {
+    const flows: Flow[] = []
+    const result = await scheduleDays({
+      db: dbh.db,
+      chainId: CHAIN,
+      logger: silent,
+      enqueueFlow: async (flow) => {
+        flows.push(flow)
+      },
+      inFlight,
+    })
+    return { result, flows }
   }
 
   /** Sessions of this database waiting for a lock. */
@@ -119,29 +97,20 @@ describe.runIf(pgOk)('scheduleDays and a run finishing under it (Postgres)', () 
 
   test('behavior: a run whose finalization commits while the scheduler looks for its job is not started again', async () => {
     const version = await staleRun(1)
-    const flows: Flow[] = []
     let finishing: Promise<string> | undefined
-    const result = await scheduleDays({
-      db: dbh.db,
-      chainId: CHAIN,
-      logger: silent,
-      enqueueFlow: async (flow) => {
-        flows.push(flow)
-      },
-      // the run's finalization runs now: once it has committed, its job completes and leaves the queue; while
-      // it waits for a lock, its job is still running
-      inFlight: async (id) => {
-        expect(id).toBe(dayJobId(CHAIN, epochOf(1), version))
-        let settled = false
-        finishing = finish(1, version).finally(() => {
-          settled = true
-        })
-        for (;;) {
-          if (settled) return false
-          if ((await lockWaits()) > 0) return true
-          await sleep(10)
-        }
-      },
+    // the run's finalization runs now: once it has committed, its job completes and leaves the queue; while
+    // it waits for a lock, its job is still running
+    const { result, flows } = await schedule(async (id) => {
+      expect(id).toBe(dayJobId(CHAIN, epochOf(1), version))
+      let settled = false
+      finishing = finish(1, version).finally(() => {
+        settled = true
+      })
+      for (;;) {
+        if (settled) return false
+        if ((await lockWaits()) > 0) return true
+        await sleep(10)
+      }
     })
     expect(await finishing).toBe('computed')
     expect(result).toMatchObject({ waiting: `report epoch ${epochOf(1)} is being computed` })
@@ -158,16 +127,7 @@ describe.runIf(pgOk)('scheduleDays and a run finishing under it (Postgres)', () 
 
   test('behavior: a run whose job is gone and that does not finish is started again as a new version', async () => {
     const version = await staleRun(2)
-    const flows: Flow[] = []
-    const result = await scheduleDays({
-      db: dbh.db,
-      chainId: CHAIN,
-      logger: silent,
-      enqueueFlow: async (flow) => {
-        flows.push(flow)
-      },
-      inFlight: async () => false,
-    })
+    const { result, flows } = await schedule(async () => false)
     expect(result.started).toMatchObject({ epoch: epochOf(2), version: version + 1, shards: 1 })
     expect(flows.map((f) => f.jobId)).toEqual([dayJobId(CHAIN, epochOf(2), version + 1)])
     expect(await finish(2, version)).toBe('superseded')
