@@ -9,8 +9,6 @@ export interface CopyRows {
   next(): boolean
   /** Field `i` of the current row, as written (escapes left as they are). */
   field(i: number): string
-  /** Fields `from` to `to` of the current row as written, with the tabs between them. */
-  fields(from: number, to: number): string
 }
 
 /**
@@ -49,8 +47,20 @@ export function createCopyRows(text: string, fields: number): CopyRows {
     field(i) {
       return text.slice(starts[i], ends[i])
     },
-    fields(from, to) {
-      return text.slice(starts[from], ends[to])
-    },
   }
+}
+
+const UNESCAPES: Record<string, string> = { '\\': '\\', t: '\t', n: '\n', r: '\r' }
+
+/**
+ * The values of one COPY text line: `\N` is null, escapes undone (the inverse of `copyText` in db/bulk.ts).
+ *
+ * @example
+ * copyLineValues('a\\tb\t\\N\t12') // ['a\tb', null, '12']
+ */
+export function copyLineValues(line: string): (string | null)[] {
+  return line.split('\t').map((field) => {
+    if (field === '\\N') return null
+    return field.includes('\\') ? field.replace(/\\(.)/g, (_, c: string) => UNESCAPES[c] ?? c) : field
+  })
 }

@@ -106,28 +106,17 @@ export function createInlineRunner(processors: Record<string, Processor>, logger
   let closing = false
   let seq = 0
   let wake: NodeJS.Timeout | undefined
-  // a job due now starts on the next turn of the event loop, not after a timer's minimum 1 ms: a day is a
-  // chain of jobs (scheduling, shards, finalization), and a backfill of small days is mostly such hops
-  let soon: NodeJS.Immediate | undefined
   const inFlight = new Set<Promise<void>>()
 
   const schedule = () => {
     if (!started || closing) return
     if (wake) clearTimeout(wake)
-    wake = undefined
     const now = Date.now()
     const next = queue
       .filter((j) => !busyNames.has(j.name) && (childrenDone(j) || failedChild(j) !== undefined))
       .reduce((min, j) => Math.min(min, j.runAt), Number.POSITIVE_INFINITY)
     if (next === Number.POSITIVE_INFINITY) return
-    if (next <= now) {
-      soon ??= setImmediate(() => {
-        soon = undefined
-        pump()
-      }).unref()
-      return
-    }
-    wake = setTimeout(pump, next - now)
+    wake = setTimeout(pump, Math.max(0, next - now))
     wake.unref()
   }
 
@@ -300,7 +289,6 @@ export function createInlineRunner(processors: Record<string, Processor>, logger
       closing = true
       for (const t of timers) clearInterval(t)
       if (wake) clearTimeout(wake)
-      if (soon) clearImmediate(soon)
       await Promise.allSettled([...inFlight])
     },
   }

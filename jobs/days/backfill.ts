@@ -179,14 +179,12 @@ export async function backfillProgress(db: Db, chainId: number, range: DateRange
 
 /**
  * Wraps the scheduling processor (`days`) so that it starts no day after `to`: a backfill computes its range
- * and the days before it that the range needs, and leaves later days to the workers. The bound goes in the
- * pass's payload (`until`) and on with the runs it starts, whose finalizations start the next run themselves.
+ * and the days before it that the range needs, and leaves later days to the workers.
  */
 export function boundedScheduler(schedule: Processor, db: Db, chainId: number, to: string): Processor {
   return async (job) => {
     const next = await createRepos(db).days.next(chainId)
     if (next && next.date > to) return { waiting: `the next day (${next.date}) is after the backfill range` }
-    const data = typeof job.data === 'object' && job.data !== null ? job.data : {}
-    return schedule({ ...job, data: { ...data, until: to } })
+    return schedule(job)
   }
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
-import type { Db, Tx } from '../../db/index.ts'
+import type { Db } from '../../db/index.ts'
 import { restatementReason } from '../../db/repos/days.ts'
-import { createRepos, inTransaction, type Repos } from '../../db/repos/index.ts'
+import { createRepos, inTransaction } from '../../db/repos/index.ts'
 import type { DayKey, ShardResult } from '../../db/repos/records.ts'
 import {
   activeValidatorsPerOperator,
@@ -18,8 +18,7 @@ import {
 } from '../../engine/index.ts'
 import { dayFinalizedEvent } from '../webhooks/events.ts'
 import { DayDataError, DayNotReadyError } from './errors.ts'
-import { type DayInputs, describeReport, type RunDayInputs } from './inputs.ts'
-import type { StartedRun } from './scheduler.ts'
+import { type DayInputs, describeReport } from './inputs.ts'
 
 /** The finalization job's payload. */
 export interface FinalizeJob {
@@ -27,24 +26,12 @@ export interface FinalizeJob {
   epoch: string
   version: number
   shards: number
-  /** A backfill's last date: the run it chains (`startNext`) is no later (`boundedScheduler`). */
-  until?: string
 }
 
-/** How a finalization ended; `next`: the run it started in its transaction (its flow to add now). */
+/** How a finalization ended. */
 export type FinalizeOutcome =
-  | { status: 'computed'; wallets: number; content_hash: string; next?: StartedRun }
+  | { status: 'computed'; wallets: number; content_hash: string }
   | { status: 'superseded' }
-
-/**
- * Starts the next day's run in the finalizing transaction, once the day is computed in it (the scheduler's
- * `startNextRun`), given the day that finished; returns the run, or undefined when it starts none.
- */
-export type StartNext = (
-  repos: Repos,
-  tx: Tx,
-  finished: { epoch: string; wallets: number },
-) => Promise<StartedRun | undefined>
 
 /** The hash of a day's content: the shards' hashes in address order. */
 export function dayContentHash(shards: readonly Pick<ShardResult, 'content_hash'>[]): string {
@@ -132,43 +119,38 @@ function operatorRecordRows(operators: ReturnType<typeof operatorFeeRows>, date:
 }
 
 /**
- * After every shard of a run succeeded: reads what the finalization needs besides the day's inputs
- * (`inputs`, with the reports before the day) in one statement, then writes the account records (sums of their
- * wallets), the protocol record, the platform / originator / operator fee records, and makes the run's
- * version visible, all in one transaction, in which `startNext` may start the next day's run; then deletes
- * the day's hidden versions (a day's first run has none). A run that a newer one replaced does nothing.
+ * After every shard of a run succeeded: writes the account records (sums of their wallets), the protocol
+ * record, the platform / originator / operator fee records, and makes the run's version visible, all in one
+ * transaction; then deletes the day's hidden versions. A run that a newer one replaced does nothing.
  */
-export async function finalizeDay(
-  db: Db,
-  inputs: RunDayInputs,
-  job: FinalizeJob,
-  startNext?: StartNext,
-): Promise<FinalizeOutcome> {
+export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): Promise<FinalizeOutcome> {
   const repos = createRepos(db)
   const key: DayKey = { chainId: job.chainId, epoch: job.epoch, version: job.version }
-  const { report } = inputs
-  const {
-    shards,
-    operators: funded,
-    flows,
-    ownFlows,
-  } = await repos.records.finalizationReads(
-    key,
-    { block: String(report.block_number), logIndex: report.log_index, txIndex: report.tx_index },
-    inputs.window,
-  )
+  const shards = await repos.records.shards(key)
   if (shards.length !== job.shards) {
     throw new DayNotReadyError(
       `${describeReport(inputs.day)}: ${shards.length} of ${job.shards} shards written; retried`,
     )
   }
-  const { ctx } = inputs
+  const { report, ctx } = inputs
   // a report before River 1.0.0 (report_shape 'legacy') carried no stopped validators: none had exited
   const stoppedPerOperator = report.stopped_validator_count_per_operator ?? []
   const summary = mergeFeeSummaries(
     ...shards.map((s) => decodeFeeSummary(s.fee_summary as EncodedFeeSummary)),
   )
-  const history = [...inputs.history]
+  const position = { block: String(report.block_number), logIndex: report.log_index }
+  const reportTx = { block: String(report.block_number), txIndex: report.tx_index }
+  const [history, flows, funded, ownFlows] = await Promise.all([
+    repos.records.reportsBefore(job.chainId, position, 8),
+    repos.records.protocolFlows(job.chainId, {
+      after: inputs.previous
+        ? { block: String(inputs.previous.block_number), txIndex: inputs.previous.tx_index }
+        : null,
+      upTo: { block: String(report.block_number), txIndex: report.tx_index },
+    }),
+    repos.records.reportOperators(job.chainId, position),
+    repos.records.transactionFlows(job.chainId, reportTx),
+  ])
   const reconciliation = reconcileDay(inputs, summary.all, ownFlows)
   const protocol = engineStep(inputs, () =>
     computeProtocolRecord({
@@ -209,59 +191,53 @@ export async function finalizeDay(
     }))
   const contentHash = dayContentHash(shards)
   const wallets = shards.reduce((n, s) => n + s.wallets, 0)
-  const { violations: _none, ...residuals } = reconciliation
-  const outcome = await inTransaction(db, async (r, tx): Promise<FinalizeOutcome> => {
-    const locked = await r.days.lock(job.chainId, job.epoch)
-    if (!locked || locked.computing_version !== job.version) return { status: 'superseded' }
-    await r.records.writeDayLevel(key, {
-      engineVersion: ENGINE_VERSION,
-      protocol: {
-        date: inputs.day.date,
-        block_time: report.block_time,
-        block_number: String(report.block_number),
-        total_protocol_mints_lseth: protocol.total_protocol_mints_lseth,
-        total_protocol_burns_lseth: protocol.total_protocol_burns_lseth,
-        total_protocol_active_keys_count: protocol.total_protocol_active_keys_count,
-        rewards_eth: protocol.rewards_eth,
-        gross_fee_rate: protocol.gross_fee_rate,
-        gross_fee_lseth: protocol.gross_fee_lseth,
-        conversion_rate: protocol.conversion_rate,
-        total_lseth_supply: protocol.total_lseth_supply,
-        total_underlying_eth: ctx.underlying,
-        a_srr_7d: protocol.a_srr_7d,
-        engine_version: ENGINE_VERSION,
-      },
-      fees: [
-        ...feeRows('all', { '': summary.all }),
-        ...feeRows('platform', summary.platforms),
-        ...feeRows('originator', summary.originators),
-      ],
-      reconciliation: residuals,
-      operators: operatorRecordRows(operators, inputs.day.date),
+  const outcome = await inTransaction(db, async (r): Promise<FinalizeOutcome> => {
+    const day = await r.days.lock(job.chainId, job.epoch)
+    if (!day || day.computing_version !== job.version) return { status: 'superseded' }
+    await r.records.clearDayLevel(key)
+    await r.records.insertAccountRecords(key, ENGINE_VERSION)
+    await r.records.insertProtocolRecord(key, {
+      date: inputs.day.date,
+      block_time: report.block_time,
+      block_number: String(report.block_number),
+      total_protocol_mints_lseth: protocol.total_protocol_mints_lseth,
+      total_protocol_burns_lseth: protocol.total_protocol_burns_lseth,
+      total_protocol_active_keys_count: protocol.total_protocol_active_keys_count,
+      rewards_eth: protocol.rewards_eth,
+      gross_fee_rate: protocol.gross_fee_rate,
+      gross_fee_lseth: protocol.gross_fee_lseth,
+      conversion_rate: protocol.conversion_rate,
+      total_lseth_supply: protocol.total_lseth_supply,
+      total_underlying_eth: ctx.underlying,
+      a_srr_7d: protocol.a_srr_7d,
+      engine_version: ENGINE_VERSION,
     })
+    await r.records.insertFeeRecords(key, [
+      ...feeRows('all', { '': summary.all }),
+      ...feeRows('platform', summary.platforms),
+      ...feeRows('originator', summary.originators),
+    ])
+    const { violations: _none, ...residuals } = reconciliation
+    await r.records.insertReconciliation(key, residuals)
+    await r.records.insertOperatorRecords(key, operatorRecordRows(operators, inputs.day.date))
     await r.days.finishRun(job.chainId, job.epoch, {
       version: job.version,
       wallets,
       engineVersion: ENGINE_VERSION,
       contentHash,
       basedOnHash: inputs.previousHash,
-      durationMs: locked.started_at ? Date.now() - locked.started_at.getTime() : 0,
-      reason: restatementReason(locked),
-      previousVersion: locked.visible_version,
+      durationMs: day.started_at ? Date.now() - day.started_at.getTime() : 0,
+      reason: restatementReason(day),
+      previousVersion: day.visible_version,
     })
     // webhooks: a first version, or a recompute whose figures changed, is announced (same transaction)
-    if (locked.content_hash !== contentHash) {
+    if (day.content_hash !== contentHash) {
       await r.webhooks.emit(
-        dayFinalizedEvent(locked, job, inputs.day.date, contentHash, wallets, restatementReason(locked)),
+        dayFinalizedEvent(day, job, inputs.day.date, contentHash, wallets, restatementReason(day)),
       )
     }
-    // the next day's run starts with this day's commit: no scheduling pass of its own between the days
-    const next = await startNext?.(r, tx, { epoch: job.epoch, wallets })
-    return { status: 'computed', wallets, content_hash: contentHash, ...(next ? { next } : {}) }
+    return { status: 'computed', wallets, content_hash: contentHash }
   })
-  // a day's first run (version 1) is the only version it has: nothing hidden to delete
-  if (outcome.status === 'computed' && job.version > 1) {
-    await repos.days.deleteHiddenVersions(job.chainId, job.epoch)
-  }
+  if (outcome.status === 'computed') await repos.days.deleteHiddenVersions(job.chainId, job.epoch)
   return outcome
 }
