@@ -2,7 +2,7 @@ import type { Repos } from '../../db/repos/index.ts'
 
 /**
  * An oracle report row of `chainId` at block 100 + i on `date` with epoch `epoch` (only the columns the days
- * table reads matter; every amount 0), for the scheduler's and backfill's tests.
+ * table reads matter; every amount 0), for the day tests.
  */
 export function oracleReportRow(chainId: number, i: number, date: string, epoch: string) {
   const zero = '0'
