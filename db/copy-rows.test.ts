@@ -2,7 +2,17 @@ import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
 import { runs } from '../fixtures/property-runs.ts'
 import { copyText } from './bulk.ts'
-import { copyLineValues, createCopyRows } from './copy-rows.ts'
+import { createCopyRows } from './copy-rows.ts'
+
+const UNESCAPES: Record<string, string> = { '\\': '\\', t: '\t', n: '\n', r: '\r' }
+
+/** The values of one COPY text line: `\N` is null, escapes undone (the inverse of `copyText`). */
+function copyLineValues(line: string): (string | null)[] {
+  return line.split('\t').map((field) => {
+    if (field === '\\N') return null
+    return field.includes('\\') ? field.replace(/\\(.)/g, (_, c: string) => UNESCAPES[c] ?? c) : field
+  })
+}
 
 describe('createCopyRows', () => {
   test('behavior: walks the rows and hands out their fields, with or without a final newline', () => {

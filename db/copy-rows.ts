@@ -49,18 +49,3 @@ export function createCopyRows(text: string, fields: number): CopyRows {
     },
   }
 }
-
-const UNESCAPES: Record<string, string> = { '\\': '\\', t: '\t', n: '\n', r: '\r' }
-
-/**
- * The values of one COPY text line: `\N` is null, escapes undone (the inverse of `copyText` in db/bulk.ts).
- *
- * @example
- * copyLineValues('a\\tb\t\\N\t12') // ['a\tb', null, '12']
- */
-export function copyLineValues(line: string): (string | null)[] {
-  return line.split('\t').map((field) => {
-    if (field === '\\N') return null
-    return field.includes('\\') ? field.replace(/\\(.)/g, (_, c: string) => UNESCAPES[c] ?? c) : field
-  })
-}

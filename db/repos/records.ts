@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
 import { type Address, ZERO_ADDRESS } from '../../common/address.ts'
-import { bulkWriteText, type CopyOut, copyOut, isPglite } from '../bulk.ts'
+import { bulkWriteText, type CopyOut, copyOut } from '../bulk.ts'
 import type { Db, Queryable } from '../index.ts'
 import {
   FEE_AMOUNT_COLUMNS,
@@ -243,24 +243,11 @@ export function createRecordsRepo(db: Queryable) {
      * Balances and totals of a version of a day, for an address range, as COPY text rows of
      * `PREVIOUS_ROW_COLUMNS` in address order (read them with `createCopyRows`), no object per row. The
      * order is the primary key's (no sort): addresses are stored as lower-case hex of one length, which every
-     * collation orders as bytes (a reader that merges them checks it). On Postgres they stream (COPY TO) on a connection of their own until `close()`; on PGlite (one
-     * connection) they are read at once.
+     * collation orders as bytes (a reader that merges them checks it). They stream (COPY TO on a connection of
+     * its own; on PGlite a cursor read a page at a time, db/pglite-bulk.ts) until `close()`.
      */
     async openWalletTotals(key: DayKey, range: AddressRange): Promise<CopyOut> {
       const columns = PREVIOUS_ROW_COLUMNS.join(', ')
-      if (isPglite(db as Db)) {
-        const where = inRange('address', range)
-        const result = await db.raw(
-          `select ${columns} from wallet_records
-           where chain_id = ? and report_epoch = ? and version = ? and ${where.sql}
-           order by address`,
-          [key.chainId, key.epoch, key.version, ...where.bindings],
-        )
-        const text = result.rows
-          .map((row: Record<string, string>) => `${PREVIOUS_ROW_COLUMNS.map((c) => row[c]).join('\t')}\n`)
-          .join('')
-        return { texts: text === '' ? [] : [text], close: async () => undefined }
-      }
       // COPY takes no parameters: every literal is checked
       const address = (value: string) => {
         if (!/^0x[0-9a-f]{40}$/.test(value)) throw new Error(`not an address range bound: ${value}`)
