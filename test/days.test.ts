@@ -373,7 +373,60 @@ describe.runIf(servicesOk)('daily records end to end (Postgres, Redis, anvil)', 
       expect(BigInt(r.fees_residual) <= BigInt(r.holders) + 2n).toBe(true)
       expect(BigInt(r.fees_residual) >= -BigInt(r.holders) - 2n).toBe(true)
     }
-    // one share more in a stored record of day 50: day 51 (which reads it) no longer reconciles
+    // the diagnosis of a day that does not reconcile reads nothing amiss in any day of a sound history (every
+    // stored balance is the previous one plus the period's transfers; every day's balances sum to its supply)
+    const records = createRepos(db).records
+    const ordered = await db('days as d')
+      .join('oracle_reports as r', function () {
+        this.on('r.chain_id', 'd.chain_id').andOn(db.raw('r.epoch::bigint = d.report_epoch'))
+      })
+      .orderBy('d.block_number')
+      .select('d.report_epoch', 'd.visible_version', 'd.block_number', 'd.tx_index', 'r.total_supply')
+    const keyOf = (d: (typeof ordered)[number]) => ({
+      chainId: devnet.chainId,
+      epoch: String(d.report_epoch),
+      version: d.visible_version as number,
+    })
+    const positionOf = (d: (typeof ordered)[number]) => ({
+      block: String(d.block_number),
+      txIndex: d.tx_index,
+    })
+    for (const [i, d] of ordered.entries()) {
+      const before = i > 0 ? ordered[i - 1] : undefined
+      const found = await records.reconciliationSuspects(keyOf(d), before ? keyOf(before) : null, {
+        after: before ? positionOf(before) : null,
+        upTo: positionOf(d),
+      })
+      expect(found.wallets, `day ${i}`).toEqual([])
+      expect(found.previousBalances, `day ${i}`).toBe(before ? before.total_supply : null)
+    }
+    // a stored balance off by one share is named, with what the store says it should be
+    const [k0, k1] = [ordered[40]!, ordered[41]!]
+    const planted = await db('wallet_records')
+      .where({ report_epoch: k1.report_epoch, version: k1.visible_version })
+      .where('balance_lseth', '>', 0)
+      .orderBy('address')
+      .first()
+    const plant = (balance: string) =>
+      db('wallet_records')
+        .where({ report_epoch: k1.report_epoch, version: k1.visible_version, address: planted.address })
+        .update({ balance_lseth: balance })
+    await plant((BigInt(planted.balance_lseth) + 1n).toString())
+    const off = await records.reconciliationSuspects(keyOf(k1), keyOf(k0), {
+      after: positionOf(k0),
+      upTo: positionOf(k1),
+    })
+    await plant(planted.balance_lseth)
+    expect(off.wallets).toEqual([
+      {
+        address: planted.address,
+        stored: (BigInt(planted.balance_lseth) + 1n).toString(),
+        expected: planted.balance_lseth,
+      },
+    ])
+
+    // one share more in a stored record of day 50: day 51 (which reads it) no longer reconciles, and its error
+    // says the previous day's records no longer add up
     const days = await dayStatuses(db)
     const corrupted = await db('days').where({ report_epoch: days[49]!.report_epoch }).first()
     const victim = await db('wallet_records')
@@ -386,7 +439,9 @@ describe.runIf(servicesOk)('daily records end to end (Postgres, Redis, anvil)', 
         .update({ balance_lseth: (BigInt(victim.balance_lseth) + delta).toString() })
     await bump(1n)
     await createRepos(db).days.requestRecompute(devnet.chainId, { from: days[50]!.date, to: days[50]!.date })
-    await expect(waitAllComputed(db, TOTAL_DAYS)).rejects.toThrow(/do not reconcile.*balances sum to/)
+    await expect(waitAllComputed(db, TOTAL_DAYS)).rejects.toThrow(
+      /do not reconcile.*balances sum to.*The store shows: the previous day's stored balances .* sum to .*its records changed after it was computed/,
+    )
     expect(await recordsHash(db)).not.toBe('')
     // repaired, and retried: every day is computed again
     await bump(0n)

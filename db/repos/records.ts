@@ -296,6 +296,51 @@ export function createRecordsRepo(db: Queryable) {
       return (await db.raw(...flowsQuery(chainId, window, null, burnAddresses))).rows
     },
 
+    /**
+     * Where a run that does not reconcile went wrong, read again from the store: up to `limit` wallets (by
+     * address) whose balance in run `key` is not their balance in `previous` (the predecessor's visible
+     * version; null for a chain's first day) plus their net transfers over `window` as stored now (a wallet
+     * with no row counts as 0), and the sum of `previous`'s balances. Reads every row of both days: call it on
+     * a failure only.
+     */
+    async reconciliationSuspects(
+      key: DayKey,
+      previous: DayKey | null,
+      window: { after: ChainPosition | null; upTo: ChainPosition },
+      limit = 5,
+    ): Promise<{
+      wallets: { address: string; stored: string | null; expected: string }[]
+      previousBalances: string | null
+    }> {
+      const [flowsSql, flowsBindings] = flowsQuery(key.chainId, window, null, [])
+      const version = (k: DayKey | null) => (k ? [k.chainId, k.epoch, k.version] : [key.chainId, -1, -1])
+      const wallets = await db.raw(
+        `with flows as (${flowsSql}),
+           prev as (select address, balance_lseth from wallet_records
+             where chain_id = ? and report_epoch = ? and version = ?),
+           cur as (select address, balance_lseth from wallet_records
+             where chain_id = ? and report_epoch = ? and version = ?),
+           compared as (
+             select coalesce(c.address, p.address, f.address) as address, c.balance_lseth as stored,
+               coalesce(p.balance_lseth, 0) + coalesce(f.delta::numeric, 0) as expected
+             from cur c full join prev p on p.address = c.address
+               full join flows f on f.address = coalesce(c.address, p.address))
+         select address, stored::text as stored, expected::text as expected from compared
+         where coalesce(stored, 0) <> expected order by address limit ?`,
+        [...flowsBindings, ...version(previous), ...version(key), limit],
+      )
+      const [sum] = previous
+        ? (
+            await db.raw(
+              `select sum(balance_lseth)::text as balances from wallet_records
+               where chain_id = ? and report_epoch = ? and version = ?`,
+              version(previous),
+            )
+          ).rows
+        : [undefined]
+      return { wallets: wallets.rows, previousBalances: sum?.balances ?? null }
+    },
+
     /** LsETH minted (from 0x0) and burned (to 0x0) by the whole protocol over positions (from, to]. */
     async protocolFlows(
       chainId: number,

@@ -19,6 +19,7 @@ import {
 import { dayFinalizedEvent } from '../webhooks/events.ts'
 import { DayDataError, DayNotReadyError } from './errors.ts'
 import { type DayInputs, describeReport } from './inputs.ts'
+import { unreconciledDayError } from './reconciliation-diagnosis.ts'
 
 /** The finalization job's payload. */
 export interface FinalizeJob {
@@ -52,7 +53,7 @@ function engineStep<T>(inputs: DayInputs, step: () => T): T {
 }
 
 /**
- * Reconciles the day's records with its report (throws DayDataError on a violation): every share before the
+ * Reconciles the day's records with its report (its `violations` empty when they do): every share before the
  * report transaction belongs to a holder, so the holders' records must add up.
  */
 function reconcileDay(
@@ -83,12 +84,6 @@ function reconcileDay(
       },
     ),
   )
-  if (reconciliation.violations.length > 0) {
-    throw new DayDataError(
-      `${describeReport(inputs.day)}: the records do not reconcile with the report: ${reconciliation.violations.join('; ')}`,
-      { details: { violations: reconciliation.violations } },
-    )
-  }
   return reconciliation
 }
 
@@ -152,6 +147,9 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
     repos.records.transactionFlows(job.chainId, reportTx),
   ])
   const reconciliation = reconcileDay(inputs, summary.all, ownFlows)
+  if (reconciliation.violations.length > 0) {
+    throw await unreconciledDayError(db, inputs, key, reconciliation.violations)
+  }
   const protocol = engineStep(inputs, () =>
     computeProtocolRecord({
       oracle_report: String(report.epoch),
