@@ -116,7 +116,8 @@ function operatorRecordRows(operators: ReturnType<typeof operatorFeeRows>, date:
 /**
  * After every shard of a run succeeded: writes the account records (sums of their wallets), the protocol
  * record, the platform / originator / operator fee records, and makes the run's version visible, all in one
- * transaction; then deletes the day's hidden versions. A run that a newer one replaced does nothing.
+ * transaction; then deletes the day's hidden versions (a recompute's: a first run has none). A run that a
+ * newer one replaced does nothing.
  */
 export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): Promise<FinalizeOutcome> {
   const repos = createRepos(db)
@@ -236,6 +237,10 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
     }
     return { status: 'computed', wallets, content_hash: contentHash }
   })
-  if (outcome.status === 'computed') await repos.days.deleteHiddenVersions(job.chainId, job.epoch)
+  // a day's first run (version 1) has no other version: a later run of the day would have replaced it (its
+  // finalization then finds the day's computing version changed and writes nothing), so nothing is hidden
+  if (outcome.status === 'computed' && job.version > 1) {
+    await repos.days.deleteHiddenVersions(job.chainId, job.epoch)
+  }
   return outcome
 }
