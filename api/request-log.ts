@@ -1,18 +1,27 @@
-import { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify'
+import {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify'
+import { RequestLogger } from './request-logger.ts'
 
 /** The longest URL written whole to the access log; a longer one is cut there (`url_truncated: true`). */
 export const ACCESS_LOG_MAX_URL = 2048
 
 /**
- * A request's fields in the access log (`request_id` comes from the request's logger); `client_id` and
- * `org_id` once its token was verified; `status_code` and `response_ms` when it was answered (`reply`).
- * One object literal, built once per line (fields left undefined are not written).
+ * A request's fields in the access log: `request_id` first when the line's logger does not bind it
+ * (`lineLogger`: where a request's pino child would have bound it, so the line is the same); `client_id` and
+ * `org_id` once its token was verified; `status_code` and `response_ms` when it was answered (`reply`). One
+ * object literal, built once per line (fields left undefined are not written).
  */
-function requestFields(request: FastifyRequest, reply?: FastifyReply) {
+function requestFields(request: FastifyRequest, requestId: string | undefined, reply?: FastifyReply) {
   const url = request.url
   const cut = url.length > ACCESS_LOG_MAX_URL
   const auth = request.auth
   return {
+    request_id: requestId,
     method: request.method,
     url: cut ? url.slice(0, ACCESS_LOG_MAX_URL) : url,
     url_truncated: cut ? true : undefined,
@@ -24,9 +33,23 @@ function requestFields(request: FastifyRequest, reply?: FastifyReply) {
   }
 }
 
+/**
+ * The logger a request's access line is written on: the request logger's parent when the request logger is a
+ * `RequestLogger` (no pino child made for the line, which then holds `request_id` itself), else the request's
+ * logger as it is (its own bindings, if any, hold the id).
+ */
+function lineLogger(log: FastifyBaseLogger): FastifyBaseLogger {
+  return log instanceof RequestLogger ? log.unbound() : log
+}
+
+/** The request id the access line must hold itself: when its logger (`lineLogger`) does not bind it. */
+function ownId(request: FastifyRequest): string | undefined {
+  return request.log instanceof RequestLogger ? request.id : undefined
+}
+
 /** The fields of the line of a request that was answered (or whose answer failed). */
 function lineOf(request: FastifyRequest, reply: FastifyReply) {
-  return requestFields(request, reply)
+  return requestFields(request, ownId(request), reply)
 }
 
 /**
@@ -40,8 +63,10 @@ function lineOf(request: FastifyRequest, reply: FastifyReply) {
  *
  * Fastify's default writes two lines per request ("incoming request" and "request completed", each a
  * synchronous write with the request and reply serialized): about twice the CPU of this one line (measured with
- * bench:api when this was written; the git log keeps the run). Every other line of a request (the error handler's "request failed") carries the same
- * `request_id`.
+ * bench:api when this was written; the git log keeps the run). Its lines hold `request_id` among their own
+ * fields and are written on the request logger's parent (`lineLogger`): no pino child is made per request.
+ * Every other line of a request (the error handler's "request failed") carries the same `request_id`,
+ * bound by the request's logger (`RequestLogger`, made when the request first logs through it).
  *
  * @example
  * const app = Fastify({ loggerInstance, logController: new AccessLog() })
@@ -61,9 +86,10 @@ export class AccessLog extends LogController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): void {
-    if (error) request.log.error({ ...lineOf(request, reply), err: error }, 'request answered')
+    const log = lineLogger(request.log)
+    if (error) log.error({ ...lineOf(request, reply), err: error }, 'request answered')
     // the line is built only when it is written (a logger above info would drop it)
-    else if (WRITES_INFO.has(request.log.level)) request.log.info(lineOf(request, reply), 'request answered')
+    else if (WRITES_INFO.has(log.level)) log.info(lineOf(request, reply), 'request answered')
   }
 
   /**
@@ -72,7 +98,7 @@ export class AccessLog extends LogController {
    */
   override streamError(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply): void {
     if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') return
-    request.log.error({ ...lineOf(request, reply), err: error }, 'response failed')
+    lineLogger(request.log).error({ ...lineOf(request, reply), err: error }, 'response failed')
   }
 }
 
@@ -87,7 +113,7 @@ const WRITES_INFO = new Set(['info', 'debug', 'trace'])
 export function logAbortedRequests(app: FastifyInstance): void {
   if (!WRITES_INFO.has(app.log.level)) return
   app.addHook('onRequestAbort', (request, done) => {
-    request.log.info(requestFields(request), 'request aborted')
+    lineLogger(request.log).info(requestFields(request, ownId(request)), 'request aborted')
     done()
   })
 }

@@ -8,22 +8,28 @@
  * - server: the real app (`buildApp`, Postgres pool of 10) in this process, listening on 127.0.0.1, logging
  *   nothing; a second one on the same database at the service's default level (info, lines to a file)
  *   for the logged case;
- * - load: autocannon in a process of its own (bench/load.ts), one case at a time, each after a warm-up;
- *   requests cycle through 1,000 different addresses (half of them the reading org's wallets);
- * - rounds: each case runs BENCH_ROUNDS (3) times, each time right after a run of the bare route, and its
- *   ratio is to that run: the machine's speed drifts by tens of percent within minutes when other work
- *   shares it. A case's figures are those of its median round, with the range of its rounds' ratios; the
- *   rounds of the 1-address read and of the two routes below also run the bare route with the read's
- *   request and answer shape (`ratio_to_shape`, with that run's own figures beside it), and the rounds of
- *   the logged read run the same read on the same app with its level set to silent for the run
- *   (`ratio_to_unlogged`: what the access log costs, apart from the second app instance's own speed);
+ * - load: autocannon in a process of its own (bench/load.ts); requests cycle through 1,000 different addresses
+ *   (half of them the reading org's wallets);
+ * - rounds: each case runs BENCH_ROUNDS (3) rounds. In a round the case alternates with the routes it is
+ *   set against, in slices of BENCH_SLICE_SECONDS (0.5) each, BENCH_SECONDS (5) of each route in all, in the
+ *   order forward then backward (bare, case, case, bare, ...: a drift that is linear over the round weighs
+ *   on every route alike), after a warm-up of BENCH_WARMUP (2) s of each: the machine's speed drifts by
+ *   tens of percent within minutes when other work shares it, and two runs of 5 s back to back measured
+ *   that drift as much as the routes (the logged read at 0.70-1.17 x unlogged). A route's figures in a round
+ *   are its slices' requests over their summed time, their costs summed, latency from their merged
+ *   histograms. Every case is set against the bare route (`ratio_to_bare`); the 1-address read and the
+ *   routes below against the bare route with the read's request and answer shape too (`ratio_to_shape`,
+ *   with that route's own figures beside it); the logged read against the same read on the same app with
+ *   its level set to silent for its slices (`ratio_to_unlogged`, and `server_cpu_ratio_to_unlogged`: what
+ *   the access log costs, apart from the second app instance's own speed). A case's figures are those of
+ *   its median round, with the range of its rounds' ratios;
  * - where the time goes: two routes of the same app, registered by this benchmark, answer the 1-address
  *   read's bytes and headers and do nothing else (`app-shape`: no token; `app-shape-token`: the reporting
  *   routes' bearer check): against the bare shape they price the app's per-request machinery and the token
  *   check apart from the read's own work; and the bare shape plus BENCH_WORK_US (6) µs of a busy loop
  *   (`bare-shape-work`) shows what a route's own microseconds cost in req/s on this machine;
  * - costs per request (server CPU, Postgres CPU, queries, load generator CPU) are taken over the measured
- *   run alone, from the moment the load generator reports its warm-up done;
+ *   slices alone (between slices no load runs);
  * - token verification: the cost of one ES256 verification (jose) and of the verified-token cache, measured
  *   apart (in this process, with no load running).
  *
@@ -31,9 +37,10 @@
  *
  *   npm run bench:api                         (DATABASE_URL: the server to create the scratch database on)
  *   BENCH_DB=pglite npm run bench:api         (PGlite in memory: the embedded mode)
- *   BENCH_SECONDS=5 BENCH_ROUNDS=3 BENCH_CONNECTIONS=10 BENCH_HOLDERS=100000 BENCH_CASES=single,bulk npm run bench:api
+ *   BENCH_SECONDS=5 BENCH_SLICE_SECONDS=0.5 BENCH_ROUNDS=3 BENCH_CONNECTIONS=10 BENCH_HOLDERS=100000 BENCH_CASES=single,bulk npm run bench:api
  *   BENCH_WORK_US=12 BENCH_CASES=bare-shape-work npm run bench:api
- *   BENCH_CPU_PROF=/tmp/prof npm run bench:api (a V8 CPU profile of the server per case)
+ *   BENCH_CPU_PROF=/tmp/prof npm run bench:api (a V8 CPU profile of the server per route, over its slices of the
+ *   last round)
  *   BENCH_HEAP_PROF=/tmp/heap npm run bench:api (per case, a sampled heap profile of the objects that survived a
  *   young-generation GC: what a request keeps alive after it is answered; with BENCH_HEAP_PROF_ALL=1 every
  *   allocation sampled: what a request allocates)
@@ -50,12 +57,21 @@ import { createTokenVerifier, issueToken } from '../api/auth/tokens.ts'
 import { loadConfig } from '../common/config.ts'
 import { createLogger, flushLogger } from '../common/logger.ts'
 import { seedRewardsDay } from '../test/helpers/rewards-day.ts'
-import { type LoadArgs, type LoadResult, startLoad, UNREACHED_RATE_LIMIT } from './load-client.ts'
+import {
+  type LoadResult,
+  type LoadTarget,
+  runSlices,
+  type SliceResult,
+  UNREACHED_RATE_LIMIT,
+} from './load-client.ts'
+import { postgresCpuSince, postgresCpuTicks } from './postgres-cpu.ts'
+import { type CpuProfile, type HeapProfile, mergeCpuProfiles, mergeHeapProfiles } from './profiles.ts'
 import { openScratchDb } from './scratch-db.ts'
 import { applyServiceV8Flags } from './v8-flags.ts'
 
 const v8Flags = applyServiceV8Flags()
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
+const sliceSeconds = Number(process.env.BENCH_SLICE_SECONDS ?? 0.5)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const warmup = Number(process.env.BENCH_WARMUP ?? 2)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
@@ -71,45 +87,6 @@ const databaseUrl =
     ? undefined
     : (process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres')
 const log = (line: string) => process.stderr.write(`${line}\n`)
-
-const CLK_TCK = 100
-/**
- * CPU ticks used so far by each Postgres backend serving `database`, by pid (none on PGlite: it runs inside
- * this process). Other databases' backends (other work on the same server) are not counted.
- */
-function postgresCpuTicks(database: string): Map<string, number> {
-  const ticks = new Map<string, number>()
-  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
-      const close = stat.lastIndexOf(')')
-      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue
-      if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(database)) continue
-      const fields = stat.slice(close + 2).split(' ')
-      ticks.set(pid, Number(fields[11]) + Number(fields[12]))
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return ticks
-}
-
-/** CPU seconds the backends of `database` used since `before` (a backend that ended meanwhile is not counted). */
-function postgresCpuSince(database: string, before: Map<string, number>): number {
-  let ticks = 0
-  for (const [pid, now] of postgresCpuTicks(database)) ticks += now - (before.get(pid) ?? 0)
-  return ticks / CLK_TCK
-}
-
-/**
- * Runs the load generator (bench/load.ts, a process of its own) and returns its result; `ready` is called
- * when its measured run starts (after the warm-up), so the server's costs are taken over that run alone.
- */
-function load(args: Omit<LoadArgs, 'connections'>, ready: () => void): Promise<LoadResult> {
-  const run = startLoad({ connections, seconds, warmup, ...args })
-  void run.ready.then(ready)
-  return run.result
-}
 
 const machine = {
   cpus: os.cpus().length,
@@ -257,88 +234,86 @@ const from = new Date(Date.parse(`${to}T00:00:00Z`) - 86_400_000).toISOString().
 /** The 1-address read's bodies: each of the day's addresses in turn. */
 const singleBodies = day.addresses.map((a) => JSON.stringify({ addresses: [a], date: day.date }))
 /** The 1-address read's requests sent to `url`. */
-const singleReads = (url: string, ready: () => void) =>
-  load({ url, method: 'POST', headers: json, bodies: singleBodies }, ready)
+const singleReads = (url: string): LoadTarget => ({
+  url,
+  method: 'POST',
+  headers: json,
+  bodies: singleBodies,
+})
 /** GETs of the app's `paths` (one per request, in turn) with the reading client's token. */
-const tokenGets = (paths: string[], ready: () => void) =>
-  load({ url: `${base}/health`, headers: auth, paths }, ready)
-const cases: { key: string; name: string; run: (ready: () => void) => Promise<LoadResult> }[] = [
+const tokenGets = (paths: string[]): LoadTarget => ({ url: `${base}/health`, headers: auth, paths })
+/** A case: a route and its requests; `loggedLevel`: the logged app's level while it runs (default info). */
+interface Case {
+  key: string
+  name: string
+  target: LoadTarget
+  loggedLevel?: 'silent'
+}
+const cases: Case[] = [
   {
     key: 'bare',
     name: 'bare Fastify: GET /constant',
-    run: (ready) => load({ url: `${bareUrl}/constant` }, ready),
+    target: { url: `${bareUrl}/constant` },
   },
   {
     key: 'bare-shape',
     name: `bare Fastify: POST, the 1-address read's shape (${sampleBytes.length} B)`,
-    run: (ready) => singleReads(`${bareUrl}/shape`, ready),
+    target: singleReads(`${bareUrl}/shape`),
   },
   {
     key: 'bare-shape-work',
     name: `bare Fastify: the same plus ${workUs} µs of work (a busy loop)`,
-    run: (ready) => singleReads(`${bareUrl}/shape-work`, ready),
+    target: singleReads(`${bareUrl}/shape-work`),
   },
   {
     key: 'health',
     name: 'app: GET /health (no token, no database)',
-    run: (ready) => load({ url: `${base}/health` }, ready),
+    target: { url: `${base}/health` },
   },
   {
     key: 'app-shape',
     name: "app: a route answering the read's bytes, no token",
-    run: (ready) => singleReads(`${base}/bench/shape`, ready),
+    target: singleReads(`${base}/bench/shape`),
   },
   {
     key: 'app-shape-token',
     name: "app: a route answering the read's bytes, token checked",
-    run: (ready) => singleReads(`${base}/bench/shape-token`, ready),
+    target: singleReads(`${base}/bench/shape-token`),
   },
   {
     key: 'single',
     name: 'POST /eth/v1/rewards/wallets, 1 address',
-    run: (ready) => singleReads(`${base}/eth/v1/rewards/wallets`, ready),
+    target: singleReads(`${base}/eth/v1/rewards/wallets`),
   },
   {
     key: 'single-logged',
     name: 'the same, LOG_LEVEL=info (lines to a file)',
-    run: (ready) => singleReads(`${loggedBase}/eth/v1/rewards/wallets`, ready),
+    target: singleReads(`${loggedBase}/eth/v1/rewards/wallets`),
   },
   {
     key: 'summary',
     name: 'GET /eth/v1/rewards/wallets/{address}/summary (2 days)',
-    run: (ready) =>
-      tokenGets(
-        day.addresses.map((a) => `/eth/v1/rewards/wallets/${a}/summary?from=${from}&to=${to}`),
-        ready,
-      ),
+    target: tokenGets(day.addresses.map((a) => `/eth/v1/rewards/wallets/${a}/summary?from=${from}&to=${to}`)),
   },
   {
     key: 'bulk',
     name: 'POST /eth/v1/rewards/wallets, 1,000 addresses',
-    run: (ready) =>
-      load(
-        {
-          url: `${base}/eth/v1/rewards/wallets`,
-          method: 'POST',
-          headers: json,
-          bodies: [JSON.stringify({ addresses: day.addresses, date: day.date })],
-        },
-        ready,
-      ),
+    target: {
+      url: `${base}/eth/v1/rewards/wallets`,
+      method: 'POST',
+      headers: json,
+      bodies: [JSON.stringify({ addresses: day.addresses, date: day.date })],
+    },
   },
   {
     key: 'wallet',
     name: 'GET /v0/platform/wallets/{address}',
-    run: (ready) =>
-      tokenGets(
-        own.map((a) => `/v0/platform/wallets/${a}`),
-        ready,
-      ),
+    target: tokenGets(own.map((a) => `/v0/platform/wallets/${a}`)),
   },
   {
     key: 'account',
     name: 'GET /v0/platform/accounts/{key} (100 wallets)',
-    run: (ready) => tokenGets([`/v0/platform/accounts/${day.accountKey}`], ready),
+    target: tokenGets([`/v0/platform/accounts/${day.accountKey}`]),
   },
 ]
 
@@ -409,10 +384,12 @@ if (session) {
   }
 }
 
+/** The measured slices of each target in a round: BENCH_SECONDS in slices of BENCH_SLICE_SECONDS, an even count. */
+const slicesPerTarget = 2 * Math.max(1, Math.round(seconds / sliceSeconds / 2))
 log(
-  `${rounds} rounds per case, each a bare run then the case (${seconds} s each after ${warmup} s of warm-up), ${connections} connections`,
+  `${rounds} rounds per case; in each, the case and the routes it is set against (the bare route, the shape route, the same app logging nothing) alternate in slices of ${sliceSeconds} s, ${slicesPerTarget} per route (after ${warmup} s of warm-up each), ${connections} connections`,
 )
-/** A run's costs per request, beside autocannon's figures. */
+/** A run's costs per request, beside the load generator's figures. */
 interface RunCosts {
   queries_per_request: number
   server_cpu_ms_per_request: number
@@ -427,8 +404,8 @@ type Measured = LoadResult &
     ratio_to_bare: number | null
     adjacent_bare_requests_per_second?: number
     /**
-     * the cases with the 1-address read's request and answer (SHAPED_CASES): to a run of the bare route with
-     * that shape in the same round, whose own figures are beside it
+     * the cases with the 1-address read's request and answer (SHAPED_CASES): to the bare route with that
+     * shape in the same round's alternating slices, whose own figures are beside it
      */
     ratio_to_shape?: number
     shape?: {
@@ -437,111 +414,174 @@ type Measured = LoadResult &
       server_system_cpu_ms_per_request: number
       ratio_to_bare: number | null
     }
-    /** the logged read: to a run of the same app logging nothing in the same round, whose figures are beside it */
+    /**
+     * the logged read: to the same app logging nothing, in slices alternating with its own in the same round
+     * (requests per second, and server CPU per request: logged over unlogged), whose figures are beside it
+     */
     ratio_to_unlogged?: number
+    server_cpu_ratio_to_unlogged?: number
     unlogged?: { requests_per_second: number; server_cpu_ms_per_request: number }
   }
 /** The cases set against the bare route with the 1-address read's shape in every round (`ratio_to_shape`). */
 const SHAPED_CASES = new Set(['bare-shape-work', 'app-shape', 'app-shape-token', 'single'])
-/** One run of a case with its costs per request (queries, CPU of this process, of Postgres, of the load generator). */
-async function measure(c: (typeof cases)[number]): Promise<LoadResult & RunCosts> {
-  if (session && profileDir) await session.post('Profiler.start')
-  // sampled: the objects that outlive a young-generation GC (promoted, even when a full GC collects them
-  // later), which are what makes scavenges expensive
-  if (session && heapProfileDir) {
-    await session.post('HeapProfiler.startSampling', {
-      samplingInterval: 1024,
-      includeObjectsCollectedByMinorGC: heapProfileAll,
-      includeObjectsCollectedByMajorGC: true,
-    })
-  }
-  // costs are taken over the measured run alone (from the load generator's `ready`): the warm-up, which
-  // fills the caches, is not counted
-  let queries = 0
-  let counting = false
+
+/**
+ * The order of a round's measured slices over `targets` routes: forward then backward (0 1 2 2 1 0 ...),
+ * `slicesPerTarget` of each, so a drift of the machine's speed that is linear over the round weighs on every
+ * route alike.
+ */
+function sliceOrder(targets: number): number[] {
+  const forward = Array.from({ length: targets }, (_, i) => i)
+  const cycle = [...forward, ...forward.toReversed()]
+  return Array.from({ length: slicesPerTarget / 2 }, () => cycle).flat()
+}
+
+/**
+ * One round: the `targets` in alternating slices (`sliceOrder`), the logged app at each target's level; each
+ * target's figures over its slices together, with its costs per request (queries, CPU of this process, of
+ * Postgres, of the load generator) taken over its measured slices alone (between slices no load runs).
+ */
+async function measureRound(targets: Case[]): Promise<(LoadResult & RunCosts)[]> {
+  const totals = targets.map(() => ({ user: 0, system: 0, postgres: 0, queries: 0 }))
+  const cpuProfiles = targets.map((): CpuProfile[] => [])
+  const heapProfiles = targets.map((): HeapProfile[] => [])
+  let current: (typeof totals)[number] | undefined
   const countQuery = () => {
-    if (counting) queries += 1
+    if (current) current.queries += 1
   }
   dbh.db.on('query', countQuery)
   let cpu = process.cpuUsage()
   let pgCpu = new Map<string, number>()
   const loadBefore = os.loadavg()[0] as number
-  const result = await c.run(() => {
-    counting = true
-    cpu = process.cpuUsage()
-    if (database) pgCpu = postgresCpuTicks(database)
-  })
-  const used = process.cpuUsage(cpu)
-  dbh.db.off('query', countQuery)
-  if (!counting) throw new Error(`${c.name}: the load generator never started its measured run`)
-  // (an answer other than 2xx already refused the run: bench/load-client.ts) a run with failed requests
-  // measured less than the case
-  if (result.errors > 0 || result.timeouts > 0) {
-    throw new Error(
-      `${c.name}: ${result.errors} connection errors, ${result.timeouts} timeouts: not measured`,
+  let results: LoadResult[]
+  try {
+    results = await runSlices(
+      {
+        connections,
+        targets: targets.map((t) => t.target),
+        order: sliceOrder(targets.length),
+        sliceSeconds,
+        warmup,
+      },
+      {
+        before: async (target, measured) => {
+          loggedApp.log.level = targets[target]?.loggedLevel ?? 'info'
+          if (!measured) return
+          if (session && profileDir) await session.post('Profiler.start')
+          // sampled: the objects that outlive a young-generation GC (promoted, even when a full GC collects
+          // them later), which are what makes scavenges expensive
+          if (session && heapProfileDir) {
+            await session.post('HeapProfiler.startSampling', {
+              samplingInterval: 1024,
+              includeObjectsCollectedByMinorGC: heapProfileAll,
+              includeObjectsCollectedByMajorGC: true,
+            })
+          }
+          if (database) pgCpu = postgresCpuTicks(database)
+          current = totals[target]
+          cpu = process.cpuUsage()
+        },
+        after: async (slice: SliceResult) => {
+          const used = process.cpuUsage(cpu)
+          current = undefined
+          const total = totals[slice.target] as (typeof totals)[number]
+          total.user += used.user
+          total.system += used.system
+          if (database) total.postgres += postgresCpuSince(database, pgCpu)
+          if (session && profileDir) {
+            cpuProfiles[slice.target]?.push((await session.post('Profiler.stop')).profile)
+          }
+          if (session && heapProfileDir) {
+            heapProfiles[slice.target]?.push(
+              (await session.post('HeapProfiler.stopSampling')).profile as unknown as HeapProfile,
+            )
+          }
+        },
+      },
     )
+  } finally {
+    dbh.db.off('query', countQuery)
+    loggedApp.log.level = 'info'
   }
-  const requests = result.requests
-  const perRequest = (cpuSeconds: number) => Number(((cpuSeconds * 1000) / Math.max(1, requests)).toFixed(3))
-  if (session && profileDir) {
-    const { profile } = await session.post('Profiler.stop')
-    fs.writeFileSync(path.join(profileDir, `api-${c.key}.cpuprofile`), JSON.stringify(profile))
-  }
-  if (session && heapProfileDir) {
-    const { profile } = await session.post('HeapProfiler.stopSampling')
-    fs.writeFileSync(path.join(heapProfileDir, `api-${c.key}.heapprofile`), JSON.stringify(profile))
-  }
-  return {
-    ...result,
-    queries_per_request: Number((queries / Math.max(1, requests)).toFixed(2)),
-    server_cpu_ms_per_request: perRequest((used.user + used.system) / 1e6),
-    server_system_cpu_ms_per_request: perRequest(used.system / 1e6),
-    postgres_cpu_ms_per_request: perRequest(database ? postgresCpuSince(database, pgCpu) : 0),
-    load_generator_cpu_ms_per_request: perRequest(result.cpu_seconds),
-    load_average: [Number(loadBefore.toFixed(2)), Number((os.loadavg()[0] as number).toFixed(2))],
-  }
+  const loadAfter = os.loadavg()[0] as number
+  return targets.map((t, i) => {
+    const result = results[i] as LoadResult
+    const total = totals[i] as (typeof totals)[number]
+    // a run with failed requests measured less than the case (an answer other than 2xx already refused the
+    // run: bench/load-client.ts)
+    if (result.errors > 0 || result.timeouts > 0) {
+      throw new Error(
+        `${t.name}: ${result.errors} connection errors, ${result.timeouts} timeouts: not measured`,
+      )
+    }
+    if (profileDir && cpuProfiles[i]?.length) {
+      const file = path.join(profileDir, `api-${t.key}.cpuprofile`)
+      fs.writeFileSync(file, JSON.stringify(mergeCpuProfiles(cpuProfiles[i])))
+    }
+    if (heapProfileDir && heapProfiles[i]?.length) {
+      const file = path.join(heapProfileDir, `api-${t.key}.heapprofile`)
+      fs.writeFileSync(file, JSON.stringify(mergeHeapProfiles(heapProfiles[i])))
+    }
+    const perRequest = (cpuSeconds: number) =>
+      Number(((cpuSeconds * 1000) / Math.max(1, result.requests)).toFixed(3))
+    return {
+      ...result,
+      queries_per_request: Number((total.queries / Math.max(1, result.requests)).toFixed(2)),
+      server_cpu_ms_per_request: perRequest((total.user + total.system) / 1e6),
+      server_system_cpu_ms_per_request: perRequest(total.system / 1e6),
+      postgres_cpu_ms_per_request: perRequest(total.postgres),
+      load_generator_cpu_ms_per_request: perRequest(result.cpu_seconds),
+      load_average: [Number(loadBefore.toFixed(2)), Number(loadAfter.toFixed(2))],
+    }
+  })
 }
 
 const rows: (Measured & { key: string; name: string; ratio_range: number[]; rounds: Measured[] })[] = []
-const bareCase = cases[0] as (typeof cases)[number]
-const shapeCase = cases[1] as (typeof cases)[number]
+const bareCase = cases[0] as Case
+const shapeCase = cases[1] as Case
 /**
  * The logged read with logging off: the same app instance (its caches, its place in V8's inline caches) at
- * level silent for the run, so the difference is the access log alone.
+ * level silent during its slices, so the difference is the access log alone.
  */
-const unloggedCase: (typeof cases)[number] = {
+const unloggedCase: Case = {
   key: 'single-logged-off',
   name: 'the same app, logging off',
-  run: async (ready) => {
-    loggedApp.log.level = 'silent'
-    try {
-      return await singleReads(`${loggedBase}/eth/v1/rewards/wallets`, ready)
-    } finally {
-      loggedApp.log.level = 'info'
-    }
-  },
+  target: singleReads(`${loggedBase}/eth/v1/rewards/wallets`),
+  loggedLevel: 'silent',
 }
+/** `a` over `b`, to two places. */
+const ratio = (a: number, b: number) => Number((a / b).toFixed(2))
 for (const c of cases) {
   if (onlyCases && !onlyCases.includes(c.key) && c.key !== 'bare') continue
-  // Rounds of the bare route then the case, back to back: each round's ratio is to the bare run right
-  // before it (the machine's speed drifts by tens of percent within minutes when other work shares it);
-  // the case's figures are those of its median round, with the range of the rounds' ratios beside them.
+  // Rounds of the case alternating, in short slices, with the bare route (and, for the 1-address read's
+  // shape, the bare route with that shape; for the logged read, the same app logging nothing): each ratio
+  // is over the same stretch of the machine's time (its speed drifts by tens of percent within minutes when
+  // other work shares it); the case's figures are those of its median round, with the range of the rounds'
+  // ratios beside them.
+  const others = [
+    ...(c.key === 'bare' ? [] : [bareCase]),
+    ...(SHAPED_CASES.has(c.key) ? [shapeCase] : []),
+    ...(c.key === 'single-logged' ? [unloggedCase] : []),
+  ]
   const measuredRounds: Measured[] = []
   for (let round = 0; round < rounds; round++) {
-    const bare = c.key === 'bare' ? undefined : await measure(bareCase)
-    // the 1-address read (and the app's routes with its answer) are also set against the bare route with
-    // the same request and answer
-    const shape = SHAPED_CASES.has(c.key) ? await measure(shapeCase) : undefined
-    // the logged read is also set against the same read logging nothing, in the same round
-    const unlogged = c.key === 'single-logged' ? await measure(unloggedCase) : undefined
-    const run = await measure(c)
+    const measured = await measureRound([...others, c])
+    const run = measured.at(-1) as LoadResult & RunCosts
+    const of = (other: Case) => measured[others.indexOf(other)]
+    const bare = c.key === 'bare' ? undefined : of(bareCase)
+    const shape = SHAPED_CASES.has(c.key) ? of(shapeCase) : undefined
+    const unlogged = c.key === 'single-logged' ? of(unloggedCase) : undefined
     const bareRps = bare?.requests_per_second
     measuredRounds.push({
       ...run,
       ...(bareRps !== undefined ? { adjacent_bare_requests_per_second: bareRps } : {}),
       ...(unlogged
         ? {
-            ratio_to_unlogged: Number((run.requests_per_second / unlogged.requests_per_second).toFixed(2)),
+            ratio_to_unlogged: ratio(run.requests_per_second, unlogged.requests_per_second),
+            server_cpu_ratio_to_unlogged: ratio(
+              run.server_cpu_ms_per_request,
+              unlogged.server_cpu_ms_per_request,
+            ),
             unlogged: {
               requests_per_second: unlogged.requests_per_second,
               server_cpu_ms_per_request: unlogged.server_cpu_ms_per_request,
@@ -550,21 +590,24 @@ for (const c of cases) {
         : {}),
       ...(shape
         ? {
-            ratio_to_shape: Number((run.requests_per_second / shape.requests_per_second).toFixed(2)),
+            ratio_to_shape: ratio(run.requests_per_second, shape.requests_per_second),
             shape: {
               requests_per_second: shape.requests_per_second,
               server_cpu_ms_per_request: shape.server_cpu_ms_per_request,
               server_system_cpu_ms_per_request: shape.server_system_cpu_ms_per_request,
-              ratio_to_bare: bareRps ? Number((shape.requests_per_second / bareRps).toFixed(2)) : null,
+              ratio_to_bare: bareRps ? ratio(shape.requests_per_second, bareRps) : null,
             },
           }
         : {}),
-      ratio_to_bare: bareRps
-        ? Number((run.requests_per_second / bareRps).toFixed(2))
-        : c.key === 'bare'
-          ? 1
-          : null,
+      ratio_to_bare: bareRps ? ratio(run.requests_per_second, bareRps) : c.key === 'bare' ? 1 : null,
     })
+    const last = measuredRounds.at(-1) as Measured
+    log(
+      `  ${c.key} round ${round + 1}: ${run.requests_per_second} req/s, x bare ${last.ratio_to_bare}` +
+        `${last.ratio_to_shape === undefined ? '' : `, x shape ${last.ratio_to_shape}`}` +
+        `${last.ratio_to_unlogged === undefined ? '' : `, x unlogged ${last.ratio_to_unlogged} (server CPU ms a request ${run.server_cpu_ms_per_request} / ${last.unlogged?.server_cpu_ms_per_request}: x${last.server_cpu_ratio_to_unlogged})`}` +
+        `, load ${run.load_average.join('-')}`,
+    )
   }
   const byRatio = [...measuredRounds].sort(
     (a, b) => (a.ratio_to_bare ?? a.requests_per_second) - (b.ratio_to_bare ?? b.requests_per_second),
@@ -600,7 +643,7 @@ fs.rmSync(dataDir, { recursive: true, force: true })
 
 const pad = (s: string, n: number) => s.padEnd(n)
 console.log(
-  `\n${pad('case', 56)} ${pad('req/s', 7)} ${pad('x bare', 6)} ${pad('rounds', 16)} ${pad('p50 ms', 6)} ${pad('p99 ms', 6)} errors  (x bare: median round, to the bare run right before it)`,
+  `\n${pad('case', 56)} ${pad('req/s', 7)} ${pad('x bare', 6)} ${pad('rounds', 16)} ${pad('p50 ms', 6)} ${pad('p99 ms', 6)} errors  (x bare: median round, to the bare route in slices alternating with it)`,
 )
 for (const r of rows) {
   console.log(

@@ -1,25 +1,55 @@
 /**
  * The parent side of the load generator's IPC protocol (bench/load.ts, forked in a process of its own):
- * `ready` once its warm-up is done and the measured run starts, `result` when that run ends, `stop()` to end
- * a run started without `seconds`. The one way the benchmarks start a load.
+ * `startLoad`, one run on one route (`ready` once its warm-up is done and the measured run starts, `result`
+ * when that run ends, `stop()` to end a run started without `seconds`); `runSlices`, short runs alternating
+ * between routes. The one way the benchmarks start a load.
  */
 import { fork } from 'node:child_process'
 import path from 'node:path'
 
-/** What bench/load.ts takes (as one JSON argument). */
-export interface LoadArgs {
+/** A route under load and its requests. */
+export interface LoadTarget {
   url: string
-  connections: number
-  /** seconds of the measured run (without it: until `stop()`, an hour at most) */
-  seconds?: number
   method?: string
   headers?: Record<string, string>
   /** request bodies, one per request in turn */
   bodies?: string[]
   /** request paths (with query), one per request in turn */
   paths?: string[]
+}
+
+/** What bench/load.ts takes (as one JSON argument) for one run on one route. */
+export interface LoadArgs extends LoadTarget {
+  connections: number
+  /** seconds of the measured run (without it: until `stop()`, an hour at most) */
+  seconds?: number
   /** seconds of warm-up load before the measured run (not counted) */
   warmup?: number
+}
+
+/** What bench/load.ts takes to alternate its load between routes in short slices (`runSlices`). */
+export interface SliceArgs {
+  connections: number
+  targets: LoadTarget[]
+  /** the measured slices in the order they run, as indexes into `targets` */
+  order: number[]
+  /** seconds of each measured slice */
+  sliceSeconds: number
+  /** seconds of warm-up load of each target in turn before the first slice (not counted) */
+  warmup?: number
+}
+
+/** One measured slice of a sliced load: its requests over its time, by the load generator's clock. */
+export interface SliceResult {
+  /** index into the targets */
+  target: number
+  seconds: number
+  requests: number
+  errors: number
+  timeouts: number
+  non2xx: number
+  /** CPU seconds of the load generator's process during the slice */
+  cpu_seconds: number
 }
 
 /** What bench/load.ts reports of its measured run (latency in ms). */
@@ -90,3 +120,71 @@ export function startLoad(args: LoadArgs): RunningLoad {
   })
   return { ready, result, stop: () => child.send('stop') }
 }
+
+/** What the parent does around the slices of `runSlices` (each awaited before the next starts). */
+export interface SliceHooks {
+  /** Before a slice (a warm-up one too) starts: it starts once this has returned (or its promise resolved). */
+  before(target: number, measured: boolean): void | Promise<void>
+  /** When a measured slice has ended (no load runs until the next `before` has returned). */
+  after(slice: SliceResult): void | Promise<void>
+}
+
+/**
+ * Forks bench/load.ts to alternate its load between `args.targets` in the slices of `args.order` (after a
+ * warm-up of each): `hooks.before` runs before each slice and `hooks.after` after each measured one, while no
+ * load runs (to switch what the next slice measures and take the server's counters). Resolves with one
+ * result per target, over its measured slices together (requests over their summed time, latency from their
+ * merged histograms); rejects when any answer was not 2xx, or a hook threw.
+ *
+ * @example
+ * const [a, b] = await runSlices(
+ *   { connections: 10, targets: [{ url: a }, { url: b }], order: [0, 1, 1, 0], sliceSeconds: 0.5 },
+ *   { before: (target) => console.log('next', target), after: (slice) => console.log(slice.requests) },
+ * )
+ */
+export function runSlices(args: SliceArgs, hooks: SliceHooks): Promise<LoadResult[]> {
+  const child = fork(path.join(import.meta.dirname, 'load.ts'), [], { execArgv: ['--import', 'tsx'] })
+  return new Promise<LoadResult[]>((resolve, reject) => {
+    let received: LoadResult[] | undefined
+    let failed: unknown
+    // the hooks run one after another, in the order of the messages
+    let hooksDone = Promise.resolve()
+    const then = (step: () => void | Promise<void>) => {
+      hooksDone = hooksDone.then(step).catch((err: unknown) => {
+        failed ??= err
+        child.kill()
+      })
+    }
+    child.on('message', (m: SliceMessage) => {
+      // (its arguments as a message: the targets' bodies may exceed what one argument takes)
+      if (m.type === 'started') child.send(args)
+      else if (m.type === 'slice') {
+        then(async () => {
+          await hooks.before(m.target, m.measured)
+          child.send('go')
+        })
+      } else if (m.type === 'slice-end') then(() => hooks.after(m.slice))
+      else received = m.results
+    })
+    child.on('error', reject)
+    child.on('exit', (code) => {
+      void hooksDone.then(() => {
+        const refused = received?.find((r) => r.non2xx > 0)
+        if (failed) reject(failed)
+        else if (code !== 0 || !received) {
+          reject(new Error(`load generator exited with ${code}${received ? '' : ' before its results'}`))
+        } else if (refused) {
+          const urls = args.targets.map((t) => t.url).join(', ')
+          reject(new Error(`${urls}: answers ${refused.status_codes}, not only 2xx: not measured`))
+        } else resolve(received)
+      })
+    })
+  })
+}
+
+/** What bench/load.ts sends during a sliced load. */
+type SliceMessage =
+  | { type: 'started' }
+  | { type: 'slice'; target: number; measured: boolean }
+  | { type: 'slice-end'; slice: SliceResult }
+  | { type: 'results'; results: LoadResult[] }

@@ -57,3 +57,31 @@ export function postgresCpuMeter(database: string) {
   }
   return { sample, total }
 }
+
+/**
+ * CPU ticks used so far by each Postgres backend serving `database`, by pid (none on PGlite: it runs inside
+ * this process). Other databases' backends (other work on the same server) are not counted.
+ */
+export function postgresCpuTicks(database: string): Map<string, number> {
+  const ticks = new Map<string, number>()
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const close = stat.lastIndexOf(')')
+      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue
+      if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(database)) continue
+      const fields = stat.slice(close + 2).split(' ')
+      ticks.set(pid, Number(fields[11]) + Number(fields[12]))
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return ticks
+}
+
+/** CPU seconds the backends of `database` used since `before` (a backend that ended meanwhile is not counted). */
+export function postgresCpuSince(database: string, before: Map<string, number>): number {
+  let ticks = 0
+  for (const [pid, now] of postgresCpuTicks(database)) ticks += now - (before.get(pid) ?? 0)
+  return ticks / CLK_TCK
+}

@@ -71,6 +71,26 @@ describe('request log', () => {
     expect(lines.filter((l) => l.msg === 'incoming request' || l.msg === 'request completed')).toEqual([])
   })
 
+  it('writes the request id once in each line of a request: its error line and its access line', async () => {
+    const lines = await logLines('info', async (url, api) => {
+      const { token } = await orgWithToken(api)
+      // the route's table gone: its query fails, a 500 with its "request failed" line
+      await api.dbh.db.raw('alter table accounts rename to accounts_gone')
+      await fetch(`${url}/v0/platform/accounts`, {
+        headers: { 'x-request-id': 'failed-1', authorization: `Bearer ${token}` },
+      })
+    })
+    const failed = lines.filter((l) => l.request_id === 'failed-1')
+    expect(failed.map((l) => [l.msg, l.level, l.status_code])).toEqual([
+      ['request failed', 50, undefined],
+      ['request answered', 30, 500],
+    ])
+    // (JSON.parse keeps the last of two equal keys: the text holds each line's id once)
+    const text = await fs.readFile(path.join(dir as string, 'api.log'), 'utf8')
+    const raw = text.split('\n').filter((line) => line.includes('failed-1'))
+    expect(raw.map((line) => line.split('"request_id"').length - 1)).toEqual([1, 1])
+  })
+
   it('writes "request aborted" for a request whose client went away before it was answered', async () => {
     let clientOfToken = ''
     const lines = await logLines('info', async (url, api) => {

@@ -5,6 +5,7 @@ import type { Config } from '../../common/config.ts'
 import type { Logger } from '../../common/logger.ts'
 import { MAX_PARAM_LENGTH } from '../error-reply.ts'
 import { AccessLog } from '../request-log.ts'
+import { RequestLogger } from '../request-logger.ts'
 import { SAFE_REQUEST_ID } from '../schemas.ts'
 import { clientErrorHandler, frameworkErrors } from './error-handlers.ts'
 
@@ -54,9 +55,11 @@ export function serverOptions({
     // one access-log line per request, when answered, instead of Fastify's two
     logController: new AccessLog(),
     genReqId: (request) => requestId(request.headers['x-request-id']),
-    // a request's logger carries its request id; a silent logger logs nothing, so it is used as it is
+    // a request's logger carries its request id, in a pino child made when the request first logs through it
+    // (most requests only have their access line, which holds the request id itself: api/request-logger.ts);
+    // a silent logger logs nothing, so it is used as it is
     childLoggerFactory: (logger, bindings, options) =>
-      logger.level === 'silent' ? logger : logger.child(bindings, options),
+      logger.level === 'silent' ? logger : new RequestLogger(logger, bindings, options),
     // no coercion by ajv at all: bodies keep their JSON types; query/path/headers are coerced by the
     // input rules (plugins/input-rules.ts)
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
