@@ -11,8 +11,9 @@ import { createRng } from '../devnet/rng.ts'
 import { LIVE_WALLET_STATUSES } from '../platform/transitions.ts'
 import { clientToken, freePort } from './helpers/api.ts'
 import { devnetAllowlistWriter } from './helpers/chain.ts'
-import { cli, cliOrgClient, spawnCli, TEST_SIGNING_KEY_SECRET } from './helpers/cli.ts'
+import { spawnCli, TEST_SIGNING_KEY_SECRET } from './helpers/cli.ts'
 import { startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
+import { storeOrgClient } from './helpers/org-client.ts'
 import { createTestDatabase, postgresAvailable } from './helpers/services.ts'
 
 // SIGKILL of `lsreport api` while platforms create accounts and wallets and pause and reactivate them.
@@ -310,8 +311,7 @@ async function writeThroughKills(api: KilledApi) {
 }
 
 async function setup(env: Record<string, string>) {
-  await cli(['migrate'], env)
-  const { org, client } = await cliOrgClient(env, 'Crash Org')
+  const { org, client } = await storeOrgClient(env, 'Crash Org')
   const api = new KilledApi(
     { ...env, PORT: String(await freePort()), RATE_LIMIT_MAX: '1000000', LOG_LEVEL: 'warn' },
     client,

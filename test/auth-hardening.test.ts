@@ -9,6 +9,7 @@ import { generateSigningKey } from '../api/auth/keys.ts'
 import { CLIENT_STATUS_TTL_MS, createClientStatusCache } from '../api/auth/revocation.ts'
 import { issueToken } from '../api/auth/tokens.ts'
 import { delegateOrg } from '../cli/admin.ts'
+import { type DbHandle, migrate, openDb } from '../db/index.ts'
 import { freePort, http, orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
 import { cli, spawnCli, TEST_SIGNING_KEY_SECRET } from './helpers/cli.ts'
 import { createTestDatabase, postgresAvailable, REDIS_URL, redisAvailable } from './helpers/services.ts'
@@ -16,12 +17,21 @@ import { createTestDatabase, postgresAvailable, REDIS_URL, redisAvailable } from
 const pgOk = await postgresAvailable()
 const redisOk = await redisAvailable()
 const cleanups: (() => Promise<void>)[] = []
+// one migrated PGlite for every app of the file (opening one costs seconds): each test makes its own orgs and
+// clients, and the limits live in each app's store
+let dbh: DbHandle
+beforeAll(async () => {
+  dbh = await openDb({ poolMax: 4 })
+  cleanups.push(() => dbh.close())
+  await migrate(dbh.db)
+})
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => undefined)
 })
 
+/** An app over the file's database, closed after the file. */
 async function api(env: Record<string, string> = {}, extra: { redis?: Redis } = {}): Promise<TestApi> {
-  const started = await startTestApi('pglite', env, extra)
+  const started = await startTestApi('pglite', env, { ...extra, dbh })
   cleanups.push(() => started.close())
   return started
 }

@@ -1,18 +1,33 @@
 import { randomBytes } from 'node:crypto'
 import net from 'node:net'
 import { Redis } from 'ioredis'
-import { afterAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { addClientSecret, revokeClient } from '../cli/admin.ts'
+import { type DbHandle, migrate, openDb } from '../db/index.ts'
 import { http, orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
 import { REDIS_URL, redisAvailable } from './helpers/services.ts'
 
 const redisOk = await redisAvailable()
 const apis: TestApi[] = []
 const redises: Redis[] = []
+// one migrated PGlite for every app of the file (opening one costs seconds): the limits live in each app's
+// store, and each test makes its own clients
+let dbh: DbHandle
+beforeAll(async () => {
+  dbh = await openDb({ poolMax: 4 })
+  await migrate(dbh.db)
+})
 afterAll(async () => {
   for (const api of apis) await api.close()
   for (const r of redises) r.disconnect()
+  await dbh?.close()
 })
+/** An app over the file's database, closed after the file. */
+async function startApi(env: Record<string, string> = {}, redis?: Redis): Promise<TestApi> {
+  const started = await startTestApi('pglite', env, redis ? { redis, dbh } : { dbh })
+  apis.push(started)
+  return started
+}
 
 describe.each(['memory', 'redis'] as const)('rate limit per client (%s store)', (store) => {
   test.runIf(store === 'memory' || redisOk)(
@@ -23,12 +38,7 @@ describe.each(['memory', 'redis'] as const)('rate limit per client (%s store)', 
         redis = new Redis(REDIS_URL, { keyPrefix: `rl${randomBytes(4).toString('hex')}-` })
         redises.push(redis)
       }
-      const api = await startTestApi(
-        'pglite',
-        { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' },
-        redis ? { redis } : {},
-      )
-      apis.push(api)
+      const api = await startApi({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' }, redis)
       const a = await orgWithToken(api)
       const b = await orgWithToken(api)
       const callA = http(api.url, a.token)
@@ -45,8 +55,7 @@ describe.each(['memory', 'redis'] as const)('rate limit per client (%s store)', 
 
 describe('liveness and the client address', () => {
   test('behavior: /health, /ready and the JWKS answer 200 after 5,000 anonymous requests from one address, while other routes answer 429', async () => {
-    const api = await startTestApi('pglite', { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' })
-    apis.push(api)
+    const api = await startApi({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' })
     const get = (url: string) => api.app.inject({ method: 'GET', url, remoteAddress: '203.0.113.7' })
     for (let i = 0; i < 3; i++) expect((await get('/eth/v1/redeems_info')).statusCode).not.toBe(429)
     expect((await get('/eth/v1/redeems_info')).statusCode).toBe(429)
@@ -72,12 +81,11 @@ describe('liveness and the client address', () => {
         remoteAddress: '10.0.0.2', // the load balancer
         headers: { 'x-forwarded-for': forwarded },
       })
-    const proxied = await startTestApi('pglite', {
+    const proxied = await startApi({
       RATE_LIMIT_MAX: '2',
       RATE_LIMIT_WINDOW_MS: '60000',
       TRUST_PROXY: '10.0.0.0/8',
     })
-    apis.push(proxied)
     const statuses = async (api: TestApi, forwarded: string, n: number) => {
       const out: number[] = []
       for (let i = 0; i < n; i++) out.push((await request(api, forwarded)).statusCode === 429 ? 429 : 200)
@@ -85,8 +93,7 @@ describe('liveness and the client address', () => {
     }
     expect(await statuses(proxied, '198.51.100.1', 3)).toEqual([200, 200, 429])
     expect(await statuses(proxied, '198.51.100.2', 2)).toEqual([200, 200]) // its own budget
-    const direct = await startTestApi('pglite', { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_MS: '60000' })
-    apis.push(direct)
+    const direct = await startApi({ RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_MS: '60000' })
     // untrusted: every forwarded address is the load balancer's one budget
     expect([
       ...(await statuses(direct, '198.51.100.1', 2)),
@@ -115,8 +122,7 @@ describe('request timeouts', () => {
     })
 
   test('behavior: a body sent a byte at a time, or headers that never end, are cut at REQUEST_TIMEOUT_MS (408)', async () => {
-    const api = await startTestApi('pglite', { REQUEST_TIMEOUT_MS: '3000' })
-    apis.push(api)
+    const api = await startApi({ REQUEST_TIMEOUT_MS: '3000' })
     const body = await slowClient(
       api.url,
       'POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n',
@@ -133,8 +139,7 @@ describe('request timeouts', () => {
 
 describe('client secrets', () => {
   test('behavior: a second secret works alongside the first; a revoked client gets 401 invalid_client', async () => {
-    const api = await startTestApi('pglite')
-    apis.push(api)
+    const api = await startApi()
     const org = await orgWithToken(api)
     const rotated = await addClientSecret(api.dbh.db, org.clientId)
     const token = (secret: string) =>
