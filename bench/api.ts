@@ -64,7 +64,7 @@ import {
   type SliceResult,
   UNREACHED_RATE_LIMIT,
 } from './load-client.ts'
-import { postgresCpuSince, postgresCpuTicks } from './postgres-cpu.ts'
+import { postgresBackendSeconds, postgresCpuSince } from './postgres-cpu.ts'
 import { type CpuProfile, type HeapProfile, mergeCpuProfiles, mergeHeapProfiles } from './profiles.ts'
 import { openScratchDb } from './scratch-db.ts'
 import { applyServiceV8Flags } from './v8-flags.ts'
@@ -477,7 +477,7 @@ async function measureRound(targets: Case[]): Promise<(LoadResult & RunCosts)[]>
               includeObjectsCollectedByMajorGC: true,
             })
           }
-          if (database) pgCpu = postgresCpuTicks(database)
+          if (database) pgCpu = postgresBackendSeconds(database)
           current = totals[target]
           cpu = process.cpuUsage()
         },

@@ -59,29 +59,18 @@ export function postgresCpuMeter(database: string) {
 }
 
 /**
- * CPU ticks used so far by each Postgres backend serving `database`, by pid (none on PGlite: it runs inside
- * this process). Other databases' backends (other work on the same server) are not counted.
+ * CPU seconds used so far by each Postgres backend serving `database`, by pid, unrounded (none on PGlite: it
+ * runs inside this process): for windows too short for `postgresCpuMeter`'s tenths of a second.
  */
-export function postgresCpuTicks(database: string): Map<string, number> {
-  const ticks = new Map<string, number>()
-  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
-      const close = stat.lastIndexOf(')')
-      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue
-      if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(database)) continue
-      const fields = stat.slice(close + 2).split(' ')
-      ticks.set(pid, Number(fields[11]) + Number(fields[12]))
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return ticks
+export function postgresBackendSeconds(database: string): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const [pid, p] of postgresProcesses(database)) if (p.kind === 'backend') out.set(pid, p.seconds)
+  return out
 }
 
 /** CPU seconds the backends of `database` used since `before` (a backend that ended meanwhile is not counted). */
 export function postgresCpuSince(database: string, before: Map<string, number>): number {
-  let ticks = 0
-  for (const [pid, now] of postgresCpuTicks(database)) ticks += now - (before.get(pid) ?? 0)
-  return ticks / CLK_TCK
+  let seconds = 0
+  for (const [pid, now] of postgresBackendSeconds(database)) seconds += now - (before.get(pid) ?? 0)
+  return seconds
 }

@@ -17,11 +17,7 @@ const NAMED_WALLETS = 5
  * @example
  * await diagnoseReconciliation(db, inputs, key) // ['the previous day's stored balances sum to …']
  */
-export async function diagnoseReconciliation(
-  db: Queryable,
-  inputs: DayInputs,
-  key: DayKey,
-): Promise<string[]> {
+async function diagnoseReconciliation(db: Queryable, inputs: DayInputs, key: DayKey): Promise<string[]> {
   try {
     const found = await createRepos(db).records.reconciliationSuspects(
       key,
