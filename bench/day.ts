@@ -296,12 +296,7 @@ for (const holders of sizes) {
       postgres_cpu_seconds: day.postgres_cpu_seconds,
       postgres_background_cpu_seconds: day.postgres_background_cpu_seconds,
       load_average_after: d.load_average,
-      queries: Object.fromEntries(
-        Object.entries(d.queries).map(([k, v]) => [
-          k,
-          { queries: v.queries, seconds: Number((v.ms / 1000).toFixed(2)), max_ms: v.max_ms },
-        ]),
-      ),
+      queries: queryTimes(d.queries),
       shard_seconds: Number((d.shards.shard_ms / 1000).toFixed(2)),
       max_shard_ms: d.shards.max_shard_ms,
       jobs: Object.fromEntries(
@@ -315,6 +310,16 @@ for (const holders of sizes) {
   } finally {
     await scratch.drop()
   }
+}
+
+/** A run's query times by statement kind, in seconds, for the JSON. */
+function queryTimes(queries: DayRun['queries']) {
+  return Object.fromEntries(
+    Object.entries(queries).map(([k, v]) => [
+      k,
+      { queries: v.queries, seconds: Number((v.ms / 1000).toFixed(2)), max_ms: v.max_ms },
+    ]),
+  )
 }
 
 const backfills: Record<string, unknown>[] = []
@@ -345,6 +350,7 @@ for (const [i, holders] of backfillWallets.entries()) {
       day_ms: perDay,
       shards: r.days[0]?.shards,
       jobs: r.jobs,
+      queries: queryTimes(r.queries),
       node_cpu_seconds: Number(r.node_cpu_seconds.toFixed(1)),
       node_event_loop_utilization: r.event_loop_utilization,
       postgres_cpu_seconds: run.postgres_cpu_seconds,

@@ -14,7 +14,12 @@ import {
 } from '../jobs/days/backfill.ts'
 import { DAY_JOBS } from '../jobs/days/index.ts'
 import { type ChainSetup, createJobs } from '../jobs/index.ts'
-import { createBullRunner, createInlineRunner, type JobRunner } from '../jobs/runner.ts'
+import {
+  createBullRunner,
+  createInlineRunner,
+  type InlineConcurrency,
+  type JobRunner,
+} from '../jobs/runner.ts'
 import { setupFromConfig } from './chain-setup.ts'
 import type { Context } from './context.ts'
 import { formatTable } from './output.ts'
@@ -169,7 +174,11 @@ function failureMessage(day: FailedDay, beforeRange: boolean): string {
   return beforeRange ? `${message} (the range waits for it: days are computed in chain order)` : message
 }
 
-function buildRunner(ctx: Context, processors: Parameters<typeof createInlineRunner>[0]): JobRunner {
+function buildRunner(
+  ctx: Context,
+  processors: Parameters<typeof createInlineRunner>[0],
+  inlineConcurrency: InlineConcurrency,
+): JobRunner {
   const { config, logger } = ctx
   return config.redisUrl
     ? createBullRunner(processors, {
@@ -179,7 +188,7 @@ function buildRunner(ctx: Context, processors: Parameters<typeof createInlineRun
         lockMs: config.jobLockMs,
         logger,
       })
-    : createInlineRunner(processors, logger)
+    : createInlineRunner(processors, logger, inlineConcurrency)
 }
 
 /**
@@ -216,13 +225,23 @@ export async function backfillCommand(
       { chain_id: chainId, ...range, days: start.days, retried: start.retried, recomputed: start.recomputed },
       'backfill started',
     )
-    const jobs = createJobs({ db, logger: ctx.logger, chain, confirmations: ctx.config.confirmations })
+    const jobs = createJobs({
+      db,
+      logger: ctx.logger,
+      chain,
+      confirmations: ctx.config.confirmations,
+      shardWallets: ctx.config.dayShardWallets,
+    })
     const schedule = jobs.processors[DAY_JOBS.schedule]
     if (!schedule) throw new Error('the day scheduler is not registered')
-    const runner = buildRunner(ctx, {
-      ...jobs.processors,
-      [DAY_JOBS.schedule]: boundedScheduler(schedule, db, chainId, range.to),
-    })
+    const runner = buildRunner(
+      ctx,
+      {
+        ...jobs.processors,
+        [DAY_JOBS.schedule]: boundedScheduler(schedule, db, chainId, range.to),
+      },
+      jobs.inlineConcurrency,
+    )
     jobs.useRunner(runner)
     let closing: Promise<void> | undefined
     const closeRunner = () => {

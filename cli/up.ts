@@ -140,7 +140,7 @@ export async function buildJobs(
         lockMs: ctx.config.jobLockMs,
         logger: ctx.logger,
       })
-    : createInlineRunner(processors, ctx.logger)
+    : createInlineRunner(processors, ctx.logger, jobs.inlineConcurrency)
   jobs.useRunner(runner)
   if (metrics && runner.kind === 'inline') metrics.useQueue(runner)
   metrics?.useRpc(chain.rpcUrl)

@@ -19,11 +19,16 @@ describe('createCopyRows', () => {
     for (const text of ['0xab\t12\t-3\n0xcd\t0\t\\N\n', '0xab\t12\t-3\n0xcd\t0\t\\N']) {
       const rows = createCopyRows(text, 3)
       const seen: string[][] = []
-      while (rows.next()) seen.push([rows.field(0), rows.field(1), rows.field(2)])
+      const spans: string[] = []
+      while (rows.next()) {
+        seen.push([rows.field(0), rows.field(1), rows.field(2)])
+        spans.push(rows.fields(1, 2), rows.fields(0, 0))
+      }
       expect(seen).toEqual([
         ['0xab', '12', '-3'],
         ['0xcd', '0', '\\N'],
       ])
+      expect(spans).toEqual(['12\t-3', '0xab', '0\t\\N', '0xcd'])
     }
     expect(createCopyRows('', 2).next()).toBe(false)
   })

@@ -9,6 +9,8 @@ export interface CopyRows {
   next(): boolean
   /** Field `i` of the current row, as written (escapes left as they are). */
   field(i: number): string
+  /** Fields `from` to `to` of the current row as written, with the tabs between them. */
+  fields(from: number, to: number): string
 }
 
 /**
@@ -46,6 +48,9 @@ export function createCopyRows(text: string, fields: number): CopyRows {
     },
     field(i) {
       return text.slice(starts[i], ends[i])
+    },
+    fields(from, to) {
+      return text.slice(starts[from], ends[to])
     },
   }
 }

@@ -7,7 +7,7 @@ import type { Logger } from '../common/logger.ts'
 import type { Db } from '../db/index.ts'
 import { createAllowlistWriter } from './allowlist-writer.ts'
 import { createConsensusJob } from './consensus.ts'
-import { createDayJobs, DAY_JOBS } from './days/index.ts'
+import { createDayJobs, DAY_JOBS, inlineDayConcurrency } from './days/index.ts'
 import { createFollower } from './follower/index.ts'
 import { type JobRunner, type Processor, UnrecoverableError } from './runner.ts'
 import { createWebhookJobs, WEBHOOK_JOBS, type WebhookOptions } from './webhooks/index.ts'
@@ -127,6 +127,8 @@ export function createJobs(deps: JobsDeps) {
     /** The consensus job (absent without a consensus origin in the chain setup). */
     consensus,
     processors,
+    /** How many jobs of a name the inline runner runs at once (the day's shard jobs). */
+    inlineConcurrency: inlineDayConcurrency(deps.db),
     /** Lets the webhook attempts in flight finish, leaving queued ones pending (call after the runner stopped). */
     drainWebhooks: webhooks.drain,
     /** Binds the runner the day jobs enqueue their flows on. */

@@ -80,11 +80,18 @@ function validateJobId(jobId: string | undefined) {
   if (jobId?.includes(':')) throw new Error(`job id ${jobId} must not contain ':'`)
 }
 
+/** How many jobs of a name the inline runner runs at once (1 for a name not listed). */
+export type InlineConcurrency = Readonly<Record<string, number>>
+
 /**
- * The embedded runner: the same processors, in process, one job at a time per name, deduplicated by
- * job id, retried with exponential backoff, failures kept with their error.
+ * The embedded runner: the same processors, in process, one job at a time per name (or `concurrency[name]`),
+ * deduplicated by job id, retried with exponential backoff, failures kept with their error.
  */
-export function createInlineRunner(processors: Record<string, Processor>, logger: Logger): JobRunner {
+export function createInlineRunner(
+  processors: Record<string, Processor>,
+  logger: Logger,
+  concurrency: InlineConcurrency = {},
+): JobRunner {
   interface Pending {
     id: string
     name: string
@@ -99,24 +106,37 @@ export function createInlineRunner(processors: Record<string, Processor>, logger
   const completedChildren = new Set<string>()
   const failedChildren = new Map<string, string>()
   const active = new Set<string>()
-  const busyNames = new Set<string>()
+  // jobs running per name, and whether a name is at its limit
+  const running = new Map<string, number>()
+  const busy = (name: string) => (running.get(name) ?? 0) >= (concurrency[name] ?? 1)
   const failedJobs: FailedJob[] = []
   const timers = new Set<NodeJS.Timeout>()
   let started = false
   let closing = false
   let seq = 0
   let wake: NodeJS.Timeout | undefined
+  // a job due now starts on the next turn of the event loop, not after a timer's minimum 1 ms: a day is a
+  // chain of jobs (scheduling, shards, finalization), and a backfill of small days is mostly such hops
+  let soon: NodeJS.Immediate | undefined
   const inFlight = new Set<Promise<void>>()
 
   const schedule = () => {
     if (!started || closing) return
     if (wake) clearTimeout(wake)
+    wake = undefined
     const now = Date.now()
     const next = queue
-      .filter((j) => !busyNames.has(j.name) && (childrenDone(j) || failedChild(j) !== undefined))
+      .filter((j) => !busy(j.name) && (childrenDone(j) || failedChild(j) !== undefined))
       .reduce((min, j) => Math.min(min, j.runAt), Number.POSITIVE_INFINITY)
     if (next === Number.POSITIVE_INFINITY) return
-    wake = setTimeout(pump, Math.max(0, next - now))
+    if (next <= now) {
+      soon ??= setImmediate(() => {
+        soon = undefined
+        pump()
+      }).unref()
+      return
+    }
+    wake = setTimeout(pump, next - now)
     wake.unref()
   }
 
@@ -165,7 +185,7 @@ export function createInlineRunner(processors: Record<string, Processor>, logger
       }
     } finally {
       active.delete(job.id)
-      busyNames.delete(job.name)
+      running.set(job.name, (running.get(job.name) ?? 1) - 1)
     }
   }
 
@@ -191,10 +211,10 @@ export function createInlineRunner(processors: Record<string, Processor>, logger
         }
         continue
       }
-      if (job.runAt <= now && !busyNames.has(job.name) && childrenDone(job)) {
+      if (job.runAt <= now && !busy(job.name) && childrenDone(job)) {
         queue.splice(i, 1)
         active.add(job.id)
-        busyNames.add(job.name)
+        running.set(job.name, (running.get(job.name) ?? 0) + 1)
         const p = run(job).finally(() => {
           inFlight.delete(p)
           schedule()
@@ -289,6 +309,7 @@ export function createInlineRunner(processors: Record<string, Processor>, logger
       closing = true
       for (const t of timers) clearInterval(t)
       if (wake) clearTimeout(wake)
+      if (soon) clearImmediate(soon)
       await Promise.allSettled([...inFlight])
     },
   }

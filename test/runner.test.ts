@@ -161,3 +161,27 @@ describe.each(['inline', 'bullmq'] as const)('job runner (%s)', (kind) => {
     await expect(r.enqueue('x', {}, { jobId: 'day:1' })).rejects.toThrow(/must not contain/)
   })
 })
+
+describe('the inline runner, concurrency per job name', () => {
+  test('behavior: runs up to concurrency[name] jobs of a name at once, one of any other name', async () => {
+    const running: Record<string, number> = { wide: 0, narrow: 0 }
+    const peak: Record<string, number> = { wide: 0, narrow: 0 }
+    const work =
+      (name: 'wide' | 'narrow'): Processor =>
+      async () => {
+        running[name] = (running[name] ?? 0) + 1
+        peak[name] = Math.max(peak[name] ?? 0, running[name] ?? 0)
+        await new Promise((res) => setTimeout(res, 40))
+        running[name] = (running[name] ?? 0) - 1
+      }
+    const r = createInlineRunner({ wide: work('wide'), narrow: work('narrow') }, logger, { wide: 2 })
+    runner = r
+    for (let i = 0; i < 6; i++) {
+      await r.enqueue('wide', {})
+      await r.enqueue('narrow', {})
+    }
+    await r.start()
+    await r.idle()
+    expect(peak).toEqual({ wide: 2, narrow: 1 })
+  })
+})

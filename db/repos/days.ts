@@ -173,7 +173,9 @@ export function createDaysRepo(db: Queryable) {
 
     /**
      * The days being computed, with their run's version and age in ms on the database's clock (null: never
-     * stamped), for the scheduler's abandoned-run check.
+     * stamped), for the scheduler's abandoned-run check. Their rows stay locked for the rest of the caller's
+     * transaction (the scheduler's): a run's finalization (which locks its day first) commits before this
+     * read, or waits until the scheduler's decision is committed, never in between.
      */
     async computingRuns(
       chainId: number,
@@ -186,6 +188,7 @@ export function createDaysRepo(db: Queryable) {
         )
         .where({ chain_id: chainId, status: 'computing' })
         .orderBy([{ column: 'block_number' }, { column: 'log_index' }])
+        .forUpdate()
     },
 
     /** Opens a new run (version) of a day: status computing. Returns the version. */
@@ -244,34 +247,39 @@ export function createDaysRepo(db: Queryable) {
         previousVersion: number | null
       },
     ): Promise<void> {
-      const [{ now }] = (await db.raw("select date_trunc('milliseconds', clock_timestamp()) as now")).rows
-      await db('days').where({ chain_id: chainId, report_epoch: epoch }).update({
-        status: 'computed',
-        reason: null,
-        error: null,
-        visible_version: done.version,
-        computing_version: null,
-        wallets: done.wallets,
-        engine_version: done.engineVersion,
-        content_hash: done.contentHash,
-        based_on_hash: done.basedOnHash,
-        computed_at: db.fn.now(),
-        duration_ms: done.durationMs,
-      })
-      await db('report_versions')
-        .where({ chain_id: chainId, report_epoch: epoch })
-        .whereNull('visible_until')
-        .update({ visible_until: now })
-      await db('report_versions').insert({
-        chain_id: chainId,
-        report_epoch: epoch,
-        version: done.version,
-        content_hash: done.contentHash,
-        engine_version: done.engineVersion,
-        reason: done.reason,
-        previous_version: done.previousVersion,
-        visible_from: now,
-      })
+      // one statement (a round trip of the finalizing transaction): the day, the previous version's log row
+      // closed and the new one opened at the same instant (the CTE `t` is evaluated once)
+      await db.raw(
+        `with t as materialized (select date_trunc('milliseconds', clock_timestamp()) as now),
+           d as (update days set status = 'computed', reason = null, error = null, visible_version = ?,
+               computing_version = null, wallets = ?, engine_version = ?, content_hash = ?, based_on_hash = ?,
+               computed_at = now(), duration_ms = ?
+             where chain_id = ? and report_epoch = ?),
+           closed as (update report_versions set visible_until = (select now from t)
+             where chain_id = ? and report_epoch = ? and visible_until is null)
+         insert into report_versions (chain_id, report_epoch, version, content_hash, engine_version, reason,
+           previous_version, visible_from)
+         values (?, ?, ?, ?, ?, ?, ?, (select now from t))`,
+        [
+          done.version,
+          done.wallets,
+          done.engineVersion,
+          done.contentHash,
+          done.basedOnHash,
+          done.durationMs,
+          chainId,
+          epoch,
+          chainId,
+          epoch,
+          chainId,
+          epoch,
+          done.version,
+          done.contentHash,
+          done.engineVersion,
+          done.reason,
+          done.previousVersion,
+        ],
+      )
     },
 
     /**

@@ -99,6 +99,43 @@ function inRange(column: string, range: AddressRange): { sql: string; bindings: 
     : { sql: `${column} >= ? and ${column} < ?`, bindings: [range.lo, range.hi] }
 }
 
+/**
+ * The LsETH minted (from 0x0) and burned (to 0x0) over transfers at positions (after, upTo] (after null: since
+ * the first stored transfer), or with `only`, by the transaction at `upTo` alone. Returns the SQL (one row:
+ * `mints`, `burns` as decimal text) and its bindings.
+ */
+function mintsAndBurnsQuery(
+  chainId: number,
+  window: { after: ChainPosition | null; upTo: ChainPosition; only?: boolean },
+): [string, Knex.RawBinding[]] {
+  const sums = `select coalesce(sum(case when from_address = ? then value else 0 end), 0)::text as mints,
+      coalesce(sum(case when to_address = ? then value else 0 end), 0)::text as burns
+    from lseth_transfers where chain_id = ?`
+  if (window.only) {
+    return [
+      `${sums} and block_number = ? and tx_index = ?`,
+      [ZERO_ADDRESS, ZERO_ADDRESS, chainId, window.upTo.block, window.upTo.txIndex],
+    ]
+  }
+  const fromSql = window.after ? 'and block_number >= ? and (block_number, tx_index) > (?, ?)' : ''
+  const fromBindings = window.after ? [window.after.block, window.after.block, window.after.txIndex] : []
+  return [
+    `${sums} ${fromSql} and block_number <= ? and (block_number, tx_index) <= (?, ?)
+       and (from_address = ? or to_address = ?)`,
+    [
+      ZERO_ADDRESS,
+      ZERO_ADDRESS,
+      chainId,
+      ...fromBindings,
+      window.upTo.block,
+      window.upTo.block,
+      window.upTo.txIndex,
+      ZERO_ADDRESS,
+      ZERO_ADDRESS,
+    ],
+  ]
+}
+
 /** '0.080000000000000000' -> '0.08' (numeric columns come back padded to their scale). */
 function trimDecimal(value: string): string {
   if (!value.includes('.')) return value
@@ -161,21 +198,6 @@ function flowsQuery(
  * transfers, attribution as of the report) and the bulk writes of a run's records.
  */
 export function createRecordsRepo(db: Queryable) {
-  /** The upsert of a shard's row in `day_shards` (what it wrote). */
-  const saveShardQuery = (key: DayKey, result: ShardResult) =>
-    db('day_shards')
-      .insert({
-        chain_id: key.chainId,
-        report_epoch: key.epoch,
-        version: key.version,
-        shard: result.shard,
-        wallets: result.wallets,
-        content_hash: result.content_hash,
-        fee_summary: JSON.stringify(result.fee_summary),
-        duration_ms: result.duration_ms,
-      })
-      .onConflict(['chain_id', 'report_epoch', 'version', 'shard'])
-      .merge()
   return {
     /** The ingested report of an epoch. */
     async report(chainId: number, epoch: string): Promise<StoredReport | undefined> {
@@ -208,17 +230,6 @@ export function createRecordsRepo(db: Queryable) {
           { column: 'log_index', order: 'desc' },
         ])
         .limit(limit)
-    },
-
-    /** Funded validators per operator at a report, by operator index. */
-    async reportOperators(
-      chainId: number,
-      position: { block: string; logIndex: number },
-    ): Promise<{ operator_index: number; funded: number }[]> {
-      return db('report_operators')
-        .select('operator_index', 'funded')
-        .where({ chain_id: chainId, block_number: position.block, log_index: position.logIndex })
-        .orderBy('operator_index')
     },
 
     /** Every fee schedule row (validated by the engine). */
@@ -341,62 +352,52 @@ export function createRecordsRepo(db: Queryable) {
       return { wallets: wallets.rows, previousBalances: sum?.balances ?? null }
     },
 
-    /** LsETH minted (from 0x0) and burned (to 0x0) by the whole protocol over positions (from, to]. */
-    async protocolFlows(
-      chainId: number,
+    /**
+     * What a run's finalization reads besides the day's inputs, in one statement: the shards the run has
+     * written (by shard number), the funded validators per operator at the report (by operator index), the
+     * LsETH minted (from 0x0) and burned (to 0x0) by the whole protocol over the report's period
+     * (`window`: positions (after, upTo]) and by the report's own transaction (its fee mint and burns).
+     */
+    async finalizationReads(
+      key: DayKey,
+      report: { block: string; logIndex: number; txIndex: number },
       window: { after: ChainPosition | null; upTo: ChainPosition },
-    ): Promise<{ mints: string; burns: string }> {
-      const fromSql = window.after ? 'and block_number >= ? and (block_number, tx_index) > (?, ?)' : ''
-      const fromBindings = window.after ? [window.after.block, window.after.block, window.after.txIndex] : []
+    ): Promise<{
+      shards: ShardResult[]
+      operators: { operator_index: number; funded: number }[]
+      flows: { mints: string; burns: string }
+      ownFlows: { mints: string; burns: string }
+    }> {
+      const [flowsSql, flowsBindings] = mintsAndBurnsQuery(key.chainId, window)
+      const [ownSql, ownBindings] = mintsAndBurnsQuery(key.chainId, {
+        after: null,
+        upTo: { block: report.block, txIndex: report.txIndex },
+        only: true,
+      })
       const result = await db.raw(
-        `select coalesce(sum(case when from_address = ? then value else 0 end), 0)::text as mints,
-                coalesce(sum(case when to_address = ? then value else 0 end), 0)::text as burns
-         from lseth_transfers where chain_id = ? ${fromSql}
-           and block_number <= ? and (block_number, tx_index) <= (?, ?)
-           and (from_address = ? or to_address = ?)`,
+        `select
+           (select coalesce(json_agg(json_build_object('shard', shard, 'wallets', wallets,
+               'content_hash', content_hash, 'fee_summary', fee_summary, 'duration_ms', duration_ms)
+               order by shard), '[]'::json)
+            from day_shards where chain_id = ? and report_epoch = ? and version = ?) as shards,
+           (select coalesce(json_agg(json_build_object('operator_index', operator_index, 'funded', funded)
+               order by operator_index), '[]'::json)
+            from report_operators where chain_id = ? and block_number = ? and log_index = ?) as operators,
+           (select row_to_json(f) from (${flowsSql}) f) as flows,
+           (select row_to_json(o) from (${ownSql}) o) as own_flows`,
         [
-          ZERO_ADDRESS,
-          ZERO_ADDRESS,
-          chainId,
-          ...fromBindings,
-          window.upTo.block,
-          window.upTo.block,
-          window.upTo.txIndex,
-          ZERO_ADDRESS,
-          ZERO_ADDRESS,
+          key.chainId,
+          key.epoch,
+          key.version,
+          key.chainId,
+          report.block,
+          report.logIndex,
+          ...flowsBindings,
+          ...ownBindings,
         ],
       )
-      return result.rows[0]
-    },
-
-    /** LsETH minted (from 0x0) and burned (to 0x0) by one transaction (a report's fee mint and burns). */
-    async transactionFlows(chainId: number, at: ChainPosition): Promise<{ mints: string; burns: string }> {
-      const result = await db.raw(
-        `select coalesce(sum(case when from_address = ? then value else 0 end), 0)::text as mints,
-                coalesce(sum(case when to_address = ? then value else 0 end), 0)::text as burns
-         from lseth_transfers where chain_id = ? and block_number = ? and tx_index = ?`,
-        [ZERO_ADDRESS, ZERO_ADDRESS, chainId, at.block, at.txIndex],
-      )
-      return result.rows[0]
-    },
-
-    /** Stores a run's reconciliation (residuals in wei). */
-    async insertReconciliation(
-      key: DayKey,
-      row: {
-        holders: number
-        shares_residual: bigint
-        gross_residual: bigint
-        fees_residual: bigint
-        rewards_residual: bigint
-      },
-    ): Promise<void> {
-      await db('day_reconciliations').insert({
-        ...stringify(row),
-        chain_id: key.chainId,
-        report_epoch: key.epoch,
-        version: key.version,
-      })
+      const row = result.rows[0]
+      return { shards: row.shards, operators: row.operators, flows: row.flows, ownFlows: row.own_flows }
     },
 
     /**
@@ -427,16 +428,17 @@ export function createRecordsRepo(db: Queryable) {
     },
 
     /**
-     * Writes a shard's wallet records, given as COPY text lines of `WALLET_RECORD_COLUMNS` (chunks of whole
-     * lines), replacing what an earlier attempt of the same shard wrote, and records what it wrote (`result`,
-     * asked with the rows written once they are in: its hash and fee summary are known then), in one transaction of its
-     * own (call it on repositories of the pool, not of a transaction). Returns the rows written.
+     * Writes the wallet records of consecutive shards (their address range `range`), given as COPY text lines of
+     * `WALLET_RECORD_COLUMNS` (chunks of whole lines), replacing what an earlier attempt wrote in the range,
+     * and records what each shard wrote (`results`, asked with the rows written once they are in: their hashes
+     * and fee summaries are known then), in one transaction of its own (call it on repositories of the pool,
+     * not of a transaction). Returns the rows written.
      */
-    async writeWalletShard(
+    async writeWalletShards(
       key: DayKey,
       range: AddressRange,
       chunks: AsyncIterable<string> | Iterable<string>,
-      result: (rows: number) => ShardResult,
+      results: (rows: number) => readonly ShardResult[],
     ): Promise<number> {
       const where = inRange('address', range)
       return bulkWriteText(
@@ -448,106 +450,137 @@ export function createRecordsRepo(db: Queryable) {
           sql: `delete from wallet_records where chain_id = ? and report_epoch = ? and version = ? and ${where.sql}`,
           bindings: [key.chainId, key.epoch, key.version, ...where.bindings],
         },
-        (rows) => {
-          const { sql, bindings } = saveShardQuery(key, result(rows)).toSQL()
-          return { sql, bindings: bindings as (string | number)[] }
-        },
+        (rows) => saveShardsStatement(key, results(rows)),
       )
     },
 
-    /** The shards a run has written so far, by shard number. */
-    async shards(key: DayKey): Promise<ShardResult[]> {
-      return db('day_shards')
-        .select('shard', 'wallets', 'content_hash', 'fee_summary', 'duration_ms')
-        .where({ chain_id: key.chainId, report_epoch: key.epoch, version: key.version })
-        .orderBy('shard')
-    },
-
-    /** Deletes a run's day-level records (account, protocol, fee, operator) before writing them again. */
-    async clearDayLevel(key: DayKey): Promise<void> {
-      const tables = [
-        'account_records',
-        'protocol_records',
-        'fee_records',
-        'operator_fee_records',
-        'day_reconciliations',
-      ]
-      // one statement for every table
-      const deletes = tables.map(
-        (table, i) =>
-          `d${i} as (delete from ${table} where chain_id = ? and report_epoch = ? and version = ?)`,
-      )
-      await db.raw(
-        `with ${deletes.join(', ')} select 1`,
-        tables.flatMap(() => [key.chainId, key.epoch, key.version]),
-      )
-    },
-
-    /** Account records of a run: exact sums of its wallets' amounts, grouped by the account of each. */
-    async insertAccountRecords(key: DayKey, engineVersion: string): Promise<number> {
-      const sums = WALLET_AMOUNT_COLUMNS.map((c) => `sum(${c})`).join(', ')
-      const result = await db.raw(
-        `insert into account_records (chain_id, report_epoch, version, account_id, date, org_id, wallets,
-           ${WALLET_AMOUNT_COLUMNS.join(', ')}, engine_version)
-         select chain_id, report_epoch, version, account_id, min(date), min(org_id), count(*), ${sums}, ?
-         from wallet_records where chain_id = ? and report_epoch = ? and version = ? and account_id is not null
-         group by chain_id, report_epoch, version, account_id`,
-        [engineVersion, key.chainId, key.epoch, key.version],
-      )
-      return result.rowCount ?? 0
-    },
-
-    /** Inserts the run's protocol record (amounts as bigint or decimal strings). */
-    async insertProtocolRecord(key: DayKey, row: Record<string, unknown>): Promise<void> {
-      await db('protocol_records').insert({
-        ...stringify(row),
-        chain_id: key.chainId,
-        report_epoch: key.epoch,
-        version: key.version,
-      })
-    },
-
-    /** Inserts the run's platform / originator / all fee records. */
-    async insertFeeRecords(key: DayKey, rows: Record<string, unknown>[]): Promise<void> {
-      if (rows.length === 0) return
-      const columns = [
-        'kind',
-        'org_id',
-        'date',
-        'fee_model',
-        'wallets',
-        ...FEE_AMOUNT_COLUMNS,
-        ...FEE_RATE_COLUMNS,
-      ]
-      const batch = rows.map((row) => {
-        const out: Record<string, unknown> = {
-          chain_id: key.chainId,
-          report_epoch: key.epoch,
-          version: key.version,
-          engine_version: row.engine_version,
+    /**
+     * Replaces a run's day-level records in one round trip: deletes what an earlier attempt wrote, then
+     * inserts the account records (exact sums of the run's wallets, grouped by the account of each), the
+     * protocol record, the platform / originator / all fee records, the reconciliation (residuals in wei)
+     * and the operator fee records. The statements go as one script with their values written in (knex's
+     * quoting), so call it in the finalizing transaction. Amounts as bigint or decimal strings.
+     */
+    async writeDayLevel(
+      key: DayKey,
+      records: {
+        engineVersion: string
+        protocol: Record<string, unknown>
+        fees: Record<string, unknown>[]
+        reconciliation: {
+          holders: number
+          shares_residual: bigint
+          gross_residual: bigint
+          fees_residual: bigint
+          rewards_residual: bigint
         }
-        for (const c of columns) out[c] = typeof row[c] === 'bigint' ? String(row[c]) : row[c]
-        return out
-      })
-      for (let i = 0; i < batch.length; i += 500) await db('fee_records').insert(batch.slice(i, i + 500))
-    },
-
-    /** Inserts the run's operator fee records. */
-    async insertOperatorRecords(key: DayKey, rows: Record<string, unknown>[]): Promise<void> {
-      if (rows.length === 0) return
-      await db('operator_fee_records').insert(
-        rows.map((row) => ({
-          ...stringify(row),
-          chain_id: key.chainId,
-          report_epoch: key.epoch,
-          version: key.version,
-        })),
-      )
+        operators: Record<string, unknown>[]
+      },
+    ): Promise<void> {
+      const keyColumns = { chain_id: key.chainId, report_epoch: key.epoch, version: key.version }
+      const statements: Knex.Sql[] = [
+        clearDayLevelQuery(db, key),
+        accountRecordsQuery(db, key, records.engineVersion),
+        db('protocol_records')
+          .insert({ ...stringify(records.protocol), ...keyColumns })
+          .toSQL(),
+        ...feeRecordBatches(key, records.fees).map((batch) => db('fee_records').insert(batch).toSQL()),
+        db('day_reconciliations')
+          .insert({ ...stringify(records.reconciliation), ...keyColumns })
+          .toSQL(),
+      ]
+      if (records.operators.length > 0) {
+        const rows = records.operators.map((row) => ({ ...stringify(row), ...keyColumns }))
+        statements.push(db('operator_fee_records').insert(rows).toSQL())
+      }
+      await db.raw(statements.map((q) => db.raw(q.sql, [...q.bindings]).toQuery()).join(';\n'))
     },
   }
 }
 /** The records repository `createRecordsRepo` returns. */
 export type RecordsRepo = ReturnType<typeof createRecordsRepo>
+
+/** The upsert of shards' rows in `day_shards` (what each wrote), as one statement with its bindings. */
+function saveShardsStatement(key: DayKey, results: readonly ShardResult[]) {
+  const columns = ['wallets', 'content_hash', 'fee_summary', 'duration_ms']
+  return {
+    sql: `insert into day_shards (chain_id, report_epoch, version, shard, ${columns.join(', ')})
+      values ${results.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
+      on conflict (chain_id, report_epoch, version, shard)
+      do update set ${columns.map((c) => `${c} = excluded.${c}`).join(', ')}`,
+    bindings: results.flatMap((r) => [
+      key.chainId,
+      key.epoch,
+      key.version,
+      r.shard,
+      r.wallets,
+      r.content_hash,
+      JSON.stringify(r.fee_summary),
+      r.duration_ms,
+    ]),
+  }
+}
+
+/** The delete of a run's day-level records (account, protocol, fee, operator, reconciliation): one statement. */
+function clearDayLevelQuery(db: Queryable, key: DayKey): Knex.Sql {
+  const tables = [
+    'account_records',
+    'protocol_records',
+    'fee_records',
+    'operator_fee_records',
+    'day_reconciliations',
+  ]
+  const deletes = tables.map(
+    (table, i) => `d${i} as (delete from ${table} where chain_id = ? and report_epoch = ? and version = ?)`,
+  )
+  return db
+    .raw(
+      `with ${deletes.join(', ')} select 1`,
+      tables.flatMap(() => [key.chainId, key.epoch, key.version]),
+    )
+    .toSQL()
+}
+
+/** The insert of a run's account records: exact sums of its wallets' amounts, by the account of each. */
+function accountRecordsQuery(db: Queryable, key: DayKey, engineVersion: string): Knex.Sql {
+  const sums = WALLET_AMOUNT_COLUMNS.map((c) => `sum(${c})`).join(', ')
+  return db
+    .raw(
+      `insert into account_records (chain_id, report_epoch, version, account_id, date, org_id, wallets,
+         ${WALLET_AMOUNT_COLUMNS.join(', ')}, engine_version)
+       select chain_id, report_epoch, version, account_id, min(date), min(org_id), count(*), ${sums}, ?
+       from wallet_records where chain_id = ? and report_epoch = ? and version = ? and account_id is not null
+       group by chain_id, report_epoch, version, account_id`,
+      [engineVersion, key.chainId, key.epoch, key.version],
+    )
+    .toSQL()
+}
+
+/** Fee record rows of a run, in batches of at most 500 rows. */
+function feeRecordBatches(key: DayKey, rows: Record<string, unknown>[]): Record<string, unknown>[][] {
+  const columns = [
+    'kind',
+    'org_id',
+    'date',
+    'fee_model',
+    'wallets',
+    ...FEE_AMOUNT_COLUMNS,
+    ...FEE_RATE_COLUMNS,
+  ]
+  const batch = rows.map((row) => {
+    const out: Record<string, unknown> = {
+      chain_id: key.chainId,
+      report_epoch: key.epoch,
+      version: key.version,
+      engine_version: row.engine_version,
+    }
+    for (const c of columns) out[c] = typeof row[c] === 'bigint' ? String(row[c]) : row[c]
+    return out
+  })
+  const batches: Record<string, unknown>[][] = []
+  for (let i = 0; i < batch.length; i += 500) batches.push(batch.slice(i, i + 500))
+  return batches
+}
 
 function stringify(row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}

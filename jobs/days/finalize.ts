@@ -18,7 +18,7 @@ import {
 } from '../../engine/index.ts'
 import { dayFinalizedEvent } from '../webhooks/events.ts'
 import { DayDataError, DayNotReadyError } from './errors.ts'
-import { type DayInputs, describeReport } from './inputs.ts'
+import { type DayInputs, describeReport, type RunDayInputs } from './inputs.ts'
 import { unreconciledDayError } from './reconciliation-diagnosis.ts'
 
 /** The finalization job's payload. */
@@ -114,39 +114,38 @@ function operatorRecordRows(operators: ReturnType<typeof operatorFeeRows>, date:
 }
 
 /**
- * After every shard of a run succeeded: writes the account records (sums of their wallets), the protocol
- * record, the platform / originator / operator fee records, and makes the run's version visible, all in one
- * transaction; then deletes the day's hidden versions (a recompute's: a first run has none). A run that a
- * newer one replaced does nothing.
+ * After every shard of a run succeeded: reads what the finalization needs besides the day's inputs
+ * (`inputs`, with the reports before the day) in one statement, then writes the account records (sums of their
+ * wallets), the protocol record, the platform / originator / operator fee records, and makes the run's
+ * version visible, all in one transaction; then deletes the day's hidden versions (a day's first run has
+ * none). A run that a newer one replaced does nothing.
  */
-export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): Promise<FinalizeOutcome> {
+export async function finalizeDay(db: Db, inputs: RunDayInputs, job: FinalizeJob): Promise<FinalizeOutcome> {
   const repos = createRepos(db)
   const key: DayKey = { chainId: job.chainId, epoch: job.epoch, version: job.version }
-  const shards = await repos.records.shards(key)
+  const { report } = inputs
+  const {
+    shards,
+    operators: funded,
+    flows,
+    ownFlows,
+  } = await repos.records.finalizationReads(
+    key,
+    { block: String(report.block_number), logIndex: report.log_index, txIndex: report.tx_index },
+    inputs.window,
+  )
   if (shards.length !== job.shards) {
     throw new DayNotReadyError(
       `${describeReport(inputs.day)}: ${shards.length} of ${job.shards} shards written; retried`,
     )
   }
-  const { report, ctx } = inputs
+  const { ctx } = inputs
   // a report before River 1.0.0 (report_shape 'legacy') carried no stopped validators: none had exited
   const stoppedPerOperator = report.stopped_validator_count_per_operator ?? []
   const summary = mergeFeeSummaries(
     ...shards.map((s) => decodeFeeSummary(s.fee_summary as EncodedFeeSummary)),
   )
-  const position = { block: String(report.block_number), logIndex: report.log_index }
-  const reportTx = { block: String(report.block_number), txIndex: report.tx_index }
-  const [history, flows, funded, ownFlows] = await Promise.all([
-    repos.records.reportsBefore(job.chainId, position, 8),
-    repos.records.protocolFlows(job.chainId, {
-      after: inputs.previous
-        ? { block: String(inputs.previous.block_number), txIndex: inputs.previous.tx_index }
-        : null,
-      upTo: { block: String(report.block_number), txIndex: report.tx_index },
-    }),
-    repos.records.reportOperators(job.chainId, position),
-    repos.records.transactionFlows(job.chainId, reportTx),
-  ])
+  const history = [...inputs.history]
   const reconciliation = reconcileDay(inputs, summary.all, ownFlows)
   if (reconciliation.violations.length > 0) {
     throw await unreconciledDayError(db, inputs, key, reconciliation.violations)
@@ -190,49 +189,50 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
     }))
   const contentHash = dayContentHash(shards)
   const wallets = shards.reduce((n, s) => n + s.wallets, 0)
+  const { violations: _none, ...residuals } = reconciliation
   const outcome = await inTransaction(db, async (r): Promise<FinalizeOutcome> => {
-    const day = await r.days.lock(job.chainId, job.epoch)
-    if (!day || day.computing_version !== job.version) return { status: 'superseded' }
-    await r.records.clearDayLevel(key)
-    await r.records.insertAccountRecords(key, ENGINE_VERSION)
-    await r.records.insertProtocolRecord(key, {
-      date: inputs.day.date,
-      block_time: report.block_time,
-      block_number: String(report.block_number),
-      total_protocol_mints_lseth: protocol.total_protocol_mints_lseth,
-      total_protocol_burns_lseth: protocol.total_protocol_burns_lseth,
-      total_protocol_active_keys_count: protocol.total_protocol_active_keys_count,
-      rewards_eth: protocol.rewards_eth,
-      gross_fee_rate: protocol.gross_fee_rate,
-      gross_fee_lseth: protocol.gross_fee_lseth,
-      conversion_rate: protocol.conversion_rate,
-      total_lseth_supply: protocol.total_lseth_supply,
-      total_underlying_eth: ctx.underlying,
-      a_srr_7d: protocol.a_srr_7d,
-      engine_version: ENGINE_VERSION,
+    const locked = await r.days.lock(job.chainId, job.epoch)
+    if (!locked || locked.computing_version !== job.version) return { status: 'superseded' }
+    await r.records.writeDayLevel(key, {
+      engineVersion: ENGINE_VERSION,
+      protocol: {
+        date: inputs.day.date,
+        block_time: report.block_time,
+        block_number: String(report.block_number),
+        total_protocol_mints_lseth: protocol.total_protocol_mints_lseth,
+        total_protocol_burns_lseth: protocol.total_protocol_burns_lseth,
+        total_protocol_active_keys_count: protocol.total_protocol_active_keys_count,
+        rewards_eth: protocol.rewards_eth,
+        gross_fee_rate: protocol.gross_fee_rate,
+        gross_fee_lseth: protocol.gross_fee_lseth,
+        conversion_rate: protocol.conversion_rate,
+        total_lseth_supply: protocol.total_lseth_supply,
+        total_underlying_eth: ctx.underlying,
+        a_srr_7d: protocol.a_srr_7d,
+        engine_version: ENGINE_VERSION,
+      },
+      fees: [
+        ...feeRows('all', { '': summary.all }),
+        ...feeRows('platform', summary.platforms),
+        ...feeRows('originator', summary.originators),
+      ],
+      reconciliation: residuals,
+      operators: operatorRecordRows(operators, inputs.day.date),
     })
-    await r.records.insertFeeRecords(key, [
-      ...feeRows('all', { '': summary.all }),
-      ...feeRows('platform', summary.platforms),
-      ...feeRows('originator', summary.originators),
-    ])
-    const { violations: _none, ...residuals } = reconciliation
-    await r.records.insertReconciliation(key, residuals)
-    await r.records.insertOperatorRecords(key, operatorRecordRows(operators, inputs.day.date))
     await r.days.finishRun(job.chainId, job.epoch, {
       version: job.version,
       wallets,
       engineVersion: ENGINE_VERSION,
       contentHash,
       basedOnHash: inputs.previousHash,
-      durationMs: day.started_at ? Date.now() - day.started_at.getTime() : 0,
-      reason: restatementReason(day),
-      previousVersion: day.visible_version,
+      durationMs: locked.started_at ? Date.now() - locked.started_at.getTime() : 0,
+      reason: restatementReason(locked),
+      previousVersion: locked.visible_version,
     })
     // webhooks: a first version, or a recompute whose figures changed, is announced (same transaction)
-    if (day.content_hash !== contentHash) {
+    if (locked.content_hash !== contentHash) {
       await r.webhooks.emit(
-        dayFinalizedEvent(day, job, inputs.day.date, contentHash, wallets, restatementReason(day)),
+        dayFinalizedEvent(locked, job, inputs.day.date, contentHash, wallets, restatementReason(locked)),
       )
     }
     return { status: 'computed', wallets, content_hash: contentHash }

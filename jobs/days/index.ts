@@ -1,9 +1,16 @@
 import type { Address } from '../../common/address.ts'
 import type { Logger } from '../../common/logger.ts'
+import { isPglite } from '../../db/bulk.ts'
 import type { Db } from '../../db/index.ts'
 import type { DayRow } from '../../db/repos/days.ts'
 import { createRepos } from '../../db/repos/index.ts'
-import { type JobInfo, type JobRunner, type Processor, UnrecoverableError } from '../runner.ts'
+import {
+  type InlineConcurrency,
+  type JobInfo,
+  type JobRunner,
+  type Processor,
+  UnrecoverableError,
+} from '../runner.ts'
 import { createDayFlows } from './day-flows.ts'
 import { DayDataError } from './errors.ts'
 import { type FinalizeJob, finalizeDay } from './finalize.ts'
@@ -36,8 +43,18 @@ function isPayload(
     typeof d.epoch === 'string' &&
     /^\d+$/.test(d.epoch) &&
     Number.isInteger(d.version) &&
-    Number.isInteger(d.shards)
+    Number.isInteger(d.shards) &&
+    (d.span === undefined || Number.isInteger(d.span))
   )
+}
+
+/**
+ * How many of a day's shard jobs the inline runner runs at once: 2 on Postgres (one job's rows are
+ * computed while the server ingests the other's: the node process and the server each keep a core busy),
+ * 1 on PGlite (its one connection runs one statement at a time).
+ */
+export function inlineDayConcurrency(db: Db): InlineConcurrency {
+  return { [DAY_JOBS.shard]: isPglite(db) ? 1 : 2 }
 }
 
 /**
@@ -51,6 +68,11 @@ export function createDayJobs(deps: DayJobsDeps): Record<string, Processor> {
   // the period's flows, read once per run of a day in this process and shared by its shards
   const flows = createDayFlows(db, deps.burnAddresses)
   const runInputs = createRunInputs(db)
+  // how runs are cut into jobs: a job's write holds PGlite's one connection (the API waits for it)
+  const sizes = {
+    ...(deps.shardWallets ? { shardWallets: deps.shardWallets } : {}),
+    ...(isPglite(db) ? { jobShards: 1 } : {}),
+  }
 
   /** Runs a step of a run; a stale run is skipped; a final failure is recorded on the day. */
   async function step<T>(job: JobInfo, fn: (payload: ShardJob | FinalizeJob, day: DayRow) => Promise<T>) {
@@ -88,7 +110,7 @@ export function createDayJobs(deps: DayJobsDeps): Record<string, Processor> {
         logger: log,
         enqueueFlow: (flow) => runner.enqueueFlow(flow),
         inFlight: (id) => runner.has(id),
-        ...(deps.shardWallets ? { shardWallets: deps.shardWallets } : {}),
+        ...sizes,
       })
       return result
     },
@@ -96,11 +118,13 @@ export function createDayJobs(deps: DayJobsDeps): Record<string, Processor> {
       step(job, async (payload, day) => {
         const inputs = await runInputs.forShard(day, payload.version)
         const result = await computeShard(db, inputs, payload as ShardJob, flows)
-        return { wallets: result.wallets, duration_ms: result.duration_ms }
+        return { wallets: result.wallets, shards: result.shards.length, duration_ms: result.duration_ms }
       }),
     [DAY_JOBS.finalize]: (job) =>
       step(job, async (payload, day) => {
-        const inputs = await loadDayInputs(db, payload.chainId, payload.epoch, day)
+        // its own inputs, read now (the last word before the day becomes visible), with the 8 reports before
+        // the day its protocol record reads
+        const inputs = await loadDayInputs(db, day, 8)
         const outcome = await finalizeDay(db, inputs, payload as FinalizeJob)
         if (outcome.status === 'computed') {
           log.info(

@@ -43,50 +43,50 @@ export function describeReport(day: Pick<DayRow, 'report_epoch' | 'block_number'
 }
 
 /**
- * Loads and checks a day's inputs (`known`: its day row when the caller has just read it). Throws
+ * Loads and checks a day's inputs from its day row (`day`, as the caller has just read it): one wave of reads
+ * at once (the report, the fee schedules, the `history` reports before it, the predecessor's day under the
+ * day's own link to it), at the day's position (a report that moved is refused below). Throws
  * `DayNotReadyError` (retry later) when the report moved or the predecessor day is not computed,
- * `DayDataError` (fails the day) when the stored data is inconsistent. Reads that do not depend on each other
- * run at once (a day's steps each load them: their round trips add up over a backfill).
+ * `DayDataError` (fails the day) when the stored data is inconsistent. A day's steps each load them: their
+ * round trips add up over a backfill. `inputs.history` holds the reports before this one, newest first.
  */
-export async function loadDayInputs(
-  db: Queryable,
-  chainId: number,
-  epoch: string,
-  known?: DayRow,
-): Promise<DayInputs> {
+export async function loadDayInputs(db: Queryable, day: DayRow, history = 1): Promise<RunDayInputs> {
   const repos = createRepos(db)
-  const [day, report, scheduleRows] = await Promise.all([
-    known ?? repos.days.get(chainId, epoch),
+  const chainId = day.chain_id
+  const epoch = String(day.report_epoch)
+  const [report, scheduleRows, before, linked] = await Promise.all([
     repos.records.report(chainId, epoch),
     repos.records.feeSchedules(),
-  ])
-  if (!day) throw new DayNotReadyError(`day of report epoch ${epoch} does not exist (rolled back?)`)
-  if (!report || report.block_hash !== day.block_hash) {
-    throw new DayNotReadyError(`${describeReport(day)} moved or was rolled back; the day will be re-read`)
-  }
-  // the predecessor: the report before this one, and its day (read at once under the day's own link to it)
-  const [[previous], linked] = await Promise.all([
     repos.records.reportsBefore(
       chainId,
-      { block: String(report.block_number), logIndex: report.log_index },
-      1,
+      { block: String(day.block_number), logIndex: day.log_index },
+      Math.max(1, history),
     ),
     day.previous_epoch === null ? undefined : repos.days.get(chainId, day.previous_epoch),
   ])
+  if (
+    !report ||
+    report.block_hash !== day.block_hash ||
+    String(report.block_number) !== String(day.block_number) ||
+    report.log_index !== day.log_index
+  ) {
+    throw new DayNotReadyError(`${describeReport(day)} moved or was rolled back; the day will be re-read`)
+  }
+  const previous = before[0]
   let previousKey: DayKey | null = null
   let previousHash: string | null = null
   if (previous) {
-    const before =
+    const predecessor =
       linked && String(linked.report_epoch) === String(previous.epoch)
         ? linked
         : await repos.days.get(chainId, previous.epoch)
-    if (before?.status !== 'computed' || before.visible_version === null) {
+    if (predecessor?.status !== 'computed' || predecessor.visible_version === null) {
       throw new DayNotReadyError(
         `${describeReport(day)} waits for its predecessor (report epoch ${previous.epoch}) to be computed`,
       )
     }
-    previousKey = { chainId, epoch: String(previous.epoch), version: before.visible_version }
-    previousHash = before.content_hash
+    previousKey = { chainId, epoch: String(previous.epoch), version: predecessor.visible_version }
+    previousHash = predecessor.content_hash
   }
   // the pool the report's growth starts from: the previous report's, or for the first stored report the pool
   // right before its transaction as read from the chain (never an assumed 1:1 pool: a history started after
@@ -133,6 +133,7 @@ export async function loadDayInputs(
       ctx,
       blockTime: report.block_time,
       window: { after: previous ? positionOf(previous) : null, upTo: positionOf(report) },
+      history: before,
     }
   } catch (err) {
     if (err instanceof EngineError) {
@@ -145,17 +146,20 @@ export async function loadDayInputs(
   }
 }
 
+/** A day's inputs with the reports before it (`loadDayInputs`). */
+export type RunDayInputs = DayInputs & { history: StoredReport[] }
+
 /** The inputs of the run a process is computing, loaded once for its shards (`createRunInputs`). */
 export interface RunInputs {
-  /** The inputs of `day`'s run `version` (its row as just read), loaded at its first shard in this process. */
+  /** The inputs of `day`'s run `version` (its row as just read), loaded at its first shard job in this process. */
   forShard(day: DayRow, version: number): Promise<DayInputs>
 }
 
 /**
- * Loads a run's inputs once per process for all of its shards (`loadDayInputs` is several round trips; a
- * day of 1M holders has 256 shards). A run is one version of one day on one report block: a moved report
- * or a new run loads again, a failed load is not kept, and only the latest run is kept. The finalization
- * loads its own (its checks are the last word before the day becomes visible).
+ * Loads a run's inputs once per process for all of its shard jobs (`loadDayInputs` is a wave of round trips;
+ * a day of 1M holders has 16 jobs). A run is one version of one day on one report block: a moved report or a
+ * new run loads again, a failed load is not kept, and only the latest run is kept. The finalization loads its
+ * own (its checks are the last word before the day becomes visible).
  *
  * @example
  * const inputs = await createRunInputs(db).forShard(day, payload.version)
@@ -166,7 +170,7 @@ export function createRunInputs(db: Queryable): RunInputs {
     forShard(day, version) {
       const id = `${day.chain_id}:${day.report_epoch}:${version}:${day.block_hash}`
       if (latest?.id === id) return latest.inputs
-      const inputs = loadDayInputs(db, day.chain_id, String(day.report_epoch), day)
+      const inputs = loadDayInputs(db, day)
       const entry = { id, inputs }
       latest = entry
       inputs.catch(() => {

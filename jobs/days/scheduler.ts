@@ -2,7 +2,7 @@ import type { Logger } from '../../common/logger.ts'
 import type { Db, Tx } from '../../db/index.ts'
 import { inTransaction, type Repos } from '../../db/repos/index.ts'
 import type { Flow } from '../runner.ts'
-import { shardCount } from './shards.ts'
+import { jobSpan, shardCount } from './shards.ts'
 
 /** Job names of the day pipeline. */
 export const DAY_JOBS = {
@@ -42,6 +42,11 @@ export interface SchedulerDeps {
   inFlight(jobId: string): Promise<boolean>
   /** Wallets per shard (default SHARD_WALLETS). */
   shardWallets?: number
+  /**
+   * At most this many shards per job (default JOB_SHARDS). 1 on PGlite: a job's write holds its one
+   * connection, and the API of the same process waits for it.
+   */
+  jobShards?: number
 }
 
 /** One scheduler at a time across every worker: the key of its transaction-scoped advisory lock ('lsrd'). */
@@ -77,8 +82,8 @@ async function estimateWallets(
 /**
  * One scheduling pass: creates a pending day for every report the follower has ingested (River cursor),
  * re-opens days a reorg moved, and starts the earliest day that is not current once no other run is in
- * flight. Days run one at a time in chain order (each needs its predecessor's totals); a day's shards run
- * in parallel on every worker. A run whose job vanished (a crashed process) is started again.
+ * flight. Days run one at a time in chain order (each needs its predecessor's totals); a day's shard jobs
+ * (up to JOB_SHARDS consecutive shards each) run in parallel on every worker. A run whose job vanished (a crashed process) is started again.
  */
 export async function scheduleDays(deps: SchedulerDeps): Promise<ScheduleResult> {
   const { db, chainId } = deps
@@ -92,10 +97,14 @@ export async function scheduleDays(deps: SchedulerDeps): Promise<ScheduleResult>
     const cursor = await repos.chain.cursor(chainId, 'river')
     if (!cursor) return { added: 0, reopened: 0, deleted: 0, waiting: 'nothing ingested yet' }
     const synced = await repos.days.syncWithReports(chainId, BigInt(cursor.block_number))
+    // the runs in flight first, their rows locked (a run finishing meanwhile has committed before this read or
+    // waits for this pass to commit), then the next day as they leave it: a day whose run finished while this
+    // pass looked at its job is never taken for abandoned and started again
+    const computing = await repos.days.computingRuns(chainId)
     const next = await repos.days.next(chainId)
     if (!next) return { ...synced, waiting: 'every day is computed' }
     // a run's age on the database's clock, as its started_at: a worker's own clock may be off
-    for (const day of await repos.days.computingRuns(chainId)) {
+    for (const day of computing) {
       const age = day.age_ms ?? Number.POSITIVE_INFINITY
       const version = day.computing_version
       const inFlight = version !== null && (await deps.inFlight(dayJobId(chainId, day.report_epoch, version)))
@@ -117,14 +126,16 @@ export async function scheduleDays(deps: SchedulerDeps): Promise<ScheduleResult>
     const version = await repos.days.startRun(chainId, next.report_epoch, shards)
     const payload = { chainId, epoch: next.report_epoch, version, shards }
     const parentId = dayJobId(chainId, next.report_epoch, version)
+    // one job per `span` consecutive shards (the job's id names its first shard)
+    const span = jobSpan(shards, deps.jobShards)
     flow = {
       name: DAY_JOBS.finalize,
       jobId: parentId,
       data: payload,
-      children: Array.from({ length: shards }, (_, shard) => ({
+      children: Array.from({ length: shards / span }, (_, job) => ({
         name: DAY_JOBS.shard,
-        jobId: `${parentId}-s${shard}`,
-        data: { ...payload, shard },
+        jobId: `${parentId}-s${job * span}`,
+        data: { ...payload, shard: job * span, span },
       })),
     }
     deps.logger.info(

@@ -201,7 +201,7 @@ describe('shardChunks', () => {
                 attributions,
                 targets,
               },
-              out,
+              [out],
             ),
           )
         ).join('')
@@ -217,6 +217,78 @@ describe('shardChunks', () => {
         records = next
         stored = written.split('\n').filter((l) => l !== '')
       }
+    },
+  )
+
+  test.prop(
+    [
+      arbRealisticReport(),
+      arbRealisticReport(),
+      fc.uniqueArray(fc.bigInt({ min: 1n, max: 2n ** 160n - 1n }), { minLength: 1, maxLength: 12 }),
+      fc.array(fc.bigInt({ min: 0n, max: 2n ** 160n - 1n }), { minLength: 1, maxLength: 4 }),
+      fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
+    ],
+    { numRuns: runs(100) },
+  )(
+    'property: a job over consecutive shards gives each shard the lines, hash, fee summary and count of that shard computed alone',
+    async (first, second, ids, cuts, moves) => {
+      const addresses = ids.map((id) => `0x${id.toString(16).padStart(40, '0')}`).sort()
+      const hex = (n: bigint) => `0x${n.toString(16).padStart(40, '0')}`
+      const bounds = [...new Set(cuts.map(hex))].sort()
+      const empty = () => ({ hash: createHash('sha256'), summary: emptyFeeSummary(), wallets: 0 })
+      const input = (day: number, report: ReportInput, previous: string[], flows: PeriodFlowRow[]) => ({
+        key: { chainId: 1, epoch: String(100 + day), version: 2 },
+        ctx: prepareReport(report),
+        day: `day ${day}`,
+        previous,
+        flows,
+        attributions: new Map<string, AttributionRow>(),
+        targets: new Map<string, string>(),
+      })
+      // day 1: every wallet mints; day 2: from its rows, some wallets receive more
+      const minted = addresses.map((address, i) => {
+        const value = String(BigInt(i + 1) * E)
+        return { address, delta: value, report_delta: '0', mints: value, burns: '0' }
+      })
+      const day1 = (await collect(shardChunks(input(1, first, [], minted), [empty()]))).join('')
+      const previous = day1
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => `${previousRow(l)}\n`)
+      const flows = addresses
+        .filter((_, i) => moves[i])
+        .map((address) => ({ address, delta: String(E), report_delta: '0', mints: '0', burns: '0' }))
+      // one job over every shard, cut at `bounds`
+      const outs = [...bounds.map(empty), empty()]
+      const chunks = await collect(shardChunks(input(2, second, [previous.join('')], flows), outs, bounds))
+      // each shard alone, from its own rows and flows
+      const ranges = [undefined, ...bounds].map((lo, i) => ({ lo, hi: bounds[i] }))
+      const inRange = (a: string, r: { lo?: string | undefined; hi?: string | undefined }) =>
+        (r.lo === undefined || a >= r.lo) && (r.hi === undefined || a < r.hi)
+      const alone = await Promise.all(
+        ranges.map(async (range) => {
+          const out = empty()
+          const mine = previous.filter((row) => inRange(row.slice(0, 42), range))
+          const own = flows.filter((f) => inRange(f.address, range))
+          const text = (await collect(shardChunks(input(2, second, mine, own), [out]))).join('')
+          return { out, text }
+        }),
+      )
+      expect(chunks.join('')).toBe(alone.map((a) => a.text).join(''))
+      for (const chunk of chunks) {
+        const starts = chunk
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => l.split('\t')[3] as string)
+        // a chunk never holds lines of two shards
+        expect(new Set(starts.map((a) => ranges.findIndex((r) => inRange(a, r)))).size).toBe(1)
+      }
+      outs.forEach((out, i) => {
+        const one = alone[i]?.out as typeof out
+        expect(out.wallets).toBe(one.wallets)
+        expect(out.hash.digest('hex')).toBe(one.hash.digest('hex'))
+        expect(encodeFeeSummary(out.summary)).toEqual(encodeFeeSummary(one.summary))
+      })
     },
   )
 
@@ -236,7 +308,7 @@ describe('shardChunks', () => {
           attributions: new Map(),
           targets: new Map(),
         },
-        out,
+        [out],
       ),
     )
     await expect(run).rejects.toThrow(/out of address order/)

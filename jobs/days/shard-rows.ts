@@ -19,7 +19,7 @@ import {
   type WalletTotals,
 } from '../../engine/index.ts'
 import { DayDataError } from './errors.ts'
-import { createWalletLines } from './wallet-lines.ts'
+import { createWalletLines, type WalletLines } from './wallet-lines.ts'
 
 /** What a shard's records are computed from (all of it in memory: the shard's share of the day). */
 export interface ShardRowsInput {
@@ -50,8 +50,8 @@ export interface ShardRowsOutput {
   wallets: number
 }
 
-/** Bytes of COPY text per chunk written. */
-const CHUNK_CHARS = 64 * 1024
+/** Lines per chunk of COPY text written (about 60 KB). */
+const CHUNK_ROWS = 100
 
 /** A kind of wallet at a report: its attribution, the middle of its lines and its dormant class. */
 interface WalletKind {
@@ -63,64 +63,61 @@ interface WalletKind {
 }
 
 /**
- * The COPY text chunks of a shard's wallet records: every address that held LsETH at the previous report
- * (its row in `previous`) or moved LsETH since (in `flows`), in address order. A dormant wallet (no flow)
- * takes the dormant path: its amounts from `computeDormantAmounts` on its previous balance, its unchanged
- * totals copied from the previous row. A wallet with a flow goes through `computeWalletRecord` with
- * balance = previous balance + the period's net transfers and rewards on the shares held right before the
- * report transaction. Both paths give the same lines (property-tested in shard-rows.test.ts). Updates
- * `out` (hash, fee summary, count) as chunks are taken.
+ * The COPY text chunks of the wallet records of one or more consecutive shards: every address that held LsETH
+ * at the previous report (its row in `previous`) or moved LsETH since (in `flows`), in address order. The rows
+ * of an address below `bounds[0]` count in `outs[0]` (its hash, fee summary and count), from `bounds[i - 1]`
+ * and below `bounds[i]` in `outs[i]` (`outs` has one more entry than `bounds`; a chunk never holds rows of two
+ * of them). A dormant wallet (no flow) takes the dormant path: its amounts from `computeDormantAmounts` on its
+ * previous balance, its unchanged totals copied from the previous row. A wallet with a flow goes through
+ * `computeWalletRecord` with balance = previous balance + the period's net transfers and rewards on the
+ * shares held right before the report transaction. Both paths give the same lines (property-tested in
+ * shard-rows.test.ts). Each chunk is a string of whole lines (a rope of the lines until it is hashed, as it
+ * is taken).
  */
-export async function* shardChunks(input: ShardRowsInput, out: ShardRowsOutput): AsyncGenerator<string> {
+export async function* shardChunks(
+  input: ShardRowsInput,
+  outs: readonly ShardRowsOutput[],
+  bounds: readonly string[] = [],
+): AsyncGenerator<string> {
+  if (outs.length !== bounds.length + 1) throw new Error(`${outs.length} outputs for ${bounds.length} bounds`)
   const { ctx, previous, flows, attributions, targets } = input
   const lines = createWalletLines(input.key)
   const { hashHead, copyHead } = lines
-  const kinds = new Map<string, WalletKind>()
-  const kindOf = (address: string, who: AttributionRow | undefined): WalletKind => {
-    const target = who ? (targets.get(who.account_id) ?? null) : null
-    const id = who
-      ? `${who.account_id}\t${who.org_id}\t${who.originator_org_id}\t${who.on_platform}\t${target}`
-      : ''
-    let kind = kinds.get(id)
-    if (kind === undefined) {
-      // the middle columns as the engine fills them for this attribution (and its checks)
-      const sample = engineRecord(input, address, {
-        shares: 0n,
-        mints: 0n,
-        burns: 0n,
-        previous: null,
-        who,
-        target,
-      })
-      const originator = who?.originator_org_id ?? null
-      kind = {
-        onPlatform: sample.on_platform,
-        orgId: sample.org_id,
-        originator,
-        middle: lines.middle(sample, originator),
-        dormant: prepareDormantClass(ctx, sample.on_platform, sample.target_fee_rate),
-      }
-      kinds.set(id, kind)
-    }
-    return kind
-  }
+  const kindOf = createKinds(input, lines)
 
-  let copy = ''
-  let hashed = ''
+  // the lines of the chunk being built (a rope, flattened once when it is hashed), for output `outs[current]`
+  let chunk = ''
+  let lineCount = 0
+  let current = 0
+  let out = outs[0] as ShardRowsOutput
+  let bound = bounds[0]
   let last = ''
-  const emit = (address: string, rest: string) => {
+  const emitted = (address: string) => {
     if (address <= last) throw new Error(`shard rows out of address order at ${address}`)
     last = address
-    copy += copyHead + rest
-    hashed += hashHead + rest
     out.wallets += 1
+    lineCount += 1
   }
+  // every line starts with the copy head; the hash sees the hash head in its place
+  const copyLineStart = `\n${copyHead}`
+  const hashLineStart = `\n${hashHead}`
   const take = () => {
-    out.hash.update(hashed)
-    const chunk = copy
-    copy = ''
-    hashed = ''
-    return chunk
+    const taken = chunk
+    chunk = ''
+    lineCount = 0
+    out.hash.update(hashHead + taken.slice(copyHead.length).replaceAll(copyLineStart, hashLineStart))
+    return taken
+  }
+  /** Moves to the output of `address`: the chunk of the output it leaves, if it has lines. */
+  const enter = (address: string): string | undefined => {
+    if (bound === undefined || address < bound) return undefined
+    const left = lineCount > 0 ? take() : undefined
+    while (bound !== undefined && address >= bound) {
+      current += 1
+      out = outs[current] as ShardRowsOutput
+      bound = bounds[current]
+    }
+    return left
   }
 
   /** An active wallet (with a flow), its previous day's row if it has one: through the engine. */
@@ -137,6 +134,7 @@ export async function* shardChunks(input: ShardRowsInput, out: ShardRowsOutput):
       )
     }
     const who = attributions.get(flow.address)
+    const target = who ? (targets.get(who.account_id) ?? null) : null
     const record = engineRecord(input, flow.address, {
       shares,
       report_delta: reportDelta,
@@ -144,16 +142,17 @@ export async function* shardChunks(input: ShardRowsInput, out: ShardRowsOutput):
       burns: BigInt(flow.burns),
       previous: before ? totalsOf(before) : null,
       who,
-      target: who ? (targets.get(who.account_id) ?? null) : null,
+      target,
     })
-    const originator = who?.originator_org_id ?? null
-    addToFeeSummary(out.summary, record, record.on_platform, record.org_id, originator)
-    emit(flow.address, lines.record(record, originator))
+    const kind = kindOf(flow.address, who)
+    addToFeeSummary(out.summary, record, record.on_platform, record.org_id, kind.originator)
+    emitted(flow.address)
+    chunk += copyHead + lines.record(record, kind.middle)
   }
   /** A dormant wallet: its previous balance earns the report's rewards, nothing else moved. */
   const dormant = (row: CopyRows, address: string) => {
     const balanceText = row.field(1)
-    if (balanceText.startsWith('-')) {
+    if (balanceText.charCodeAt(0) === 45 /* '-' */) {
       throw new DayDataError(`${input.day}: the previous balance of ${address} is negative`, {
         details: { address },
       })
@@ -161,7 +160,8 @@ export async function* shardChunks(input: ShardRowsInput, out: ShardRowsOutput):
     const kind = kindOf(address, attributions.get(address))
     const amounts = computeDormantAmounts(ctx, kind.dormant, BigInt(balanceText))
     addToFeeSummary(out.summary, amounts, kind.onPlatform, kind.orgId, kind.originator)
-    emit(address, lines.dormant(row, kind.middle, amounts))
+    emitted(address)
+    chunk += copyHead + lines.dormant(address, row, kind.middle, amounts)
   }
 
   // merge the previous rows and the flows, both in address order
@@ -171,9 +171,14 @@ export async function* shardChunks(input: ShardRowsInput, out: ShardRowsOutput):
     while (rows.next()) {
       const address = rows.field(0)
       for (let flow = flows[f]; flow !== undefined && flow.address < address; flow = flows[f]) {
+        const left = enter(flow.address)
+        if (left !== undefined) yield left
         active(flow, null)
         f += 1
+        if (lineCount >= CHUNK_ROWS) yield take()
       }
+      const left = enter(address)
+      if (left !== undefined) yield left
       const flow = flows[f]
       if (flow !== undefined && flow.address === address) {
         active(flow, rows)
@@ -181,14 +186,55 @@ export async function* shardChunks(input: ShardRowsInput, out: ShardRowsOutput):
       } else {
         dormant(rows, address)
       }
-      if (copy.length >= CHUNK_CHARS) yield take()
+      if (lineCount >= CHUNK_ROWS) yield take()
     }
   }
   for (let flow = flows[f]; flow !== undefined; flow = flows[++f]) {
+    const left = enter(flow.address)
+    if (left !== undefined) yield left
     active(flow, null)
-    if (copy.length >= CHUNK_CHARS) yield take()
+    if (lineCount >= CHUNK_ROWS) yield take()
   }
-  if (copy.length > 0) yield take()
+  if (lineCount > 0) yield take()
+}
+
+/**
+ * The kind of a wallet at the report, by its attribution (`who`, none when unregistered): made once per
+ * attribution, from a record the engine computes for it (the middle columns as the engine fills them, and
+ * its checks).
+ */
+function createKinds(
+  input: ShardRowsInput,
+  lines: WalletLines,
+): (address: string, who: AttributionRow | undefined) => WalletKind {
+  const kinds = new Map<string, WalletKind>()
+  return (address, who) => {
+    const target = who ? (input.targets.get(who.account_id) ?? null) : null
+    const id = who
+      ? `${who.account_id}\t${who.org_id}\t${who.originator_org_id}\t${who.on_platform}\t${target}`
+      : ''
+    let kind = kinds.get(id)
+    if (kind === undefined) {
+      const sample = engineRecord(input, address, {
+        shares: 0n,
+        mints: 0n,
+        burns: 0n,
+        previous: null,
+        who,
+        target,
+      })
+      const originator = who?.originator_org_id ?? null
+      kind = {
+        onPlatform: sample.on_platform,
+        orgId: sample.org_id,
+        originator,
+        middle: lines.middle(sample, originator),
+        dormant: prepareDormantClass(input.ctx, sample.on_platform, sample.target_fee_rate),
+      }
+      kinds.set(id, kind)
+    }
+    return kind
+  }
 }
 
 /** The previous row's totals as bigints (an active wallet's `previous`). */

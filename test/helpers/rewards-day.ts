@@ -9,7 +9,7 @@
 import { createClient } from '../../cli/admin.ts'
 import { createLogger, type Logger } from '../../common/logger.ts'
 import type { Db } from '../../db/index.ts'
-import { createDayJobs, DAY_JOBS } from '../../jobs/days/index.ts'
+import { createDayJobs, DAY_JOBS, inlineDayConcurrency } from '../../jobs/days/index.ts'
 import { createInlineRunner, type JobRunner, type Processor } from '../../jobs/runner.ts'
 import { BENCH_CHAIN_ID, BURN_ADDRESSES, reportInfo, writeHistory } from './synthetic-history.ts'
 
@@ -63,7 +63,9 @@ export function syntheticDayRunner(db: Db, options: DayRunnerOptions = {}): JobR
   const wrapped = wrap
     ? Object.fromEntries(Object.entries(processors).map(([name, p]) => [name, wrap(name, p)]))
     : processors
-  runner = options.makeRunner ? options.makeRunner(wrapped, logger) : createInlineRunner(wrapped, logger)
+  runner = options.makeRunner
+    ? options.makeRunner(wrapped, logger)
+    : createInlineRunner(wrapped, logger, inlineDayConcurrency(db))
   return runner
 }
 
