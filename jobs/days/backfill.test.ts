@@ -1,16 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type DbHandle, migrate, openDb } from '../../db/index.ts'
 import { createRepos, type Repos } from '../../db/repos/index.ts'
-import { finishTestRun, oracleReportRow } from '../../test/helpers/day-rows.ts'
+import { finishTestRun, ingestTestReports, setRiverCursor } from '../../test/helpers/day-rows.ts'
 import type { JobInfo } from '../runner.ts'
 import { backfillProgress, boundedScheduler, parseDate, startBackfill, validateRange } from './backfill.ts'
 
 const CHAIN = 7
 const DATES = ['2026-04-01', '2026-04-02', '2026-04-03', '2026-04-04', '2026-04-05']
 const epochOf = (i: number) => String(1000 + i)
-
-/** An oracle report row at block 100 + i on DATES[i]. */
-const report = (i: number) => oracleReportRow(CHAIN, i, DATES[i] as string, epochOf(i))
 
 describe('startBackfill and backfillProgress', () => {
   let dbh: DbHandle
@@ -50,18 +47,8 @@ describe('startBackfill and backfillProgress', () => {
   test('behavior: nothing ingested, a range past the ingested reports, or without a report fails clearly', async () => {
     const range = { from: DATES[0]!, to: DATES[1]!, recompute: false }
     await expect(startBackfill(dbh.db, CHAIN, range)).rejects.toThrow(/run `lsreport sync` first/)
-    await repos.chain.insertEvents(
-      'oracle_reports',
-      DATES.map((_, i) => report(i)),
-    )
     // reports the follower has not confirmed (past the River cursor) do not count
-    await repos.chain.setCursor({
-      chainId: CHAIN,
-      stream: 'river',
-      address: '0x0',
-      blockNumber: 103n,
-      blockHash: null,
-    })
+    await ingestTestReports(repos, CHAIN, DATES, epochOf, 103n)
     await expect(startBackfill(dbh.db, CHAIN, { ...range, to: DATES[4]! })).rejects.toThrow(
       '--to 2026-04-05 is after the latest ingested report: reports are ingested up to 2026-04-04; run `lsreport sync`',
     )
@@ -73,13 +60,7 @@ describe('startBackfill and backfillProgress', () => {
   })
 
   test('behavior: progress counts computed and current days; a rerun retries failed days and changes nothing else', async () => {
-    await repos.chain.setCursor({
-      chainId: CHAIN,
-      stream: 'river',
-      address: '0x0',
-      blockNumber: 200n,
-      blockHash: null,
-    })
+    await setRiverCursor(repos, CHAIN, 200n)
     const range = { from: DATES[1]!, to: DATES[3]! }
     const start = await startBackfill(dbh.db, CHAIN, { ...range, recompute: false })
     expect(start).toMatchObject({

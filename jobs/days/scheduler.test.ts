@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createLogger } from '../../common/logger.ts'
 import type { DbHandle } from '../../db/index.ts'
 import { createRepos, inTransaction, type Repos } from '../../db/repos/index.ts'
-import { finishTestRun, oracleReportRow } from '../../test/helpers/day-rows.ts'
+import { finishTestRun, ingestTestReports } from '../../test/helpers/day-rows.ts'
 import { migratedTestDatabase, postgresAvailable } from '../../test/helpers/services.ts'
 import type { Flow } from '../runner.ts'
 import { ABANDONED_RUN_MS, dayJobId, scheduleDays } from './scheduler.ts'
@@ -13,9 +13,6 @@ const DATES = ['2026-04-01', '2026-04-02', '2026-04-03']
 const epochOf = (i: number) => String(2000 + i)
 const silent = createLogger({ level: 'silent' })
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** An oracle report row at block 100 + i on DATES[i]. */
-const report = (i: number) => oracleReportRow(CHAIN, i, DATES[i] as string, epochOf(i))
 
 /**
  * The scheduler takes a computing day whose job is gone from the queue for abandoned and starts it again. A
@@ -77,17 +74,7 @@ describe.runIf(pgOk)('scheduleDays and a run finishing under it (Postgres)', () 
   beforeAll(async () => {
     dbh = await migratedTestDatabase()
     repos = createRepos(dbh.db)
-    await repos.chain.insertEvents(
-      'oracle_reports',
-      DATES.map((_, i) => report(i)),
-    )
-    await repos.chain.setCursor({
-      chainId: CHAIN,
-      stream: 'river',
-      address: '0x0',
-      blockNumber: 200n,
-      blockHash: null,
-    })
+    await ingestTestReports(repos, CHAIN, DATES, epochOf, 200n)
     await repos.days.syncWithReports(CHAIN, 200n)
     await finish(0, await repos.days.startRun(CHAIN, epochOf(0), 1))
   })

@@ -51,3 +51,32 @@ export function finishTestRun(repos: Repos, chainId: number, epoch: string, i: n
     previousVersion: null,
   })
 }
+
+/**
+ * Stores an oracle report row (`oracleReportRow`) for each of `dates` (epoch `epochOf(i)`) and sets the River
+ * cursor at `cursorBlock`: what the follower leaves for the scheduler and `startBackfill` to read.
+ */
+export async function ingestTestReports(
+  repos: Repos,
+  chainId: number,
+  dates: readonly string[],
+  epochOf: (i: number) => string,
+  cursorBlock: bigint,
+) {
+  await repos.chain.insertEvents(
+    'oracle_reports',
+    dates.map((date, i) => oracleReportRow(chainId, i, date, epochOf(i))),
+  )
+  await setRiverCursor(repos, chainId, cursorBlock)
+}
+
+/** Sets the River cursor of `chainId` at `block` (how far the follower has confirmed). */
+export function setRiverCursor(repos: Repos, chainId: number, block: bigint) {
+  return repos.chain.setCursor({
+    chainId,
+    stream: 'river',
+    address: '0x0',
+    blockNumber: block,
+    blockHash: null,
+  })
+}
