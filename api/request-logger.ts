@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { Bindings, ChildLoggerOptions } from 'pino'
+import type { Bindings, ChildLoggerOptions, LogFn } from 'pino'
 
 /**
  * A request's logger (Fastify's `request.log` and `reply.log`) that makes its pino child, with the request's
@@ -37,33 +37,23 @@ export class RequestLogger implements FastifyBaseLogger {
     this.#logger().level = level
   }
 
-  // the levels' methods: through the child (made by the first of them)
-  fatal(...args: unknown[]): void {
-    ;(this.#logger().fatal as (...a: unknown[]) => void)(...args)
-  }
+  // the levels' methods: each calls the same method of the child, made by the first of them (`static` below)
+  declare fatal: LogFn
+  declare error: LogFn
+  declare warn: LogFn
+  declare info: LogFn
+  declare debug: LogFn
+  declare trace: LogFn
+  declare silent: LogFn
 
-  error(...args: unknown[]): void {
-    ;(this.#logger().error as (...a: unknown[]) => void)(...args)
-  }
-
-  warn(...args: unknown[]): void {
-    ;(this.#logger().warn as (...a: unknown[]) => void)(...args)
-  }
-
-  info(...args: unknown[]): void {
-    ;(this.#logger().info as (...a: unknown[]) => void)(...args)
-  }
-
-  debug(...args: unknown[]): void {
-    ;(this.#logger().debug as (...a: unknown[]) => void)(...args)
-  }
-
-  trace(...args: unknown[]): void {
-    ;(this.#logger().trace as (...a: unknown[]) => void)(...args)
-  }
-
-  silent(...args: unknown[]): void {
-    ;(this.#logger().silent as (...a: unknown[]) => void)(...args)
+  static {
+    for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) {
+      Object.defineProperty(RequestLogger.prototype, level, {
+        value(this: RequestLogger, ...args: unknown[]) {
+          ;(this.#logger()[level] as (...a: unknown[]) => void)(...args)
+        },
+      })
+    }
   }
 
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {

@@ -167,8 +167,8 @@ function send(message: object): Promise<void> {
  */
 async function runSlices(args: SliceArgs): Promise<void> {
   if (!process.send) throw new Error('a sliced load is driven by its parent: fork it (runSlices)')
-  const raw: RawResult[][] = args.targets.map(() => [])
-  const totals = args.targets.map(() => ({ seconds: 0, requests: 0, bytes: 0, cpuSeconds: 0 }))
+  // each target's measured slices: autocannon's raw result and the slice's own count, time and CPU
+  const slices: { raw: RawResult; slice: SliceResult }[][] = args.targets.map(() => [])
   const steps = [
     ...(args.warmup ? args.targets.map((_, target) => ({ target, measured: false })) : []),
     ...args.order.map((target) => ({ target, measured: true })),
@@ -192,25 +192,28 @@ async function runSlices(args: SliceArgs): Promise<void> {
       non2xx: result.non2xx,
       cpu_seconds: (cpu.user + cpu.system) / 1e6,
     }
-    ;(raw[target] as RawResult[]).push(result)
-    const total = totals[target] as (typeof totals)[number]
-    total.seconds += slice.seconds
-    total.requests += slice.requests
-    total.bytes += result.totalBytes
-    total.cpuSeconds += slice.cpu_seconds
+    slices[target]?.push({ raw: result, slice })
     await send({ type: 'slice-end', slice })
   }
   const results = args.targets.map((route, target) => {
-    const total = totals[target] as (typeof totals)[number]
+    const own = slices[target] ?? []
+    const sum = (value: (s: (typeof own)[number]) => number) => own.reduce((n, s) => n + value(s), 0)
+    const seconds = Math.max(
+      sum((s) => s.slice.seconds),
+      1e-9,
+    )
     const merged = (
       autocannon as unknown as { aggregateResult(r: RawResult[], o: object): RunResult }
-    ).aggregateResult(raw[target] as RawResult[], options(route, args.sliceSeconds, args.connections))
+    ).aggregateResult(
+      own.map((s) => s.raw),
+      options(route, args.sliceSeconds, args.connections),
+    )
     return summary(merged, {
-      seconds: total.seconds,
-      requests: total.requests,
-      requestsPerSecond: total.requests / Math.max(total.seconds, 1e-9),
-      bytesPerSecond: total.bytes / Math.max(total.seconds, 1e-9),
-      cpuSeconds: total.cpuSeconds,
+      seconds,
+      requests: sum((s) => s.slice.requests),
+      requestsPerSecond: sum((s) => s.slice.requests) / seconds,
+      bytesPerSecond: sum((s) => s.raw.totalBytes) / seconds,
+      cpuSeconds: sum((s) => s.slice.cpu_seconds),
     })
   })
   await send({ type: 'results', results })

@@ -14,15 +14,10 @@ import {
 } from '../jobs/days/backfill.ts'
 import { DAY_JOBS } from '../jobs/days/index.ts'
 import { type ChainSetup, createJobs } from '../jobs/index.ts'
-import {
-  createBullRunner,
-  createInlineRunner,
-  type InlineConcurrency,
-  type JobRunner,
-} from '../jobs/runner.ts'
 import { setupFromConfig } from './chain-setup.ts'
 import type { Context } from './context.ts'
 import { formatTable } from './output.ts'
+import { buildRunner } from './runner.ts'
 
 /** How often the backfill looks at the days, and how often it nudges the scheduler. */
 const POLL_MS = 500
@@ -172,23 +167,6 @@ export class BackfillFailedError extends LsReportError {
 function failureMessage(day: FailedDay, beforeRange: boolean): string {
   const message = `day ${day.date} (report epoch ${day.report_epoch}) failed: ${day.error}`
   return beforeRange ? `${message} (the range waits for it: days are computed in chain order)` : message
-}
-
-function buildRunner(
-  ctx: Context,
-  processors: Parameters<typeof createInlineRunner>[0],
-  inlineConcurrency: InlineConcurrency,
-): JobRunner {
-  const { config, logger } = ctx
-  return config.redisUrl
-    ? createBullRunner(processors, {
-        redisUrl: config.redisUrl,
-        prefix: config.queuePrefix,
-        concurrency: config.workerConcurrency,
-        lockMs: config.jobLockMs,
-        logger,
-      })
-    : createInlineRunner(processors, logger, inlineConcurrency)
 }
 
 /**

@@ -117,8 +117,11 @@ export async function buildJobs(
   metrics?: ServiceMetrics,
   wrap?: (processors: Record<string, Processor>) => Record<string, Processor>,
 ) {
-  const [{ createJobs, JOBS }, { createBullRunner, createInlineRunner }, { assertChainReady }] =
-    await Promise.all([import('../jobs/index.ts'), import('../jobs/runner.ts'), import('./chain-setup.ts')])
+  const [{ createJobs, JOBS }, { buildRunner }, { assertChainReady }] = await Promise.all([
+    import('../jobs/index.ts'),
+    import('./runner.ts'),
+    import('./chain-setup.ts'),
+  ])
   const jobs = createJobs({
     db: ctx.dbh.db,
     logger: ctx.logger,
@@ -132,15 +135,7 @@ export async function buildJobs(
   // jobs run in the API's process (`up`): their durations are observed, the inline queue counted
   const wrapped = wrap ? wrap(jobs.processors) : jobs.processors
   const processors = metrics ? instrumentProcessors(wrapped, metrics) : wrapped
-  const runner = ctx.config.redisUrl
-    ? createBullRunner(processors, {
-        redisUrl: ctx.config.redisUrl,
-        prefix: ctx.config.queuePrefix,
-        concurrency: ctx.config.workerConcurrency,
-        lockMs: ctx.config.jobLockMs,
-        logger: ctx.logger,
-      })
-    : createInlineRunner(processors, ctx.logger, jobs.inlineConcurrency)
+  const runner = buildRunner(ctx, processors, jobs.inlineConcurrency)
   jobs.useRunner(runner)
   if (metrics && runner.kind === 'inline') metrics.useQueue(runner)
   metrics?.useRpc(chain.rpcUrl)

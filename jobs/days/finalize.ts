@@ -18,7 +18,7 @@ import {
 } from '../../engine/index.ts'
 import { dayFinalizedEvent } from '../webhooks/events.ts'
 import { DayDataError, DayNotReadyError } from './errors.ts'
-import { type DayInputs, describeReport, type RunDayInputs } from './inputs.ts'
+import { type DayInputs, describeReport } from './inputs.ts'
 import { unreconciledDayError } from './reconciliation-diagnosis.ts'
 
 /** The finalization job's payload. */
@@ -120,7 +120,7 @@ function operatorRecordRows(operators: ReturnType<typeof operatorFeeRows>, date:
  * version visible, all in one transaction; then deletes the day's hidden versions (a day's first run has
  * none). A run that a newer one replaced does nothing.
  */
-export async function finalizeDay(db: Db, inputs: RunDayInputs, job: FinalizeJob): Promise<FinalizeOutcome> {
+export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): Promise<FinalizeOutcome> {
   const repos = createRepos(db)
   const key: DayKey = { chainId: job.chainId, epoch: job.epoch, version: job.version }
   const { report } = inputs

@@ -30,6 +30,8 @@ export interface DayInputs {
    * transfer up to its transaction counts.
    */
   window: { after: ChainPosition | null; upTo: ChainPosition }
+  /** The reports before this one, newest first, as many as `loadDayInputs` was asked for (`previous` first). */
+  history: StoredReport[]
 }
 
 const positionOf = (r: StoredReport): ChainPosition => ({
@@ -50,7 +52,7 @@ export function describeReport(day: Pick<DayRow, 'report_epoch' | 'block_number'
  * `DayDataError` (fails the day) when the stored data is inconsistent. A day's steps each load them: their
  * round trips add up over a backfill. `inputs.history` holds the reports before this one, newest first.
  */
-export async function loadDayInputs(db: Queryable, day: DayRow, history = 1): Promise<RunDayInputs> {
+export async function loadDayInputs(db: Queryable, day: DayRow, history = 1): Promise<DayInputs> {
   const repos = createRepos(db)
   const chainId = day.chain_id
   const epoch = String(day.report_epoch)
@@ -145,9 +147,6 @@ export async function loadDayInputs(db: Queryable, day: DayRow, history = 1): Pr
     throw err
   }
 }
-
-/** A day's inputs with the reports before it (`loadDayInputs`). */
-export type RunDayInputs = DayInputs & { history: StoredReport[] }
 
 /** The inputs of the run a process is computing, loaded once for its shards (`createRunInputs`). */
 export interface RunInputs {
