@@ -108,7 +108,7 @@ function queryLabel(sql: string): string {
   if (sql.includes('from "wallet_records"') && sql.startsWith('select "address"'))
     return 'read previous totals'
   if (sql.includes('from lseth_transfers t')) return 'read period transfers'
-  if (sql.includes('from "wallets"')) return 'read attributions'
+  if (sql.includes('from "wallets"') || sql.includes('from wallets w')) return 'read attributions'
   if (sql.includes('from "discount_rates"')) return 'read discount targets'
   if (sql.startsWith('insert into "day_shards"')) return 'save shard'
   if (sql.startsWith('insert into "wallet_records"'))
@@ -117,6 +117,7 @@ function queryLabel(sql: string): string {
   if (sql.startsWith('fetch forward')) return 'read previous totals (PGlite cursor)'
   if (sql.startsWith('delete from wallet_records')) return 'delete a shard before writing it'
   if (sql.startsWith('insert into account_records')) return 'finalize: account records'
+  if (sql.startsWith('with d0 as (delete from account_records')) return 'finalize: day-level records'
   if (/^(delete|update|insert|select).*"(protocol_records|fee_records|operator_fee_records)"/.test(sql)) {
     return 'finalize: other records'
   }

@@ -6,7 +6,8 @@
  * (a) one day at each size of BENCH_SIZES (default 10k, 100k, 1M wallets): seconds from starting the day to
  *     computed, wallets/s, peak RSS (sampled from /proc every 50 ms, in a fresh process per step);
  * (b) the computed day's wallet_records copied out, then COPY'd into an empty clone of the table: rows/s,
- *     and the pipeline's rows/s as a ratio of it;
+ *     and the pipeline's rows/s as a ratio of it; the previous day's rows the same way just before the day
+ *     computes, and the day's ratio to the mean of the two (`bracketed`: the machine's speed drifts);
  * (c) a backfill at each size of BENCH_BACKFILL_WALLETS (10k, 100k, 1M holders) of BENCH_BACKFILL_DAYS days (100,
  *     10, 3: one value per size, or one for all), prepared by `startBackfill` as `lsreport backfill` does:
  *     wallet-days/s and time per wallet-day at each size (is a day's cost flat in its wallets?);
@@ -209,6 +210,10 @@ async function redisReachable(): Promise<boolean> {
 const withBull = bullWorkers > 0 && (await redisReachable())
 if (bullWorkers > 0 && !withBull) log(`Redis not reachable at ${redisUrl}: the BullMQ variant is skipped`)
 
+/** The wallet records of the synthetic chain's `day`th report (SQL over `wallet_records`, for `bareCopy`). */
+const dayRows = (day: number) =>
+  `chain_id = ${BENCH_CHAIN_ID} and report_epoch = ${BigInt(reportInfo(day).epoch)}`
+
 const steady: Record<string, unknown>[] = []
 const first: Record<string, unknown>[] = []
 for (const holders of sizes) {
@@ -238,6 +243,14 @@ for (const holders of sizes) {
         `first day: ${fmt(firstWallets)} wallets in ${f.seconds.toFixed(1)}s, peak RSS ${seeded.peak_rss_mb} MB`,
     )
     await settle(scratch.url)
+    // the storage's speed just before the day too (the previous day's rows, the same columns and nearly
+    // as many): the machine's speed drifts by tens of percent within a minute here, and the day's ratio to
+    // the mean of the copies on either side of it weighs a drift that is linear over the three alike
+    const bareBefore = await bareCopy(scratch.url, dayRows(1))
+    log(
+      `  bare COPY before: ${fmt(bareBefore.rows)} rows in ${bareBefore.seconds}s = ${fmt(bareBefore.rows_per_second)} rows/s`,
+    )
+    await settle(scratch.url)
     log(`[${fmt(holders)} holders] day 2 ...`)
     const day = await runWorker<DayRun>('days', { url: scratch.url, upTo: 2 })
     const d = day.result
@@ -245,12 +258,10 @@ for (const holders of sizes) {
     log(
       `  day: ${fmt(d.wallets)} wallets in ${d.seconds.toFixed(2)}s = ${fmt(d.wallets / d.seconds)} wallets/s, peak RSS ${day.peak_rss_mb} MB`,
     )
-    const bare = await bareCopy(
-      scratch.url,
-      `chain_id = ${BENCH_CHAIN_ID} and report_epoch = ${BigInt(reportInfo(2).epoch)}`,
-    )
+    const bare = await bareCopy(scratch.url, dayRows(2))
     log(`  bare COPY: ${fmt(bare.rows)} rows in ${bare.seconds}s = ${fmt(bare.rows_per_second)} rows/s`)
     const rate = d.wallets / d.seconds
+    const bracketing = (bareBefore.rows_per_second + bare.rows_per_second) / 2
     let bullmq: Record<string, unknown> | undefined
     if (withBull) {
       await settle(scratch.url)
@@ -289,8 +300,10 @@ for (const holders of sizes) {
       baseline_rss_mb: d.baseline_rss_mb,
       max_rss_mb: d.max_rss_mb,
       bare_copy: bare,
+      bare_copy_before: bareBefore,
       content_hash: computed?.content_hash,
       ratio_to_bare_copy: Number((rate / bare.rows_per_second).toFixed(3)),
+      ratio_to_bracketing_bare_copies: Number((rate / bracketing).toFixed(3)),
       node_cpu_seconds: Number(d.node_cpu_seconds.toFixed(1)),
       node_event_loop_utilization: d.event_loop_utilization,
       postgres_cpu_seconds: day.postgres_cpu_seconds,
@@ -384,7 +397,7 @@ if (!skip.has('embedded')) {
 const table: string[] = []
 const row = (cells: (string | number)[], widths: number[]) =>
   table.push(cells.map((c, i) => String(c).padStart(widths[i] ?? 10)).join('  '))
-const widths = [26, 10, 7, 8, 11, 9, 13, 9, 8, 8]
+const widths = [26, 10, 7, 8, 11, 9, 13, 9, 9, 8, 8]
 table.push('')
 table.push(
   'Day pipeline on Postgres (inline runner), one day after a computed predecessor, vs bare COPY of its rows',
@@ -399,6 +412,7 @@ row(
     'peak RSS',
     'bare COPY r/s',
     'pipe/COPY',
+    'bracketed',
     'us/wallet',
     'cpu n/pg',
   ],
@@ -416,6 +430,7 @@ for (const s of steady as Record<string, number & { rows_per_second: number }>[]
       `${s.peak_rss_mb} MB`,
       fmt(bare.rows_per_second),
       `${((s.ratio_to_bare_copy as number) * 100).toFixed(0)} %`,
+      `${((s.ratio_to_bracketing_bare_copies as number) * 100).toFixed(0)} %`,
       s.us_per_wallet as number,
       `${s.node_cpu_seconds}/${s.postgres_cpu_seconds}`,
     ],
@@ -447,6 +462,7 @@ for (const s of steady) {
       `${b.peak_rss_mb_per_process} MB`,
       fmt(bare.rows_per_second),
       `${(b.ratio_to_bare_copy * 100).toFixed(0)} %`,
+      '',
       Number(((b.seconds / b.wallets) * 1e6).toFixed(2)),
       `${b.node_cpu_seconds}/${b.postgres_cpu_seconds}`,
     ],
@@ -462,6 +478,7 @@ for (const f of first as Record<string, number>[]) {
       f.seconds as number,
       fmt(f.wallets_per_second as number),
       `${f.peak_rss_mb} MB`,
+      '',
       '',
       '',
       Number((((f.seconds as number) / (f.wallets as number)) * 1e6).toFixed(2)),

@@ -69,6 +69,21 @@ describe('summarizeFees', () => {
     },
   )
 
+  test('behavior: every fee total field is summed, each apart from the others', () => {
+    FEE_TOTAL_FIELDS.forEach((field, i) => {
+      const record = Object.fromEntries(FEE_TOTAL_FIELDS.map((f) => [f, f === field ? BigInt(i + 2) : 0n]))
+      const item = {
+        record: { ...record, on_platform: true, org_id: 'org_p' },
+        originator_org_id: 'org_o',
+      } as FeeSummaryItem
+      const summary = summarizeFees([item, item])
+      for (const totals of [summary.all, summary.platforms.org_p, summary.originators.org_o]) {
+        for (const f of FEE_TOTAL_FIELDS) expect(totals?.[f], f).toBe(f === field ? BigInt(2 * (i + 2)) : 0n)
+        expect(totals?.wallets).toBe(2)
+      }
+    })
+  })
+
   test('behavior: malformed encoded totals are refused', () => {
     const encoded = encodeFeeSummary(summarizeFees([]))
     expect(() => decodeFeeSummary({ ...encoded, all: { ...encoded.all, fees_eth: '1.5' } })).toThrow(
