@@ -11,11 +11,13 @@
  * - load: autocannon in a process of its own (bench/load.ts); requests cycle through 1,000 different addresses
  *   (half of them the reading org's wallets);
  * - rounds: each case runs BENCH_ROUNDS (3) rounds. In a round the case alternates with the routes it is
- *   set against, in slices of BENCH_SLICE_SECONDS (0.5) each, BENCH_SECONDS (5) of each route in all, in the
- *   order forward then backward (bare, case, case, bare, ...: a drift that is linear over the round weighs
- *   on every route alike), after a warm-up of BENCH_WARMUP (2) s of each: the machine's speed drifts by
- *   tens of percent within minutes when other work shares it, and two runs of 5 s back to back measured
- *   that drift as much as the routes (the logged read at 0.70-1.17 x unlogged). A route's figures in a round
+ *   set against, in slices of BENCH_SLICE_SECONDS (0.25) each, BENCH_SECONDS (10) of each route in all, in
+ *   the order forward then backward (bare, case, case, bare, ...: a drift that is linear over the round
+ *   weighs on every route alike), after a warm-up of BENCH_WARMUP (2) s of each: the machine's speed drifts
+ *   by tens of percent within minutes when other work shares it, and two runs of 5 s back to back measured
+ *   that drift as much as the routes (the logged read at 0.70-1.17 x unlogged); rounds of 10 slices of 0.5 s
+ *   still did (0.68-1.34 on a quiet machine), rounds of 40 slices of 0.25 s did not (0.87-0.91, the same
+ *   machine and load: bench/README.md). A route's figures in a round
  *   are its slices' requests over their summed time, their costs summed, latency from their merged
  *   histograms. Every case is set against the bare route (`ratio_to_bare`); the 1-address read and the
  *   routes below against the bare route with the read's request and answer shape too (`ratio_to_shape`,
@@ -37,7 +39,7 @@
  *
  *   npm run bench:api                         (DATABASE_URL: the server to create the scratch database on)
  *   BENCH_DB=pglite npm run bench:api         (PGlite in memory: the embedded mode)
- *   BENCH_SECONDS=5 BENCH_SLICE_SECONDS=0.5 BENCH_ROUNDS=3 BENCH_CONNECTIONS=10 BENCH_HOLDERS=100000 BENCH_CASES=single,bulk npm run bench:api
+ *   BENCH_SECONDS=10 BENCH_SLICE_SECONDS=0.25 BENCH_ROUNDS=3 BENCH_CONNECTIONS=10 BENCH_HOLDERS=100000 BENCH_CASES=single,bulk npm run bench:api
  *   BENCH_WORK_US=12 BENCH_CASES=bare-shape-work npm run bench:api
  *   BENCH_CPU_PROF=/tmp/prof npm run bench:api (a V8 CPU profile of the server per route, over its slices of the
  *   last round)
@@ -70,8 +72,8 @@ import { openScratchDb } from './scratch-db.ts'
 import { applyServiceV8Flags } from './v8-flags.ts'
 
 const v8Flags = applyServiceV8Flags()
-const seconds = Number(process.env.BENCH_SECONDS ?? 5)
-const sliceSeconds = Number(process.env.BENCH_SLICE_SECONDS ?? 0.5)
+const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+const sliceSeconds = Number(process.env.BENCH_SLICE_SECONDS ?? 0.25)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const warmup = Number(process.env.BENCH_WARMUP ?? 2)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)

@@ -1,32 +1,22 @@
 import { randomBytes } from 'node:crypto'
 import net from 'node:net'
 import { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, describe, expect, test } from 'vitest'
 import { addClientSecret, revokeClient } from '../cli/admin.ts'
-import { type DbHandle, migrate, openDb } from '../db/index.ts'
-import { http, orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
+import { http, orgWithToken, pgliteAppsOfFile, type TestApi } from './helpers/api.ts'
 import { REDIS_URL, redisAvailable } from './helpers/services.ts'
 
 const redisOk = await redisAvailable()
-const apis: TestApi[] = []
 const redises: Redis[] = []
-// one migrated PGlite for every app of the file (opening one costs seconds): the limits live in each app's
-// store, and each test makes its own clients
-let dbh: DbHandle
-beforeAll(async () => {
-  dbh = await openDb({ poolMax: 4 })
-  await migrate(dbh.db)
-})
-afterAll(async () => {
-  for (const api of apis) await api.close()
+// one migrated PGlite for every app of the file: the limits live in each app's store, and each test makes its
+// own clients
+const startTestApp = pgliteAppsOfFile()
+afterAll(() => {
   for (const r of redises) r.disconnect()
-  await dbh?.close()
 })
 /** An app over the file's database, closed after the file. */
-async function startApi(env: Record<string, string> = {}, redis?: Redis): Promise<TestApi> {
-  const started = await startTestApi('pglite', env, redis ? { redis, dbh } : { dbh })
-  apis.push(started)
-  return started
+function startApi(env: Record<string, string> = {}, redis?: Redis): Promise<TestApi> {
+  return startTestApp(env, redis ? { redis } : {})
 }
 
 describe.each(['memory', 'redis'] as const)('rate limit per client (%s store)', (store) => {

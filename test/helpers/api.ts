@@ -3,6 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
+import { afterAll, beforeAll } from 'vitest'
 import { buildApp } from '../../api/app.ts'
 import { openSigningKeys, type SigningKeys } from '../../api/auth/signing-keys.ts'
 import { createClient, createOrg } from '../../cli/admin.ts'
@@ -75,6 +76,37 @@ export async function startTestApi(
       await database?.drop()
       await fs.rm(dataDir, { recursive: true, force: true })
     },
+  }
+}
+
+/**
+ * Apps of a test file over one migrated PGlite, opened before the file's tests and closed after them with
+ * every app started on it (opening and migrating one costs seconds): for files whose tests each make their
+ * own orgs and clients. Call it at the top level of the file.
+ *
+ * @example
+ * const startApi = pgliteAppsOfFile()
+ * const api = await startApi({ RATE_LIMIT_MAX: '3' })
+ */
+export function pgliteAppsOfFile(): (
+  env?: Record<string, string>,
+  extra?: { redis?: Redis },
+) => Promise<TestApi> {
+  const apps: TestApi[] = []
+  let dbh: DbHandle | undefined
+  beforeAll(async () => {
+    dbh = await openDb({ poolMax: 4 })
+    await migrate(dbh.db)
+  })
+  afterAll(async () => {
+    for (const app of apps.reverse()) await app.close().catch(() => undefined)
+    await dbh?.close()
+  })
+  return async (env = {}, extra = {}) => {
+    if (!dbh) throw new Error('pgliteAppsOfFile: an app was started before the file opened its database')
+    const started = await startTestApi('pglite', env, { ...extra, dbh })
+    apps.push(started)
+    return started
   }
 }
 
