@@ -23,7 +23,7 @@ import { createTestDatabase, postgresAvailable } from './helpers/services.ts'
 
 const pgOk = await postgresAvailable()
 /** SIGKILLs of the API per backend: bounded in CI, more with FAULT_KILLS. */
-const KILLS = Number(process.env.FAULT_KILLS ?? 5)
+const KILLS = Number(process.env.FAULT_KILLS ?? 3)
 const SEED = Number(process.env.FAULT_SEED ?? 21)
 const LANES = 6
 /** Each kill costs ~6 s on a busy 2-core machine (a restart and its recovery): the bound grows with KILLS. */

@@ -44,13 +44,15 @@ describe.each(['memory', 'redis'] as const)('rate limit per client (%s store)', 
 })
 
 describe('liveness and the client address', () => {
-  test('behavior: /health, /ready and the JWKS answer 200 after 5,000 anonymous requests from one address, while other routes answer 429', async () => {
+  // 600 probes against a budget of 3: 200 times over it on each probe route (the probes are outside the limit,
+  // not under a larger one)
+  test('behavior: /health, /ready and the JWKS answer 200 after 600 anonymous requests from one address, while other routes answer 429', async () => {
     const api = await startApi({ RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' })
     const get = (url: string) => api.app.inject({ method: 'GET', url, remoteAddress: '203.0.113.7' })
     for (let i = 0; i < 3; i++) expect((await get('/eth/v1/redeems_info')).statusCode).not.toBe(429)
     expect((await get('/eth/v1/redeems_info')).statusCode).toBe(429)
     const seen = new Map<string, Set<number>>()
-    for (let i = 0; i < 5_000; i++) {
+    for (let i = 0; i < 600; i++) {
       const url = ['/health', '/ready', '/.well-known/jwks.json'][i % 3] as string
       const codes = seen.get(url) ?? new Set<number>()
       codes.add((await get(url)).statusCode)
