@@ -202,6 +202,7 @@ async function runSlices(args: SliceArgs): Promise<void> {
       sum((s) => s.slice.seconds),
       1e-9,
     )
+    const requests = sum((s) => s.slice.requests)
     const merged = (
       autocannon as unknown as { aggregateResult(r: RawResult[], o: object): RunResult }
     ).aggregateResult(
@@ -210,8 +211,8 @@ async function runSlices(args: SliceArgs): Promise<void> {
     )
     return summary(merged, {
       seconds,
-      requests: sum((s) => s.slice.requests),
-      requestsPerSecond: sum((s) => s.slice.requests) / seconds,
+      requests,
+      requestsPerSecond: requests / seconds,
       bytesPerSecond: sum((s) => s.raw.totalBytes) / seconds,
       cpuSeconds: sum((s) => s.slice.cpu_seconds),
     })

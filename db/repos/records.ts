@@ -484,7 +484,9 @@ export function createRecordsRepo(db: Queryable) {
         db('protocol_records')
           .insert({ ...stringify(records.protocol), ...keyColumns })
           .toSQL(),
-        ...feeRecordBatches(key, records.fees).map((batch) => db('fee_records').insert(batch).toSQL()),
+        ...(records.fees.length > 0
+          ? [db('fee_records').insert(feeRecordRows(key, records.fees)).toSQL()]
+          : []),
         db('day_reconciliations')
           .insert({ ...stringify(records.reconciliation), ...keyColumns })
           .toSQL(),
@@ -497,6 +499,7 @@ export function createRecordsRepo(db: Queryable) {
     },
   }
 }
+
 /** The records repository `createRecordsRepo` returns. */
 export type RecordsRepo = ReturnType<typeof createRecordsRepo>
 
@@ -556,8 +559,11 @@ function accountRecordsQuery(db: Queryable, key: DayKey, engineVersion: string):
     .toSQL()
 }
 
-/** Fee record rows of a run, in batches of at most 500 rows. */
-function feeRecordBatches(key: DayKey, rows: Record<string, unknown>[]): Record<string, unknown>[][] {
+/**
+ * Fee record rows of a run, as stored (one insert: `writeDayLevel` writes their values into its script, so
+ * no statement's bound parameters limit how many).
+ */
+function feeRecordRows(key: DayKey, rows: Record<string, unknown>[]): Record<string, unknown>[] {
   const columns = [
     'kind',
     'org_id',
@@ -567,7 +573,7 @@ function feeRecordBatches(key: DayKey, rows: Record<string, unknown>[]): Record<
     ...FEE_AMOUNT_COLUMNS,
     ...FEE_RATE_COLUMNS,
   ]
-  const batch = rows.map((row) => {
+  return rows.map((row) => {
     const out: Record<string, unknown> = {
       chain_id: key.chainId,
       report_epoch: key.epoch,
@@ -577,9 +583,6 @@ function feeRecordBatches(key: DayKey, rows: Record<string, unknown>[]): Record<
     for (const c of columns) out[c] = typeof row[c] === 'bigint' ? String(row[c]) : row[c]
     return out
   })
-  const batches: Record<string, unknown>[][] = []
-  for (let i = 0; i < batch.length; i += 500) batches.push(batch.slice(i, i + 500))
-  return batches
 }
 
 function stringify(row: Record<string, unknown>): Record<string, unknown> {

@@ -123,7 +123,7 @@ function operatorRecordRows(operators: ReturnType<typeof operatorFeeRows>, date:
 export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): Promise<FinalizeOutcome> {
   const repos = createRepos(db)
   const key: DayKey = { chainId: job.chainId, epoch: job.epoch, version: job.version }
-  const { report } = inputs
+  const { report, ctx } = inputs
   const {
     shards,
     operators: funded,
@@ -139,13 +139,11 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
       `${describeReport(inputs.day)}: ${shards.length} of ${job.shards} shards written; retried`,
     )
   }
-  const { ctx } = inputs
   // a report before River 1.0.0 (report_shape 'legacy') carried no stopped validators: none had exited
   const stoppedPerOperator = report.stopped_validator_count_per_operator ?? []
   const summary = mergeFeeSummaries(
     ...shards.map((s) => decodeFeeSummary(s.fee_summary as EncodedFeeSummary)),
   )
-  const history = [...inputs.history]
   const reconciliation = reconcileDay(inputs, summary.all, ownFlows)
   if (reconciliation.violations.length > 0) {
     throw await unreconciledDayError(db, inputs, key, reconciliation.violations)
@@ -163,7 +161,7 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
       burns_lseth: BigInt(flows.burns),
       validators_count: report.validators_count,
       stopped_validator_count_per_operator: stoppedPerOperator,
-      previous_reports: history.reverse().map((r) => ({
+      previous_reports: inputs.history.toReversed().map((r) => ({
         timestamp: Math.floor(r.block_time.getTime() / 1000),
         underlying: BigInt(r.total_underlying_supply),
         supply: BigInt(r.total_supply),

@@ -83,7 +83,8 @@ async function estimateWallets(
  * One scheduling pass: creates a pending day for every report the follower has ingested (River cursor),
  * re-opens days a reorg moved, and starts the earliest day that is not current once no other run is in
  * flight. Days run one at a time in chain order (each needs its predecessor's totals); a day's shard jobs
- * (up to JOB_SHARDS consecutive shards each) run in parallel on every worker. A run whose job vanished (a crashed process) is started again.
+ * (up to JOB_SHARDS consecutive shards each) run in parallel on every worker. A run whose job vanished (a
+ * crashed process) is started again.
  */
 export async function scheduleDays(deps: SchedulerDeps): Promise<ScheduleResult> {
   const { db, chainId } = deps

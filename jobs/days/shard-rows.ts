@@ -55,6 +55,8 @@ const CHUNK_ROWS = 100
 
 /** A kind of wallet at a report: its attribution, the middle of its lines and its dormant class. */
 interface WalletKind {
+  /** The target fee rate of its account at the report (null: none, or unregistered). */
+  target: string | null
   onPlatform: boolean
   orgId: string | null
   originator: string | null
@@ -80,7 +82,7 @@ export async function* shardChunks(
   bounds: readonly string[] = [],
 ): AsyncGenerator<string> {
   if (outs.length !== bounds.length + 1) throw new Error(`${outs.length} outputs for ${bounds.length} bounds`)
-  const { ctx, previous, flows, attributions, targets } = input
+  const { ctx, previous, flows, attributions } = input
   const lines = createWalletLines(input.key)
   const { hashHead, copyHead } = lines
   const kindOf = createKinds(input, lines)
@@ -134,7 +136,7 @@ export async function* shardChunks(
       )
     }
     const who = attributions.get(flow.address)
-    const target = who ? (targets.get(who.account_id) ?? null) : null
+    const kind = kindOf(flow.address, who)
     const record = engineRecord(input, flow.address, {
       shares,
       report_delta: reportDelta,
@@ -142,9 +144,8 @@ export async function* shardChunks(
       burns: BigInt(flow.burns),
       previous: before ? totalsOf(before) : null,
       who,
-      target,
+      target: kind.target,
     })
-    const kind = kindOf(flow.address, who)
     addToFeeSummary(out.summary, record, record.on_platform, record.org_id, kind.originator)
     emitted(flow.address)
     chunk += copyHead + lines.record(record, kind.middle)
@@ -225,6 +226,7 @@ function createKinds(
       })
       const originator = who?.originator_org_id ?? null
       kind = {
+        target,
         onPlatform: sample.on_platform,
         orgId: sample.org_id,
         originator,

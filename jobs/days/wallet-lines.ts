@@ -15,10 +15,10 @@ import {
  * Wallet records as the COPY text lines of `wallet_records` (`WALLET_RECORD_COLUMNS`), each line's rest built
  * by concatenation: a rope the caller appends to its chunk, flattened once, for the hash (built, hashed and
  * encoded in a loop on one core, 2.7 µs a line against 3.5 µs for a line's ~90 pieces pushed on an array
- * joined per chunk: bench/README.md). A line is `head` (chain id, epoch,
- * version) + `rest`; the day's content hash covers each line without its version, so the pipeline hashes
- * `hashHead + rest` and writes `copyHead + rest`. Dormant wallets take their balance and unchanged totals
- * verbatim from the previous day's COPY text row (`PREVIOUS_ROW_COLUMNS`: address, balance, totals).
+ * joined per chunk: bench/README.md). A line is `head` (chain id, epoch, version) + `rest`; the day's
+ * content hash covers each line without its version, so the pipeline hashes `hashHead + rest` and writes
+ * `copyHead + rest`. Dormant wallets take their balance and unchanged totals verbatim from the previous
+ * day's COPY text row (`PREVIOUS_ROW_COLUMNS`: address, balance, totals).
  */
 
 const KEY_COLUMNS = ['chain_id', 'report_epoch', 'version', 'address'] as const
