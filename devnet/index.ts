@@ -6,6 +6,7 @@ import { devAccount } from './accounts.ts'
 import { startAnvil } from './anvil.ts'
 import { createDevnetClients, DEVNET_ANVIL_ARGS } from './blocks.ts'
 import { type DevnetContracts, deployDevnet } from './deploy.ts'
+import { type RpcGate, startRpcGate } from './rpc-gate.ts'
 import {
   type CreateSimulatorOptions,
   createSimulator,
@@ -107,7 +108,7 @@ export interface DevnetHandle {
   /** paths of the written devnet.json and consensus facts file */
   devnetFile: string
   consensusFile: string
-  /** Stops the simulator, then anvil. */
+  /** Stops the simulator, then the RPC gate and anvil. */
   stop(): Promise<void>
 }
 
@@ -216,14 +217,18 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
 
   const started = performance.now()
   const anvil = await startAnvil({
-    port: options.port ?? 0,
+    port: 0,
     ...(options.chainId === undefined ? {} : { chainId: options.chainId }),
     timestamp: timeline.genesisTimestamp,
     args: DEVNET_ANVIL_ARGS,
   })
   let simulator: Simulator | undefined
+  let gate: RpcGate | undefined
   try {
-    const { publicClient, testClient } = createDevnetClients(anvil.rpcUrl)
+    // everyone, the simulator too, talks to anvil through the gate: no read overlaps the mining of a block
+    gate = await startRpcGate(anvil.rpcUrl, { port: options.port ?? 0 })
+    const rpcUrl = gate.url
+    const { publicClient, testClient } = createDevnetClients(rpcUrl)
     const history = options.history ?? 'versioned'
     const deployment = await deployDevnet({
       publicClient,
@@ -250,7 +255,7 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
     const contracts = { river, redeemManager, allowlist, oracle, operatorsRegistry, priceFeeds }
     const reportSecond = timeline.reportSecondOfDay
     const file: DevnetFile = {
-      rpc_url: anvil.rpcUrl,
+      rpc_url: rpcUrl,
       chain_id: anvil.chainId,
       contracts,
       allower: { address: allower.address, private_key: allower.privateKey },
@@ -277,7 +282,7 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
     writeFile()
     logger?.info(
       {
-        rpc_url: anvil.rpcUrl,
+        rpc_url: rpcUrl,
         deploy_block: Number(deployment.deployBlock),
         river: deployment.contracts.river,
         devnet_file: devnetFile,
@@ -286,8 +291,9 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
       'devnet contracts deployed',
     )
     const running = simulator
+    const gateInFront = gate
     return {
-      rpcUrl: anvil.rpcUrl,
+      rpcUrl,
       chainId: anvil.chainId,
       contracts,
       allowerAddress: allower.address,
@@ -307,11 +313,13 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
       },
       async stop() {
         await running.stop()
+        await gateInFront.stop()
         await anvil.stop()
       },
     }
   } catch (error) {
     await simulator?.stop().catch(() => undefined)
+    await gate?.stop()
     await anvil.stop()
     throw error
   }

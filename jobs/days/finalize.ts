@@ -146,7 +146,7 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
   )
   const reconciliation = reconcileDay(inputs, summary.all, ownFlows)
   if (reconciliation.violations.length > 0) {
-    throw await unreconciledDayError(db, inputs, key, reconciliation.violations)
+    throw await unreconciledDayError(db, inputs, key, reconciliation.violations, flows)
   }
   const protocol = engineStep(inputs, () =>
     computeProtocolRecord({

@@ -7,6 +7,33 @@ import { type DayInputs, describeReport } from './inputs.ts'
 /** How many wallets a diagnosis names at most. */
 const NAMED_WALLETS = 5
 
+/** LsETH minted (from 0x0) and burned (to 0x0) by the whole protocol over a report's period, as stored. */
+export interface PeriodMintsAndBurns {
+  mints: string
+  burns: string
+}
+
+/**
+ * The report's own supply against its predecessor's and the period's stored mints and burns, in words, when
+ * they disagree (undefined when they agree, or for the chain's first report): every share is minted and burned
+ * by a Transfer log, so the two pool reads and the logs between them must add up. When they do not, the records
+ * cannot reconcile whatever the wallets hold: a pool read answered from another block's state, or a Transfer log
+ * missing from the store.
+ */
+export function supplyFinding(inputs: DayInputs, period: PeriodMintsAndBurns): string | undefined {
+  const previous = inputs.previous?.total_supply
+  if (previous == null) return undefined
+  const expected = BigInt(previous) + BigInt(period.mints) - BigInt(period.burns)
+  const read = BigInt(inputs.report.total_supply)
+  if (expected === read) return undefined
+  return (
+    `the report's supply (read at block ${inputs.report.block_number}, after its transaction) is ${read} shares; ` +
+    `its predecessor's ${previous} plus the period's stored mints ${period.mints} less burns ${period.burns} is ` +
+    `${expected} (${read - expected} apart): the pool reads and the stored Transfer logs disagree (a read ` +
+    `answered from another block's state, or a log missing from the store)`
+  )
+}
+
 /**
  * What the store shows about a run that does not reconcile, in words: the previous day's stored balances
  * against its report's supply (equal when that day was computed: unequal now, its records changed since), and
@@ -15,9 +42,15 @@ const NAMED_WALLETS = 5
  * the store shows neither. A diagnosis that cannot be read says so rather than hiding the day's error.
  *
  * @example
- * await diagnoseReconciliation(db, inputs, key) // ['the previous day's stored balances sum to …']
+ * await diagnoseReconciliation(db, inputs, key, flows) // ['the previous day's stored balances sum to …']
  */
-async function diagnoseReconciliation(db: Queryable, inputs: DayInputs, key: DayKey): Promise<string[]> {
+async function diagnoseReconciliation(
+  db: Queryable,
+  inputs: DayInputs,
+  key: DayKey,
+  period: PeriodMintsAndBurns,
+): Promise<string[]> {
+  const pool = supplyFinding(inputs, period)
   try {
     const found = await createRepos(db).records.reconciliationSuspects(
       key,
@@ -25,7 +58,7 @@ async function diagnoseReconciliation(db: Queryable, inputs: DayInputs, key: Day
       inputs.window,
       NAMED_WALLETS,
     )
-    const findings: string[] = []
+    const findings: string[] = pool ? [pool] : []
     const supply = inputs.previous?.total_supply
     if (
       found.previousBalances !== null &&
@@ -49,21 +82,23 @@ async function diagnoseReconciliation(db: Queryable, inputs: DayInputs, key: Day
     }
     return findings
   } catch (err) {
-    return [`the store could not be read for a diagnosis: ${(err as Error).message}`]
+    return [...(pool ? [pool] : []), `the store could not be read for a diagnosis: ${(err as Error).message}`]
   }
 }
 
 /**
  * The error of a run whose records do not reconcile with its report (`violations`, the engine's words), with
- * the store's diagnosis appended (`diagnoseReconciliation`) and kept in its details.
+ * the diagnosis appended (`supplyFinding` over the period's stored mints and burns `period`, then
+ * `diagnoseReconciliation`) and kept in its details.
  */
 export async function unreconciledDayError(
   db: Queryable,
   inputs: DayInputs,
   key: DayKey,
   violations: readonly string[],
+  period: PeriodMintsAndBurns,
 ): Promise<DayDataError> {
-  const findings = await diagnoseReconciliation(db, inputs, key)
+  const findings = await diagnoseReconciliation(db, inputs, key, period)
   const where = findings.length > 0 ? `. The store shows: ${findings.join('; ')}` : ''
   return new DayDataError(
     `${describeReport(inputs.day)}: the records do not reconcile with the report: ${violations.join('; ')}${where}`,
