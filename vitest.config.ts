@@ -12,6 +12,9 @@ export default defineConfig({
           testTimeout: 30_000,
           setupFiles: ['fixtures/property-setup.ts'],
           sequence: { groupOrder: 0 },
+          // the files of a worker share its loaded modules: a fresh module graph per file cost ~2.7 s of imports a
+          // file (the phase took 133 s for 54 s of tests, 56 s without); no test changes process-wide state
+          isolate: false,
         },
       },
       {
@@ -24,6 +27,8 @@ export default defineConfig({
           pool: 'forks',
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
+          // as the unit project: 421 s for the phase against ~535 s with a fresh fork per file
+          isolate: false,
         },
       },
     ],

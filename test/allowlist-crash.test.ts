@@ -19,7 +19,7 @@ import { migratedTestDatabase, postgresAvailable, REDIS_URL, redisAvailable } fr
 const pgOk = await postgresAvailable()
 const redisOk = pgOk && (await redisAvailable())
 /** SIGKILLs of the worker processes in the process test: bounded in CI, more with FAULT_KILLS. */
-const KILLS = Number(process.env.FAULT_KILLS ?? 6)
+const KILLS = Number(process.env.FAULT_KILLS ?? 3)
 const SEED = Number(process.env.FAULT_SEED ?? 9)
 
 async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000) {

@@ -14,7 +14,7 @@ import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
 const pgOk = await postgresAvailable()
 const DAYS = 24
 /** SIGKILLs per run: bounded in CI, more with FAULT_KILLS. */
-const KILLS = Number(process.env.FAULT_KILLS ?? 6)
+const KILLS = Number(process.env.FAULT_KILLS ?? 3)
 
 describe.runIf(pgOk)(
   'day jobs survive SIGKILLed workers and a Redis restart (BullMQ, Postgres, anvil)',
