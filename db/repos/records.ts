@@ -73,6 +73,12 @@ export interface PeriodFlowRow {
   burns: string
 }
 
+/** LsETH minted (from 0x0) and burned (to 0x0) by the whole protocol over a stretch of the chain, as stored. */
+export interface MintsAndBurns {
+  mints: string
+  burns: string
+}
+
 /** Who a wallet belonged to at a report's block time. */
 export interface AttributionRow {
   address: string
@@ -365,8 +371,8 @@ export function createRecordsRepo(db: Queryable) {
     ): Promise<{
       shards: ShardResult[]
       operators: { operator_index: number; funded: number }[]
-      flows: { mints: string; burns: string }
-      ownFlows: { mints: string; burns: string }
+      flows: MintsAndBurns
+      ownFlows: MintsAndBurns
     }> {
       const [flowsSql, flowsBindings] = mintsAndBurnsQuery(key.chainId, window)
       const [ownSql, ownBindings] = mintsAndBurnsQuery(key.chainId, {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import type { Db } from '../../db/index.ts'
 import { restatementReason } from '../../db/repos/days.ts'
 import { createRepos, inTransaction } from '../../db/repos/index.ts'
-import type { DayKey, ShardResult } from '../../db/repos/records.ts'
+import type { DayKey, MintsAndBurns, ShardResult } from '../../db/repos/records.ts'
 import {
   activeValidatorsPerOperator,
   computeProtocolRecord,
@@ -59,7 +59,7 @@ function engineStep<T>(inputs: DayInputs, step: () => T): T {
 function reconcileDay(
   inputs: DayInputs,
   all: FeeTotals & { wallets: number; balance_lseth: bigint },
-  ownFlows: { mints: string; burns: string },
+  ownFlows: MintsAndBurns,
 ) {
   const { report, ctx } = inputs
   // every share before the report transaction belongs to a holder: the holders' records must add up. Their

@@ -1,17 +1,11 @@
 import type { Queryable } from '../../db/index.ts'
 import { createRepos } from '../../db/repos/index.ts'
-import type { DayKey } from '../../db/repos/records.ts'
+import type { DayKey, MintsAndBurns } from '../../db/repos/records.ts'
 import { DayDataError } from './errors.ts'
 import { type DayInputs, describeReport } from './inputs.ts'
 
 /** How many wallets a diagnosis names at most. */
 const NAMED_WALLETS = 5
-
-/** LsETH minted (from 0x0) and burned (to 0x0) by the whole protocol over a report's period, as stored. */
-export interface PeriodMintsAndBurns {
-  mints: string
-  burns: string
-}
 
 /**
  * The report's own supply against its predecessor's and the period's stored mints and burns, in words, when
@@ -20,7 +14,7 @@ export interface PeriodMintsAndBurns {
  * cannot reconcile whatever the wallets hold: a pool read answered from another block's state, or a Transfer log
  * missing from the store.
  */
-export function supplyFinding(inputs: DayInputs, period: PeriodMintsAndBurns): string | undefined {
+export function supplyFinding(inputs: DayInputs, period: MintsAndBurns): string | undefined {
   const previous = inputs.previous?.total_supply
   if (previous == null) return undefined
   const expected = BigInt(previous) + BigInt(period.mints) - BigInt(period.burns)
@@ -35,11 +29,12 @@ export function supplyFinding(inputs: DayInputs, period: PeriodMintsAndBurns): s
 }
 
 /**
- * What the store shows about a run that does not reconcile, in words: the previous day's stored balances
- * against its report's supply (equal when that day was computed: unequal now, its records changed since), and
- * the wallets of this run whose balance is not their previous balance plus the period's transfers as stored now
- * (what the run read is not what the store holds: a read that missed a write, or a write since). Empty when
- * the store shows neither. A diagnosis that cannot be read says so rather than hiding the day's error.
+ * What the store shows about a run that does not reconcile, in words: the report's supply against the period's
+ * stored mints and burns (`supplyFinding`), the previous day's stored balances against its report's supply
+ * (equal when that day was computed: unequal now, its records changed since), and the wallets of this run whose
+ * balance is not their previous balance plus the period's transfers as stored now (what the run read is not what
+ * the store holds: a read that missed a write, or a write since). Empty when the store shows none of these. A
+ * diagnosis that cannot be read says so rather than hiding the day's error.
  *
  * @example
  * await diagnoseReconciliation(db, inputs, key, flows) // ['the previous day's stored balances sum to …']
@@ -48,7 +43,7 @@ async function diagnoseReconciliation(
   db: Queryable,
   inputs: DayInputs,
   key: DayKey,
-  period: PeriodMintsAndBurns,
+  period: MintsAndBurns,
 ): Promise<string[]> {
   const pool = supplyFinding(inputs, period)
   try {
@@ -96,7 +91,7 @@ export async function unreconciledDayError(
   inputs: DayInputs,
   key: DayKey,
   violations: readonly string[],
-  period: PeriodMintsAndBurns,
+  period: MintsAndBurns,
 ): Promise<DayDataError> {
   const findings = await diagnoseReconciliation(db, inputs, key, period)
   const where = findings.length > 0 ? `. The store shows: ${findings.join('; ')}` : ''
