@@ -12,6 +12,7 @@
  */
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { text } from 'node:stream/consumers'
 
 /** A running gate: its URL (what the devnet publishes) and how to stop it. */
 export interface RpcGate {
@@ -82,15 +83,6 @@ export function createReadWriteGate() {
   }
 }
 
-function readBody(request: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-    request.on('error', reject)
-  })
-}
-
 /**
  * Starts the gate on 127.0.0.1 (`port`, default 0: a free port) in front of `upstream` (anvil's URL). An
  * upstream that cannot be reached answers 502 with a JSON-RPC error.
@@ -103,7 +95,7 @@ export async function startRpcGate(upstream: string, options: { port?: number } 
   const gate = createReadWriteGate()
   const server = http.createServer(async (request, response) => {
     try {
-      const body = await readBody(request)
+      const body = await text(request)
       const forward = async () => {
         const answer = await fetch(upstream, {
           method: request.method ?? 'POST',

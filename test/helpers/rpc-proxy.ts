@@ -13,6 +13,7 @@
  */
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { text } from 'node:stream/consumers'
 import { createRng } from '../../devnet/rng.ts'
 
 /** One JSON-RPC call as the proxy sees it. */
@@ -109,15 +110,6 @@ function emptyStats(): RpcProxyStats {
   }
 }
 
-function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-    req.on('error', reject)
-  })
-}
-
 function isCall(value: unknown): value is RpcCall {
   return typeof value === 'object' && value !== null && typeof (value as RpcCall).method === 'string'
 }
@@ -186,7 +178,7 @@ export function createRpcProxy(options: RpcProxyOptions): RpcProxy {
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const body = await readBody(req)
+    const body = await text(req)
     stats.requests++
     // Three draws per request whatever the configuration, so the fault sequence depends on the seed only.
     const drawDrop = random()
