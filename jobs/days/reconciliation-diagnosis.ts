@@ -29,23 +29,16 @@ export function supplyFinding(inputs: DayInputs, period: MintsAndBurns): string 
 }
 
 /**
- * What the store shows about a run that does not reconcile, in words: the report's supply against the period's
- * stored mints and burns (`supplyFinding`), the previous day's stored balances against its report's supply
- * (equal when that day was computed: unequal now, its records changed since), and the wallets of this run whose
- * balance is not their previous balance plus the period's transfers as stored now (what the run read is not what
- * the store holds: a read that missed a write, or a write since). Empty when the store shows none of these. A
- * diagnosis that cannot be read says so rather than hiding the day's error.
+ * What the store shows about a run that does not reconcile, in words: the previous day's stored balances against
+ * its report's supply (equal when that day was computed: unequal now, its records changed since), and the wallets
+ * of this run whose balance is not their previous balance plus the period's transfers as stored now (what the run
+ * read is not what the store holds: a read that missed a write, or a write since). Empty when the store shows
+ * neither. A diagnosis that cannot be read says so rather than hiding the day's error.
  *
  * @example
- * await diagnoseReconciliation(db, inputs, key, flows) // ['the previous day's stored balances sum to …']
+ * await diagnoseReconciliation(db, inputs, key) // ['the previous day's stored balances sum to …']
  */
-async function diagnoseReconciliation(
-  db: Queryable,
-  inputs: DayInputs,
-  key: DayKey,
-  period: MintsAndBurns,
-): Promise<string[]> {
-  const pool = supplyFinding(inputs, period)
+async function diagnoseReconciliation(db: Queryable, inputs: DayInputs, key: DayKey): Promise<string[]> {
   try {
     const found = await createRepos(db).records.reconciliationSuspects(
       key,
@@ -53,7 +46,7 @@ async function diagnoseReconciliation(
       inputs.window,
       NAMED_WALLETS,
     )
-    const findings: string[] = pool ? [pool] : []
+    const findings: string[] = []
     const supply = inputs.previous?.total_supply
     if (
       found.previousBalances !== null &&
@@ -77,7 +70,7 @@ async function diagnoseReconciliation(
     }
     return findings
   } catch (err) {
-    return [...(pool ? [pool] : []), `the store could not be read for a diagnosis: ${(err as Error).message}`]
+    return [`the store could not be read for a diagnosis: ${(err as Error).message}`]
   }
 }
 
@@ -93,7 +86,8 @@ export async function unreconciledDayError(
   violations: readonly string[],
   period: MintsAndBurns,
 ): Promise<DayDataError> {
-  const findings = await diagnoseReconciliation(db, inputs, key, period)
+  const pool = supplyFinding(inputs, period)
+  const findings = [...(pool ? [pool] : []), ...(await diagnoseReconciliation(db, inputs, key))]
   const where = findings.length > 0 ? `. The store shows: ${findings.join('; ')}` : ''
   return new DayDataError(
     `${describeReport(inputs.day)}: the records do not reconcile with the report: ${violations.join('; ')}${where}`,
