@@ -5,6 +5,7 @@ import type { Logger } from '../common/logger.ts'
 import type { Db } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { createServiceMetrics, type ServiceMetrics } from '../metrics/index.ts'
+import { registerImpersonation } from './auth/impersonation.ts'
 import { authPlugin } from './auth/plugin.ts'
 import type { SigningKeys } from './auth/signing-keys.ts'
 import { registerMetrics } from './metrics.ts'
@@ -40,6 +41,7 @@ function registerServiceMetrics(app: FastifyInstance, ctx: ApiContext): void {
       rpcUrl: ctx.config.rpcUrl,
       redisUrl: ctx.config.redisUrl,
       queuePrefix: ctx.config.queuePrefix,
+      tenantLabels: ctx.config.metricsTenantLabels,
     })
   if (!ctx.metrics) app.addHook('onClose', () => metrics.close())
   registerMetrics(app, { metrics, token: ctx.config.metricsToken })
@@ -82,11 +84,14 @@ export async function buildApp(ctx: ApiContext): Promise<FastifyInstance> {
     audience: ctx.config.baseUrl,
   })
   documentBearerSecurity(app)
+  const repos = createRepos(ctx.db)
+  // Impersonate-Org honoured where a route declares it, refused (400) everywhere else
+  registerImpersonation(app, { repos })
 
   await registerRoutes(app, {
     config: ctx.config,
     db: ctx.db,
-    repos: createRepos(ctx.db),
+    repos,
     signingKeys: ctx.signingKeys,
   })
   return app

@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'vitest'
 import { toAddress } from '../common/address.ts'
 import { ERROR_REASONS, NotFoundError, StateError, ValidationError } from '../common/errors.ts'
+import { FeeScheduleError, InvalidInputError, RedeemStateError, ReportRangeError } from '../engine/index.ts'
+import { toErrorReply } from './error-reply.ts'
 import { apiErrorOf, ERROR_CATALOG, REASON_CODES } from './errors.ts'
 
 describe('REASON_CODES', () => {
@@ -19,6 +21,22 @@ describe('REASON_CODES', () => {
 })
 
 describe('apiErrorOf', () => {
+  test('behavior: an engine input error is 400 with its message (a range one IR4001) whatever threw it; engine faults are not mapped', () => {
+    expect(
+      toErrorReply(new InvalidInputError('timestamp must be a non-negative integer of unix seconds')),
+    ).toEqual({
+      http: 400,
+      body: { message: 'timestamp must be a non-negative integer of unix seconds', status: 'IR1000' },
+      headers: {},
+    })
+    expect(toErrorReply(new ReportRangeError('from is after to')).body).toEqual({
+      message: 'from is after to',
+      status: 'IR4001',
+    })
+    expect(apiErrorOf(new FeeScheduleError('shares sum to 0.99'))).toBeUndefined()
+    expect(toErrorReply(new RedeemStateError('claim exceeds the request')).http).toBe(500)
+  })
+
   test('behavior: a domain error keeps its message and takes the code and status of its reason', () => {
     const notFound = apiErrorOf(new NotFoundError('account "a" not found', { reason: 'account_not_found' }))
     expect([notFound?.code, notFound?.http, notFound?.message]).toEqual([

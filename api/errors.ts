@@ -1,4 +1,5 @@
 import { DomainError, type ErrorReason, LsReportError } from '../common/errors.ts'
+import { InvalidInputError, ReportRangeError } from '../engine/index.ts'
 
 /**
  * The error catalog: every `IR####` code the API answers with, its HTTP status and meaning.
@@ -23,6 +24,7 @@ export const ERROR_CATALOG = {
   IR2006: { http: 400, meaning: 'Token request: unsupported_grant_type (only client_credentials).' },
   IR2007: { http: 400, meaning: 'Token request: invalid_scope (a scope the client does not have).' },
   IR2008: { http: 403, meaning: 'Impersonation refused: no delegation to your org, or no such org.' },
+  IR2009: { http: 400, meaning: 'Impersonate-Org sent to a route that does not honour it.' },
   IR3000: { http: 404, meaning: 'Account not found.' },
   IR3001: { http: 400, meaning: 'Account key is empty or longer than 256 characters.' },
   IR3002: { http: 400, meaning: 'An account with this key already exists in the organization.' },
@@ -43,6 +45,11 @@ export const ERROR_CATALOG = {
   IR3600: { http: 404, meaning: 'Webhook not found.' },
   IR3601: { http: 400, meaning: 'Webhook URL refused: not http(s), has credentials, or a private address.' },
   IR3602: { http: 404, meaning: 'Webhook delivery not found.' },
+  IR3700: {
+    http: 400,
+    meaning:
+      'A tenant limit was reached (webhooks per organization, API clients, secrets per client): the message names it.',
+  },
   IR4000: { http: 404, meaning: 'No computed report for this date (none yet, or before the first report).' },
   IR4001: { http: 400, meaning: 'Invalid date range: from after to, outside the reports, or too long.' },
   IR5000: { http: 500, meaning: 'Internal error (details are logged with the request id, never returned).' },
@@ -91,18 +98,27 @@ export const REASON_CODES = {
   account_final: 'IR3005',
   wallet_transition: 'IR3105',
   allowlist_not_permitted: 'IR3104',
+  tenant_limit: 'IR3700',
 } as const satisfies Record<ErrorReason, ErrorCode>
 
 /**
- * The API error a domain error answers with (same message, the code of its reason), or undefined for any
- * other error.
+ * The one mapping of input errors to the catalog: a domain error answers with the code of its reason, an
+ * engine `InvalidInputError` (a date, amount or range a calculator refused) with 400 IR1000, its
+ * `ReportRangeError` with 400 IR4001, each with its message; undefined for any other error (the engine's
+ * operator and data faults, FeeScheduleError and RedeemStateError, stay 500). Whichever route an input error
+ * escapes from, the error handler answers it through this (api/error-reply.ts): never a 5xx.
  *
  * @example
  * apiErrorOf(new NotFoundError('account "a" not found', { reason: 'account_not_found' }))?.code // 'IR3000'
+ * apiErrorOf(new InvalidInputError('timestamp must be non-negative'))?.code // 'IR1000'
  */
 export function apiErrorOf(err: unknown): ApiError | undefined {
-  if (!(err instanceof DomainError)) return undefined
-  return new ApiError(REASON_CODES[err.reason], err.message, { details: err.details ?? {}, cause: err })
+  if (err instanceof DomainError) {
+    return new ApiError(REASON_CODES[err.reason], err.message, { details: err.details ?? {}, cause: err })
+  }
+  if (err instanceof ReportRangeError) return new ApiError('IR4001', err.message, { cause: err })
+  if (err instanceof InvalidInputError) return new ApiError('IR1000', err.message, { cause: err })
+  return undefined
 }
 
 /** The body of every non-2xx response. */

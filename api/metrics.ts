@@ -48,6 +48,28 @@ function observeLatency(latency: Histogram<keyof LatencyLabels>, route: string) 
 }
 
 /**
+ * With METRICS_TOKEN set, a scrape's token is budgeted like the token endpoint's secrets: a wrong or missing
+ * one counts against its address's budget of requests refused by authentication (`app.authFailures`, the
+ * rate-limit store: RATE_LIMIT_MAX per RATE_LIMIT_WINDOW_MS), and over it the address answers 429 IR1005
+ * before its token is compared, even a right one. Throws the refusal; returns when the token is right.
+ */
+async function refuseWrongTokens(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  check: ReturnType<typeof metricsTokenCheck>,
+): Promise<void> {
+  const wait = await app.authFailures.blocked(request)
+  if (wait !== undefined) throw app.authFailures.tooMany(wait)
+  const authorized = check(request.headers.authorization)
+  if (authorized === 'ok') return
+  const retryAfter = await app.authFailures.record(request)
+  if (retryAfter !== undefined) throw app.authFailures.tooMany(retryAfter)
+  if (authorized === 'missing')
+    throw new ApiError('IR2000', 'missing bearer token: send Authorization: Bearer <METRICS_TOKEN>')
+  throw new ApiError('IR2001', 'invalid metrics token')
+}
+
+/**
  * GET /metrics (Prometheus text format, hidden from the OpenAPI document, not rate limited), onResponse
  * hooks (one per route, one for the requests no route matched) observing
  * `lsreport_http_request_duration_seconds{method, route, status_class}` and one
@@ -55,7 +77,8 @@ function observeLatency(latency: Histogram<keyof LatencyLabels>, route: string) 
  * the connection before its answer: it has no status and no response time): the route is the template
  * (`/v0/platform/accounts/:key`), `unmatched` for a 404 without route, never the raw URL. Without `token`
  * the endpoint is public (like /health: keep the port off the internet or scrape through a private network);
- * with it, a scrape must send `Authorization: Bearer <token>`.
+ * with it, a scrape must send `Authorization: Bearer <token>`, and wrong tokens are budgeted per address
+ * (`refuseWrongTokens`).
  *
  * @example
  * registerMetrics(app, { metrics, token: config.metricsToken })
@@ -106,10 +129,7 @@ export function registerMetrics(
 
   const check = metricsTokenCheck(options.token)
   app.get('/metrics', { schema: { hide: true }, config: { rateLimit: false } }, async (request, reply) => {
-    const authorized = check(request.headers.authorization)
-    if (authorized === 'missing')
-      throw new ApiError('IR2000', 'missing bearer token: send Authorization: Bearer <METRICS_TOKEN>')
-    if (authorized === 'invalid') throw new ApiError('IR2001', 'invalid metrics token')
+    if (options.token !== undefined) await refuseWrongTokens(app, request, check)
     const text = await metrics.scrape()
     return reply.header('content-type', metrics.registry.contentType).send(text)
   })

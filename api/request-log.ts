@@ -5,6 +5,7 @@ import {
   type FastifyRequest,
   LogController,
 } from 'fastify'
+import { redactUrl } from '../common/redact-url.ts'
 import { RequestLogger } from './request-logger.ts'
 
 /** The longest URL written whole to the access log; a longer one is cut there (`url_truncated: true`). */
@@ -17,7 +18,9 @@ export const ACCESS_LOG_MAX_URL = 2048
  * object literal, built once per line (fields left undefined are not written).
  */
 function requestFields(request: FastifyRequest, requestId: string | undefined, reply?: FastifyReply) {
-  const url = request.url
+  // the values of secret query parameters (access_token, client_secret, ...) never reach the log; redacted
+  // before the cut, so a cut cannot leave part of a secret behind its name
+  const url = redactUrl(request.url)
   const cut = url.length > ACCESS_LOG_MAX_URL
   const auth = request.auth
   return {
@@ -55,8 +58,9 @@ function lineOf(request: FastifyRequest, reply: FastifyReply) {
 /**
  * The API's access log, as Fastify's log controller: one line per request, when it ends, with
  * `{request_id, method, url, route, status_code, response_ms}` and, for a request with a verified token,
- * `client_id` and `org_id` (a URL longer than ACCESS_LOG_MAX_URL is cut there, with `url_truncated: true`:
- * a client cannot make every line 16 KiB):
+ * `client_id` and `org_id` (the values of secret query parameters replaced by `[redacted]`: common/redact-url.ts;
+ * a URL longer than ACCESS_LOG_MAX_URL is cut there, with `url_truncated: true`: a client cannot make every line
+ * 16 KiB):
  * - "request answered" (`info`) when the response was sent (`error` with the error when sending it failed);
  * - "response failed" (`error`, with the error) when the answer's body broke after its headers were sent;
  * - "request aborted" (`info`) when the client went away first (`logAbortedRequests`).

@@ -52,7 +52,9 @@ export function chainFor(chainId: number, rpcUrl: string): Chain {
 
 /**
  * A viem PublicClient over the plain `http` transport: JSON-RPC batching off (one request per call, so a
- * failure hits one call), an explicit timeout, and viem's retries off by default (see `retryCount`).
+ * failure hits one call), an explicit timeout, viem's retries off by default (see `retryCount`), and no cache
+ * of the head: viem keeps `getBlockNumber`'s answer for its polling interval (4 s) by default, so a read "at
+ * the head" could be pinned to a block from before an upgrade or a role change that is already mined.
  *
  * @example
  * const client = createChainClient({ rpcUrl: 'http://127.0.0.1:8545', chainId: 31337 })
@@ -64,8 +66,8 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
     timeout: options.timeoutMs ?? 30_000,
     retryCount: options.retryCount ?? 0,
   })
-  if (options.chainId === undefined) return createPublicClient({ transport })
-  return createPublicClient({ chain: chainFor(options.chainId, options.rpcUrl), transport })
+  if (options.chainId === undefined) return createPublicClient({ transport, cacheTime: 0 })
+  return createPublicClient({ chain: chainFor(options.chainId, options.rpcUrl), transport, cacheTime: 0 })
 }
 
 export interface WriteClientOptions {

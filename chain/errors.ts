@@ -103,3 +103,11 @@ export class ConsensusUnavailableError extends ChainError {
 export class AllowlistWriteRefusedError extends ChainError {
   override name = 'AllowlistWriteRefusedError'
 }
+
+/**
+ * A transaction sent has no receipt within the wait: it may still be mined (the next pass settles it by its
+ * hash). Retryable.
+ */
+export class ReceiptTimeoutError extends ChainError {
+  override name = 'ReceiptTimeoutError'
+}

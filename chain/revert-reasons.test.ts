@@ -1,3 +1,5 @@
+import fs from 'node:fs'
+import path from 'node:path'
 import {
   type BaseError,
   ContractFunctionExecutionError,
@@ -5,16 +7,50 @@ import {
   encodeErrorResult,
   getAddress,
   type Hex,
+  toFunctionSelector,
 } from 'viem'
 import { describe, expect, test } from 'vitest'
 import { allowlistAbi } from './abi.ts'
-import { allowlistErrorsAbi, decodeRevertData, REVERT_MEANINGS, revertReasonOf } from './revert-reasons.ts'
+import {
+  allowlistErrorsAbi,
+  decodeRevertData,
+  REVERT_MEANINGS,
+  revertDataVerdict,
+  revertReasonOf,
+} from './revert-reasons.ts'
+
+/** An ABI's error entry. */
+interface AbiError {
+  type: 'error'
+  name: string
+  inputs: readonly { type: string }[]
+}
+
+/** The protocol's real ABIs of what an Allowlist write meets: every Allowlist version, the firewall, the proxy. */
+function realAllowlistWriteErrors(): { file: string; error: AbiError }[] {
+  const out: { file: string; error: AbiError }[] = []
+  const root = path.resolve(import.meta.dirname, '../fixtures/protocol')
+  for (const network of ['mainnet', 'hoodi']) {
+    for (const file of fs.readdirSync(path.join(root, network))) {
+      if (!/^(AllowlistV1_Implementation_.*|AllowlistFirewall|Allowlist_Proxy)\.json$/.test(file)) continue
+      const { abi } = JSON.parse(fs.readFileSync(path.join(root, network, file), 'utf8')) as {
+        abi: { type: string }[]
+      }
+      for (const item of abi)
+        if (item.type === 'error') out.push({ file: `${network}/${file}`, error: item as AbiError })
+    }
+  }
+  return out
+}
+
+/** An error's signature, e.g. `Unauthorized(address)`. */
+const signatureOf = (e: AbiError) => `${e.name}(${e.inputs.map((i) => i.type).join(',')})`
 
 const CALLER = getAddress('0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266')
 
-/** Example arguments for each error of the ABI (address arguments get CALLER). */
+/** Example arguments for each error of the ABI (address arguments get CALLER, numbers 1). */
 function argsOf(item: (typeof allowlistErrorsAbi)[number]): readonly unknown[] {
-  return item.inputs.map(() => CALLER)
+  return item.inputs.map((input) => (input.type === 'address' ? CALLER : 1n))
 }
 
 describe('revert reasons', () => {
@@ -62,5 +98,43 @@ describe('revert reasons', () => {
     })
     expect(revertReasonOf(err)).toBe(`Denied(${CALLER}): ${REVERT_MEANINGS.Denied}`)
     expect(revertReasonOf(new Error('socket hang up'))).toBe('socket hang up')
+  })
+
+  test('behavior: every custom error of every real Allowlist version, its firewall and its proxy decodes by name', () => {
+    const real = realAllowlistWriteErrors()
+    expect(real.length).toBeGreaterThan(10)
+    const ours = new Set(allowlistErrorsAbi.map((e) => toFunctionSelector(signatureOf(e as AbiError))))
+    const missing = real.filter(({ error }) => !ours.has(toFunctionSelector(signatureOf(error))))
+    expect(missing.map(({ file, error }) => `${file}: ${signatureOf(error)}`)).toEqual([])
+  })
+
+  test('behavior: a revert is final only when no retry can change it (a malformed call, a denied address)', () => {
+    const verdict = (name: (typeof allowlistErrorsAbi)[number]['name']) => {
+      const item = allowlistErrorsAbi.find((e) => e.name === name)!
+      return revertDataVerdict(
+        encodeErrorResult({ abi: [item], errorName: name, args: argsOf(item) } as never),
+      ).final
+    }
+    for (const name of [
+      'InvalidZeroAddress',
+      'AttemptToSetDenyPermission',
+      'AttemptToRemoveDenyPermission',
+      'Denied',
+      'InvalidCount',
+      'MismatchedAlloweeAndStatusCount',
+    ] as const) {
+      expect([name, verdict(name)]).toEqual([name, true])
+    }
+    for (const name of [
+      'Unauthorized',
+      'CallWhenPaused',
+      'InvalidInitialization',
+      'AdminCannotCallImplementation',
+    ] as const) {
+      expect([name, verdict(name)]).toEqual([name, false])
+    }
+    // the revert seen in the field: a write the contract did not know (an upgrade since the route was read)
+    expect(revertDataVerdict('0x')).toEqual({ reason: 'reverted without a reason', final: false })
+    expect(revertDataVerdict('0xdeadbeef').final).toBe(false)
   })
 })

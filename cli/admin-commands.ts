@@ -7,7 +7,7 @@ const admin = () => import('./admin.ts')
 
 /**
  * Registers the operator's admin commands on `program`: `orgs create|delegate|undelegate`,
- * `clients create|add-secret|revoke`, `accounts deny` (their work is in cli/admin.ts, imported when one runs).
+ * `clients create|add-secret|revoke-old-secrets|revoke`, `accounts deny` (their work is in cli/admin.ts, imported when one runs).
  * Each prints a record for a person, or one JSON line with `--json`.
  *
  * @example
@@ -83,11 +83,11 @@ export function registerAdminCommands(program: Command, withContext: WithContext
         printResult(
           opts,
           'client created (the secret is shown this once)',
-          await (await admin()).createClient(ctx.dbh.db, {
-            orgId: opts.org,
-            scopes: opts.scopes,
-            ...(opts.name ? { name: opts.name } : {}),
-          }),
+          await (await admin()).createClient(
+            ctx.dbh.db,
+            { orgId: opts.org, scopes: opts.scopes, ...(opts.name ? { name: opts.name } : {}) },
+            ctx.config.limits,
+          ),
         ),
       ),
     )
@@ -101,7 +101,21 @@ export function registerAdminCommands(program: Command, withContext: WithContext
         printResult(
           opts,
           'secret added (shown this once)',
-          await (await admin()).addClientSecret(ctx.dbh.db, clientId),
+          await (await admin()).addClientSecret(ctx.dbh.db, clientId, ctx.config.limits),
+        ),
+      ),
+    )
+  clients
+    .command('revoke-old-secrets')
+    .description('Revoke every secret of a client but the newest (the end of a rotation)')
+    .argument('<client_id>')
+    .option('--json', 'print {client_id, secrets_revoked} as one JSON line')
+    .action((clientId: string, opts: { json?: boolean }) =>
+      withContext(async (ctx) =>
+        printResult(
+          opts,
+          'older secrets revoked',
+          await (await admin()).revokeOldClientSecrets(ctx.dbh.db, clientId),
         ),
       ),
     )

@@ -4,6 +4,7 @@ import { CLIENT_STATUS_TTL_MS } from '../api/auth/revocation.ts'
 import { parseScopes, SCOPES, type Scope } from '../api/auth/scopes.ts'
 import { hashSecret, newClientCredentials } from '../api/auth/secrets.ts'
 import { toAddress } from '../common/address.ts'
+import { DEFAULT_TENANT_LIMITS, type TenantLimits } from '../common/config.ts'
 import { ValidationError } from '../common/errors.ts'
 import type { Db } from '../db/index.ts'
 import { createRepos, type OrgRow } from '../db/repos/index.ts'
@@ -46,8 +47,15 @@ export async function undelegateOrg(db: Db, input: { orgId: string; delegateOrgI
   return createDelegations(db).undelegate(input.orgId, input.delegateOrgId, 'operator')
 }
 
-/** `lsreport clients create`: the secret is returned once and stored only as a scrypt hash. */
-export async function createClient(db: Db, input: { orgId: string; scopes: string; name?: string }) {
+/**
+ * `lsreport clients create`: the secret is returned once and stored only as a scrypt hash. Refused past the
+ * organization's MAX_CLIENTS_PER_ORG live clients (`limits`, default DEFAULT_TENANT_LIMITS).
+ */
+export async function createClient(
+  db: Db,
+  input: { orgId: string; scopes: string; name?: string },
+  limits: Pick<TenantLimits, 'clientsPerOrg'> = DEFAULT_TENANT_LIMITS,
+) {
   const repos = createRepos(db)
   const org = await repos.orgs.get(input.orgId)
   if (!org) throw new ValidationError(`org ${input.orgId} not found`)
@@ -63,19 +71,40 @@ export async function createClient(db: Db, input: { orgId: string; scopes: strin
     name: input.name ?? `${org.name} client`,
     scopes,
     secretHash: await hashSecret(clientSecret),
+    limit: limits.clientsPerOrg,
   })
   return { client_id: clientId, client_secret: clientSecret, scopes: scopes.join(' '), org_id: org.id }
 }
 
-/** `lsreport clients add-secret`: a second secret for rotation (the old one works until the client is revoked). */
-export async function addClientSecret(db: Db, clientId: string) {
+/**
+ * `lsreport clients add-secret`: another secret for rotation (the old ones work until revoked with
+ * `revokeOldClientSecrets` or with the client). Refused past MAX_SECRETS_PER_CLIENT live secrets (`limits`).
+ */
+export async function addClientSecret(
+  db: Db,
+  clientId: string,
+  limits: Pick<TenantLimits, 'secretsPerClient'> = DEFAULT_TENANT_LIMITS,
+) {
+  const { clientSecret } = newClientCredentials()
+  const added = await createRepos(db).clients.addSecret(
+    clientId,
+    await hashSecret(clientSecret),
+    limits.secretsPerClient,
+  )
+  if (!added) throw new ValidationError(`client ${clientId} not found or revoked`)
+  return { client_id: clientId, client_secret: clientSecret }
+}
+
+/**
+ * `lsreport clients revoke-old-secrets`: the end of a rotation, every live secret of the client but the newest
+ * is revoked (no new token with them; tokens issued before stay valid until they expire).
+ */
+export async function revokeOldClientSecrets(db: Db, clientId: string) {
   const repos = createRepos(db)
   const client = await repos.clients.get(clientId)
   if (!client || client.revoked_at !== null)
     throw new ValidationError(`client ${clientId} not found or revoked`)
-  const { clientSecret } = newClientCredentials()
-  await repos.clients.addSecret(clientId, await hashSecret(clientSecret))
-  return { client_id: clientId, client_secret: clientSecret }
+  return { client_id: clientId, secrets_revoked: await repos.clients.revokeOlderSecrets(clientId) }
 }
 
 /**

@@ -1,8 +1,10 @@
 import path from 'node:path'
+import { signingKeySecret } from '../api/auth/key-secret.ts'
 import { type Config, loadConfig } from '../common/config.ts'
 import { createLogger, type Logger } from '../common/logger.ts'
+import { memoizeSuccess } from '../common/memo.ts'
 import { createShutdown, type Shutdown } from '../common/shutdown.ts'
-import { type DbHandle, migrate, openDb } from '../db/index.ts'
+import { type DbHandle, type MigrationOptions, migrate, openDb } from '../db/index.ts'
 import { lockDataDir } from '../db/lock.ts'
 
 /** What every command starts from: config, logger, shutdown registry, database. */
@@ -50,8 +52,19 @@ export async function createContext(
     release?.()
   })
   if (options.migrate) {
-    const applied = await migrate(dbh.db)
+    const applied = await migrate(dbh.db, migrationOptions(config))
     if (applied.length > 0) logger.info({ migrations: applied, backend: dbh.backend }, 'migrations applied')
   }
   return { config, logger, shutdown, dbh }
+}
+
+/**
+ * What every command that migrates gives the migrations: the sealing key (SIGNING_KEY_SECRET, or the embedded
+ * database's own), read only when a migration has secrets to seal (017).
+ *
+ * @example
+ * await migrate(ctx.dbh.db, migrationOptions(ctx.config))
+ */
+export function migrationOptions(config: Config): MigrationOptions {
+  return { sealingKey: memoizeSuccess(() => signingKeySecret(config)) }
 }

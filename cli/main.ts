@@ -215,8 +215,11 @@ program
   .action(() =>
     withContext(
       async (ctx) => {
-        const { migrate } = await import('../db/index.ts')
-        const applied = await migrate(ctx.dbh.db)
+        const [{ migrate }, { migrationOptions }] = await Promise.all([
+          import('../db/index.ts'),
+          import('./context.ts'),
+        ])
+        const applied = await migrate(ctx.dbh.db, migrationOptions(ctx.config))
         // keys made before the key rules: listed, never changed (db/migrations/010_account_key_problems.ts)
         const [problems] = await ctx.dbh.db('account_key_problems').count<{ n: string }[]>({ n: '*' })
         const accountKeyProblems = Number(problems?.n ?? 0)

@@ -19,7 +19,14 @@ function refusingKeys(tokenTtlSeconds: number): SigningKeys {
   const refuse = async (): Promise<never> => {
     throw new LsReportError(`${PURPOSE} is built without signing keys`)
   }
-  return { tokenTtlSeconds, current: refuse, verificationKey: refuse, jwks: refuse }
+  return {
+    tokenTtlSeconds,
+    current: refuse,
+    verificationKey: refuse,
+    jwks: refuse,
+    keyStatusNow: () => undefined,
+    keyStatus: refuse,
+  }
 }
 
 /**

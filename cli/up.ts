@@ -3,8 +3,10 @@
 import path from 'node:path'
 import v8 from 'node:v8'
 import cliProgress from 'cli-progress'
+import { signingKeySecret } from '../api/auth/key-secret.ts'
 import { openSigningKeys } from '../api/auth/signing-keys.ts'
 import { startServer } from '../api/server.ts'
+import { memoizeSuccess } from '../common/memo.ts'
 import { migrate } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
 import type { DaySummary, LaunchedDevnet } from '../devnet/index.ts'
@@ -12,7 +14,7 @@ import type { ChainSetup } from '../jobs/index.ts'
 import type { Processor } from '../jobs/runner.ts'
 import { createServiceMetrics, instrumentProcessors, type ServiceMetrics } from '../metrics/index.ts'
 import { type DemoAccount, type DemoClient, ensureDemoClient } from './admin.ts'
-import { type Context, createContext } from './context.ts'
+import { type Context, createContext, migrationOptions } from './context.ts'
 
 /** The demo account's key, and how many devnet wallets it holds. */
 export const DEMO_ACCOUNT_KEY = 'demo'
@@ -129,6 +131,8 @@ export async function buildJobs(
     confirmations: ctx.config.confirmations,
     shardWallets: ctx.config.dayShardWallets,
     webhooks: ctx.config.webhooks,
+    // the webhook secrets are sealed under the API's SIGNING_KEY_SECRET: read when the first delivery needs it
+    webhookSealingKey: memoizeSuccess(() => signingKeySecret(ctx.config)),
   })
   // the doctor's checks: a wrong chain or a node without historical state stops here, with its message
   await assertChainReady(ctx.config, chain, jobs.client, ctx.logger)
@@ -239,7 +243,7 @@ export async function up(env: NodeJS.ProcessEnv): Promise<void> {
   ctx.shutdown.installSignalHandlers()
   const { config } = ctx
 
-  const applied = await migrate(ctx.dbh.db)
+  const applied = await migrate(ctx.dbh.db, migrationOptions(config))
   if (applied.length > 0)
     ctx.logger.info({ migrations: applied, backend: ctx.dbh.backend }, 'migrations applied')
   const where =
@@ -260,6 +264,7 @@ export async function up(env: NodeJS.ProcessEnv): Promise<void> {
     rpcUrl: config.rpcUrl,
     redisUrl: config.redisUrl,
     queuePrefix: config.queuePrefix,
+    tenantLabels: config.metricsTenantLabels,
   })
   ctx.shutdown.add('metrics', () => metrics.close())
   const url = await startApi(ctx, metrics)

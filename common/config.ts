@@ -86,10 +86,37 @@ export interface Config {
   /** Bearer token GET /metrics requires (METRICS_TOKEN); undefined: /metrics is public. */
   metricsToken: string | undefined
   /**
+   * METRICS_TENANT_LABELS=1: /metrics also shows per-tenant series (`org_id` labels, docs/metrics.md); default
+   * 0: no label of any series names an organization or a client.
+   */
+  metricsTenantLabels: boolean
+  /** What one tenant may create (`TenantLimits`): past a limit, the create is refused (400 IR3700, CLI exit 1). */
+  limits: TenantLimits
+  /**
    * DB_STALL_MS: how long a Postgres query may hear nothing before its connection counts as lost; undefined
    * leaves each command its default (`lsreport api` 15 s, the others 120 s).
    */
   dbStallMs: number | undefined
+}
+
+/**
+ * What one tenant may create, each refused past its limit with a message naming it (docs/operations.md
+ * "Tenant limits"): webhook subscriptions per organization (MAX_WEBHOOKS_PER_ORG, default 25: every event fans
+ * out to each), live API clients per organization (MAX_CLIENTS_PER_ORG, default 20; revoked ones do not count)
+ * and live secrets per client (MAX_SECRETS_PER_CLIENT, default 2, at most 5: a rotation's old and new; the token
+ * endpoint checks a presented secret against this many candidates whatever the client has).
+ */
+export interface TenantLimits {
+  webhooksPerOrg: number
+  clientsPerOrg: number
+  secretsPerClient: number
+}
+
+/** The limits when no variable sets them. */
+export const DEFAULT_TENANT_LIMITS: TenantLimits = {
+  webhooksPerOrg: 25,
+  clientsPerOrg: 20,
+  secretsPerClient: 2,
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -272,6 +299,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       breakerProbeMs: readInt(env, 'WEBHOOK_BREAKER_PROBE_MS', 60_000, 100, 3_600_000),
     },
     metricsToken,
+    metricsTenantLabels: readInt(env, 'METRICS_TENANT_LABELS', 0, 0, 1) === 1,
+    limits: {
+      webhooksPerOrg: readInt(env, 'MAX_WEBHOOKS_PER_ORG', DEFAULT_TENANT_LIMITS.webhooksPerOrg, 1, 10_000),
+      clientsPerOrg: readInt(env, 'MAX_CLIENTS_PER_ORG', DEFAULT_TENANT_LIMITS.clientsPerOrg, 1, 10_000),
+      secretsPerClient: readInt(env, 'MAX_SECRETS_PER_CLIENT', DEFAULT_TENANT_LIMITS.secretsPerClient, 1, 5),
+    },
     dbStallMs: env.DB_STALL_MS?.trim() ? readInt(env, 'DB_STALL_MS', 0, 1_000, 3_600_000) : undefined,
   }
 }

@@ -41,6 +41,7 @@ export const ERROR_REASONS = [
   'account_final',
   'wallet_transition',
   'allowlist_not_permitted',
+  'tenant_limit',
 ] as const
 
 /** One of `ERROR_REASONS`. */
@@ -85,4 +86,32 @@ export class NotFoundError extends DomainError {
 /** The request conflicts with the current state of a resource or organization (HTTP 400 or 403). */
 export class StateError extends DomainError {
   override name = 'StateError'
+}
+
+/** Why a sealed value (common/sealed.ts) does not open. */
+export type SealProblem = 'wrong_secret' | 'tampered' | 'malformed'
+
+/**
+ * A sealed value that does not open: sealed under another secret (`sealedUnder` and `openedWith` give both
+ * fingerprints), altered (the GCM tag fails) or not a sealed value this version reads. Each user of the
+ * sealing words its own message over it (api/auth/sealed-key.ts, platform/webhooks/sealed-secret.ts).
+ *
+ * @example
+ * throw new SealedValueError('tampered', { cause })
+ */
+export class SealedValueError extends LsReportError {
+  override name = 'SealedValueError'
+  readonly problem: SealProblem
+  readonly sealedUnder: string | undefined
+  readonly openedWith: string | undefined
+
+  constructor(
+    problem: SealProblem,
+    options: { sealedUnder?: string; openedWith?: string; cause?: unknown } = {},
+  ) {
+    super(`sealed value refused: ${problem}`, options.cause === undefined ? {} : { cause: options.cause })
+    this.problem = problem
+    this.sealedUnder = options.sealedUnder
+    this.openedWith = options.openedWith
+  }
 }

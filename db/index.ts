@@ -12,7 +12,7 @@ export type Tx = Knex.Transaction
 /** A database handle or a transaction: every repository factory takes one (see `inTransaction` in db/repos). */
 export type Queryable = Knex | Knex.Transaction
 
-export { migrate, migrationsUpToDate } from './migrate.ts'
+export { type MigrationOptions, migrate, migrationsUpToDate } from './migrate.ts'
 
 // numeric and int8 come back as strings (exact); timestamptz as Date (parsed by db/timestamps.ts). Same on
 // pg and PGlite.

@@ -11,12 +11,16 @@ import {
 import { allowlistAbi, allowlistLegacyAbi } from '../chain/abi.ts'
 import { type AllowlistWriteRoute, resolveAllowlistWriteRoute } from '../chain/allowlist-route.ts'
 import type { ChainClient, WriteClient } from '../chain/client.ts'
+import { AllowlistWriteRefusedError, ReceiptTimeoutError } from '../chain/errors.ts'
 import { isTransientRpcError } from '../chain/retry.ts'
-import { revertReasonOf } from '../chain/revert-reasons.ts'
+import { revertVerdictOf } from '../chain/revert-reasons.ts'
 import type { Logger } from '../common/logger.ts'
 import { createExclusive } from '../db/exclusive.ts'
 import type { Db } from '../db/index.ts'
 import { type AllowlistChangeRow, createRepos, inTransaction } from '../db/repos/index.ts'
+import { createAllowlistOutcomes, type WriterResult } from './allowlist-outcomes.ts'
+
+export type { WriterResult } from './allowlist-outcomes.ts'
 
 export interface AllowlistWriterDeps {
   db: Db
@@ -28,20 +32,12 @@ export interface AllowlistWriterDeps {
   batchSize?: number
   /** Receipt wait (default 120 s). */
   receiptTimeoutMs?: number
-}
-
-export interface WriterResult {
-  sent: { txHash: string; addresses: number }[]
-  failed: { address: string; reason: string }[]
-  /** Another writer was running (in this process or another): this pass did nothing. */
-  busy: boolean
+  /** How often the receipt is asked for while waiting (default 1 s; viem's own default is 4 s). */
+  receiptPollMs?: number
 }
 
 /** One allowlist writer at a time across every worker: the key of its transaction-scoped advisory lock ('lsal'). */
 export const WRITER_LOCK_KEY = 0x6c73616c
-
-/** The revert reason of a failed simulation/transaction, in words (custom errors decoded: chain/revert-reasons.ts). */
-export const revertReason = revertReasonOf
 
 /** The Allowlist's permission writes of every version (`allow` before 1.2.1, `setAllowPermissions` from it). */
 const writesAbi = [...allowlistAbi, ...allowlistLegacyAbi]
@@ -51,14 +47,20 @@ const writesAbi = [...allowlistAbi, ...allowlistLegacyAbi]
  * Allowlist before 1.2.1), sent to the Allowlist when the key is its allower or through the protocol's firewall
  * when that is the allower (as on mainnet; `chain/allowlist-route.ts` detects which at the first pass with work
  * and refuses a key that can do neither with AllowlistWriteRefusedError, naming the key and both contracts),
- * simulating first so a batch with one bad address is split until the bad one is isolated and recorded
- * (failed, with the revert reason on the wallet) while the rest go through. Transient RPC failures are
- * thrown so the job is retried; rows already sent are reconciled by receipt on the next run. Only the
- * latest intent of an address is ever sent (see `AllowlistChangesRepo`).
+ * simulating first. A revert is diagnosed: the route and the Allowlist's version are detected anew (an upgrade
+ * or a role change since they were read) and the batch simulated again; a batch that still reverts is split
+ * until the reverting addresses are isolated, while the rest go through. An isolated change whose revert no
+ * retry can change (chain/revert-reasons.ts: the zero address, a denied address) fails; any other (a role, a
+ * paused proxy, a revert without a reason) stays pending and is tried again after a delay
+ * (`retryDelayMs`), as is a change whose mined transaction reverted. Either way the wallet says so at once
+ * (`jobs/allowlist-outcomes.ts`). Transient RPC failures are thrown so the job is retried; rows already sent
+ * are reconciled by receipt on the next run. Only the latest intent of an address is ever sent (see
+ * `AllowlistChangesRepo`).
  */
 export function createAllowlistWriter(deps: AllowlistWriterDeps) {
   const { db, client, wallet, allowlist, logger } = deps
   const repos = createRepos(db)
+  const outcomes = createAllowlistOutcomes(db, logger)
   let resolved: AllowlistWriteRoute | undefined
 
   /**
@@ -84,22 +86,16 @@ export function createAllowlistWriter(deps: AllowlistWriterDeps) {
     } as const
   }
 
-  async function fail(rows: AllowlistChangeRow[], reason: string, result: WriterResult) {
-    await repos.allowlistChanges.mark(
-      rows.map((r) => r.id),
-      { state: 'failed', error: reason, attempts: (rows[0]?.attempts ?? 0) + 1 },
-    )
-    for (const row of rows) {
-      await repos.wallets.update(row.wallet_id, {
-        status_reason: `allowlist change (${row.reason}) reverted: ${reason}`,
-      })
-      result.failed.push({ address: row.address, reason })
-    }
-    logger.warn({ addresses: rows.map((r) => r.address), reason }, 'allowlist change reverted')
-  }
-
-  /** Simulates a batch; splits it on revert until the failing addresses are isolated. */
-  async function sendable(rows: AllowlistChangeRow[], result: WriterResult): Promise<AllowlistChangeRow[]> {
+  /**
+   * Simulates a batch. On a revert, the first of the pass detects the route anew and simulates again (the
+   * Allowlist upgraded from `allow` to `setAllowPermissions`, or the firewall's roles changed, since the route was
+   * read); a batch that still reverts is split until each reverting change is isolated and settled by its
+   * verdict: failed for good, or deferred for a retry.
+   */
+  async function sendable(
+    rows: AllowlistChangeRow[],
+    pass: { result: WriterResult; rerouted: boolean },
+  ): Promise<AllowlistChangeRow[]> {
     // outside the try: a key that may not write is the writer's failure, not the batch's revert
     const via = await route()
     try {
@@ -107,12 +103,19 @@ export function createAllowlistWriter(deps: AllowlistWriterDeps) {
       return rows
     } catch (err) {
       if (isTransientRpcError(err)) throw err
+      if (!pass.rerouted) {
+        pass.rerouted = true
+        resolved = undefined
+        return sendable(rows, pass)
+      }
       if (rows.length === 1) {
-        await fail(rows, revertReason(err), result)
+        const verdict = revertVerdictOf(err)
+        if (verdict.final) await outcomes.failed(rows, verdict.reason, pass.result)
+        else await outcomes.deferred(rows, verdict.reason, pass.result)
         return []
       }
       const mid = Math.ceil(rows.length / 2)
-      return [...(await sendable(rows.slice(0, mid), result)), ...(await sendable(rows.slice(mid), result))]
+      return [...(await sendable(rows.slice(0, mid), pass)), ...(await sendable(rows.slice(mid), pass))]
     }
   }
 
@@ -123,6 +126,26 @@ export function createAllowlistWriter(deps: AllowlistWriterDeps) {
     } catch (err) {
       if (err instanceof TransactionReceiptNotFoundError) return undefined
       throw err
+    }
+  }
+
+  /**
+   * The receipt of `hash` once mined, asked for every `receiptPollMs`; ReceiptTimeoutError after
+   * `receiptTimeoutMs` (the pass fails, and the next one settles the transaction by its hash). Asked directly
+   * rather than through viem's `waitForTransactionReceipt`, whose block watcher was seen to miss a receipt mined
+   * at once and wait out its whole timeout (120 s by default) while every other change waited behind it.
+   */
+  async function awaitReceipt(hash: Hash) {
+    const deadline = Date.now() + (deps.receiptTimeoutMs ?? 120_000)
+    for (;;) {
+      const receipt = await receiptOf(hash)
+      if (receipt) return receipt
+      if (Date.now() >= deadline) {
+        throw new ReceiptTimeoutError(`no receipt for allowlist transaction ${hash} yet`, {
+          details: { hash },
+        })
+      }
+      await new Promise((resolve) => setTimeout(resolve, deps.receiptPollMs ?? 1_000))
     }
   }
 
@@ -139,26 +162,24 @@ export function createAllowlistWriter(deps: AllowlistWriterDeps) {
 
   /**
    * Rows sent earlier whose outcome was not recorded (a crash, a lost answer, a timeout): settled by
-   * receipt. A transaction the node never saw, or one that reverted, is requeued: superseded when its
-   * address has a newer change (that one is sent instead, never both), else pending again. A transaction
-   * still in the node's pool keeps its rows submitted. RPC failures are thrown (the job is retried): an
-   * unanswered query is never taken for a dropped transaction.
+   * receipt. A transaction that reverted is requeued for a retry after a delay, noted on its wallets; one the
+   * node never saw is requeued at once: superseded when its address has a newer change (that one is sent
+   * instead, never both), else pending again. A transaction still in the node's pool keeps its rows submitted.
+   * RPC failures are thrown (the job is retried): an unanswered query is never taken for a dropped transaction.
    */
-  async function reconcileSubmitted() {
+  async function reconcileSubmitted(result: WriterResult) {
     const submitted = await repos.allowlistChanges.submitted()
     const byTx = new Map<string, AllowlistChangeRow[]>()
     for (const row of submitted) byTx.set(row.tx_hash ?? '', [...(byTx.get(row.tx_hash ?? '') ?? []), row])
     for (const [hash, rows] of byTx) {
-      const ids = rows.map((r) => r.id)
       const receipt = hash ? await receiptOf(hash as Hash) : undefined
       if (receipt?.status === 'success') {
-        await repos.allowlistChanges.confirmSubmitted(ids)
-      } else if (receipt?.status === 'reverted' || !hash || !(await nodeKnows(hash as Hash))) {
-        const settled = await repos.allowlistChanges.requeue(ids)
-        logger.info(
-          { tx_hash: hash || null, reverted: receipt !== undefined, ...settled },
-          'unsent allowlist changes requeued',
-        )
+        await outcomes.landed(rows)
+      } else if (receipt?.status === 'reverted') {
+        await outcomes.reverted(rows, hash, result)
+      } else if (!hash || !(await nodeKnows(hash as Hash))) {
+        const settled = await repos.allowlistChanges.requeue(rows.map((r) => r.id))
+        logger.info({ tx_hash: hash || null, ...settled }, 'unsent allowlist changes requeued')
       }
     }
   }
@@ -203,14 +224,19 @@ export function createAllowlistWriter(deps: AllowlistWriterDeps) {
   }
 
   async function runExclusive(): Promise<WriterResult> {
-    const result: WriterResult = { sent: [], failed: [], busy: false }
+    const result: WriterResult = { sent: [], failed: [], retrying: [], busy: false }
     resolved = undefined
-    await reconcileSubmitted()
+    await reconcileSubmitted(result)
     await repos.allowlistChanges.supersedeStale()
+    const pass = { result, rerouted: false }
     for (;;) {
       const pending = await repos.allowlistChanges.pending(deps.batchSize ?? 100)
       if (pending.length === 0) break
-      const rows = await sendable(pending, result)
+      const rows = await sendable(pending, pass).catch(async (err) => {
+        // the key cannot write the Allowlist: the waiting changes say so on their wallets, the pass fails
+        if (err instanceof AllowlistWriteRefusedError) await outcomes.waiting(pending, err.message)
+        throw err
+      })
       if (rows.length === 0) continue
       // Sign, then record the hash before sending: a send whose answer is lost (or a crash right after the
       // record) is settled by its hash on the next run, never sent twice and never sent after a newer change.
@@ -218,16 +244,16 @@ export function createAllowlistWriter(deps: AllowlistWriterDeps) {
       if (!claimed) break // a newer change or an API transaction took a row: the next run sees it settled
       const { signed, hash } = claimed
       await send(signed, hash)
-      const receipt = await client.waitForTransactionReceipt({
-        hash,
-        timeout: deps.receiptTimeoutMs ?? 120_000,
-      })
+      const receipt = await awaitReceipt(hash)
+      const sent = rows.map((r) => ({ ...r, attempts: r.attempts + 1 }))
       if (receipt.status === 'success') {
-        await repos.allowlistChanges.confirmSubmitted(rows.map((r) => r.id))
+        await outcomes.landed(sent)
         result.sent.push({ txHash: hash, addresses: rows.length })
         logger.info({ tx_hash: hash, addresses: rows.length }, 'allowlist permissions sent')
       } else {
-        await fail(rows, `transaction ${hash} reverted`, result)
+        // the chain changed between the simulation and the block (an upgrade, a role): detected anew next time
+        resolved = undefined
+        await outcomes.reverted(sent, hash, result)
       }
     }
     return result
@@ -241,7 +267,7 @@ export function createAllowlistWriter(deps: AllowlistWriterDeps) {
      * returns at once with `busy`.
      */
     async runOnce(): Promise<WriterResult> {
-      return (await alone(runExclusive, 'skip')) ?? { sent: [], failed: [], busy: true }
+      return (await alone(runExclusive, 'skip')) ?? { sent: [], failed: [], retrying: [], busy: true }
     },
   }
 }

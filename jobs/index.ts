@@ -36,6 +36,8 @@ export interface JobsDeps {
   shardWallets?: number
   /** Webhook delivery settings (default: DEFAULT_WEBHOOK_OPTIONS, public addresses only). */
   webhooks?: WebhookOptions
+  /** The key webhook secrets are sealed under (SIGNING_KEY_SECRET); without it deliveries error, saying so. */
+  webhookSealingKey?: () => Promise<Buffer>
 }
 
 /** Job names and how often the periodic ones run. */
@@ -83,7 +85,13 @@ export function createJobs(deps: JobsDeps) {
     if (!runner) throw new Error('createJobs: useRunner() was not called before the jobs ran')
     return runner
   }
-  const webhooks = createWebhookJobs({ db: deps.db, logger, options: deps.webhooks, runner: boundRunner })
+  const webhooks = createWebhookJobs({
+    db: deps.db,
+    logger,
+    options: deps.webhooks,
+    sealingKey: deps.webhookSealingKey,
+    runner: boundRunner,
+  })
   const processors: Record<string, Processor> = {
     ...webhooks.processors,
     ...createDayJobs({
@@ -112,7 +120,7 @@ export function createJobs(deps: JobsDeps) {
     processors[JOBS.allowlist.name] = async () => {
       try {
         const r = await writer.runOnce()
-        return { sent: r.sent.length, failed: r.failed.length }
+        return { sent: r.sent.length, failed: r.failed.length, retrying: r.retrying.length }
       } catch (err) {
         // a key that may not write is not retried: the pass fails with the message naming the addresses
         if (err instanceof AllowlistWriteRefusedError) throw new UnrecoverableError(err.message)

@@ -22,7 +22,15 @@ export interface CollectorScope {
    * undefined when it failed or timed out (then `lsreport_metrics_source_up{source=name}` is 0).
    */
   source<T>(name: string, load: () => Promise<T | undefined>): () => Promise<T | undefined>
+  /**
+   * Whether per-tenant series may be shown (METRICS_TENANT_LABELS=1): off by default, a series labelled with a
+   * tenant (`TENANT_LABELS`) is then not even registered (`sourceGauge` refuses it).
+   */
+  tenantLabels: boolean
 }
+
+/** Label names that identify a tenant: none is on a series unless METRICS_TENANT_LABELS=1. */
+export const TENANT_LABELS: readonly string[] = ['org_id', 'client_id']
 
 /**
  * One group of gauges computed at scrape time from the shared state. Adding a figure of the shared state is
@@ -35,7 +43,8 @@ type Fill<T, L extends string> = (value: T, set: (labels: LabelValues<L>, n: num
 
 /**
  * A gauge whose series are recomputed at every scrape from `load` (a `scope.source`); none when the source
- * failed.
+ * failed. One labelled with a tenant (`TENANT_LABELS`) is refused (thrown) unless `scope.tenantLabels`: a
+ * collector registers its per-tenant gauges only behind that setting.
  *
  * @example
  * sourceGauge(scope, { name: 'lsreport_queue_jobs', help: '...', labelNames: ['state'], load }, (counts, set) =>
@@ -46,6 +55,10 @@ export function sourceGauge<T, L extends string>(
   options: { name: string; help: string; labelNames: readonly L[]; load: () => Promise<T | undefined> },
   fill: Fill<T, L>,
 ): Gauge<L> {
+  const tenant = options.labelNames.find((l) => TENANT_LABELS.includes(l))
+  if (tenant !== undefined && !scope.tenantLabels) {
+    throw new Error(`${options.name}: a series labelled ${tenant} needs METRICS_TENANT_LABELS=1`)
+  }
   return new Gauge<L>({
     name: options.name,
     help: options.help,

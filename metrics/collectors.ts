@@ -1,3 +1,4 @@
+import { allowlistCollector } from './allowlist.ts'
 import type { SharedCollector } from './collector.ts'
 import { dayCollector } from './days.ts'
 import { followerCollector } from './follower.ts'
@@ -10,4 +11,5 @@ export const SHARED_COLLECTORS: readonly SharedCollector[] = [
   dayCollector,
   queueCollector,
   webhookDeliveriesCollector,
+  allowlistCollector,
 ]

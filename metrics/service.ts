@@ -42,6 +42,8 @@ export function createServiceMetrics(options: {
   queuePrefix?: string | undefined
   timeoutMs?: number
   extra?: readonly SharedCollector[]
+  /** Per-tenant series too (METRICS_TENANT_LABELS=1); default false: no label names an org or a client. */
+  tenantLabels?: boolean
 }): ServiceMetrics {
   const registry = Registry.merge([nodeProcessRegistry()])
   const timeoutMs = options.timeoutMs ?? SCRAPE_TIMEOUT_MS
@@ -58,6 +60,7 @@ export function createServiceMetrics(options: {
     rpcUrl: () => rpcUrl,
     queue: () => queue,
     source,
+    tenantLabels: options.tenantLabels ?? false,
   }
   for (const collector of [...SHARED_COLLECTORS, ...(options.extra ?? [])]) collector(scope)
 

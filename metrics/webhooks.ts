@@ -15,8 +15,8 @@ interface SubscriptionRow {
 
 /**
  * Webhook deliveries by outcome (`webhook_deliveries.status`), the age of the oldest pending one of an active
- * subscription, and the subscriptions by status (active, paused by the circuit breaker) and paused ones per
- * organization.
+ * subscription, the subscriptions by status (active, paused by the circuit breaker) and, with
+ * METRICS_TENANT_LABELS=1 only, the paused ones per organization.
  */
 export const webhookDeliveriesCollector: SharedCollector = (scope) => {
   const load = scope.source('webhooks', async () => {
@@ -81,6 +81,8 @@ export const webhookDeliveriesCollector: SharedCollector = (scope) => {
       set({ status: 'paused' }, paused)
     },
   )
+  // per organization only behind METRICS_TENANT_LABELS=1: by default /metrics names no tenant
+  if (!scope.tenantLabels) return
   sourceGauge(
     scope,
     {

@@ -1,6 +1,11 @@
 import type { Address } from '../common/address.ts'
 import { ALLOW_MASK, PERMISSION } from '../common/permissions.ts'
-import type { Repos, WalletRow, WalletStatus } from '../db/repos/index.ts'
+import {
+  ALLOWLIST_CHANGE_REASON_PREFIX,
+  type Repos,
+  type WalletRow,
+  type WalletStatus,
+} from '../db/repos/index.ts'
 import { moveAccount, moveWallet } from './moves.ts'
 
 /** True when the permission mask lets the address deposit or redeem (and it is not denied). */
@@ -26,7 +31,8 @@ export function statusFromChain(
 
 /**
  * Applies `SetAllowlistPermissions` entries, in chain order, to the wallets that hold those addresses:
- * chain permissions, `allowlisted`, status flips, settled allowlist changes, and a DENY bit putting the
+ * chain permissions, `allowlisted`, status flips, settled allowlist changes (and the writer's note on a change
+ * that had reverted cleared), and a DENY bit putting the
  * wallet and its account in DENIED (the account's other live wallets are paused and taken off the Allowlist).
  * Addresses that are no wallet of any org are ignored here (they are still indexed). `repos`: those of the
  * transaction that ingests the entries (`inTransaction`).
@@ -55,7 +61,9 @@ export async function applyPermissionEvents(
       },
       { actor: 'chain', reason: `tx ${entry.txHash}` },
     )
-    await repos.allowlistChanges.confirmSeen(entry.address, entry.permissions, entry.txHash)
+    const landed = await repos.allowlistChanges.confirmSeen(entry.address, entry.permissions, entry.txHash)
+    // the writer's note on a change that had reverted goes once the change lands
+    if (landed > 0) await repos.wallets.clearReasonWithPrefix([wallet.id], ALLOWLIST_CHANGE_REASON_PREFIX)
     if (to === 'DENIED') await denyAccountOf(repos, wallet, entry.txHash)
   }
 }

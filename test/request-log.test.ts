@@ -108,6 +108,40 @@ describe('request log', () => {
     ])
   })
 
+  it('never writes the values of secret query parameters (access_token, client_secret, ...): they read [redacted]', async () => {
+    const lines = await logLines('info', async (url, api) => {
+      const { token } = await orgWithToken(api)
+      const get = (target: string, headers: Record<string, string> = {}) =>
+        fetch(`${url}${target}`, { headers: { authorization: `Bearer ${token}`, ...headers } })
+      await fetch(`${url}/health?access_token=SECRET-A1&x=1`, { headers: { 'x-request-id': 'health-q' } })
+      await fetch(`${url}/v0/platform/accounts?client_secret=SECRET-B2`)
+      await get('/v0/platform/accounts?limit=1&Token=SECRET-C3&password=SECRET-D4')
+      await get('/no/such/route?api_key=SECRET-E5&refresh_token=SECRET-F6&code=SECRET-G7')
+      await get('/health?%61ccess_token=SECRET-H8&secret=SECRET-I9')
+      await get(`/health?q=${'a'.repeat(ACCESS_LOG_MAX_URL - 20)}&access_token=SECRET-J10`)
+      await fetch(`${url}/oauth/token?client_secret=SECRET-K11`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"grant_type":"client_credentials"}',
+      })
+      // a failing request writes an error line and its access line
+      await api.dbh.db.raw('alter table accounts rename to accounts_gone')
+      await get('/v0/platform/accounts?access_token=SECRET-L12', { 'x-request-id': 'failed-q' })
+      await postHalfABodyAndClose(url, '/v0/platform/accounts?access_token=SECRET-M13', {
+        'x-request-id': 'gone-q',
+      })
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    })
+    const text = await fs.readFile(path.join(dir as string, 'api.log'), 'utf8')
+    expect(text).not.toContain('SECRET-')
+    const url = (id: string) => lines.find((l) => l.request_id === id && l.url !== undefined)?.url
+    expect(url('health-q')).toBe('/health?access_token=[redacted]&x=1')
+    expect(url('failed-q')).toBe('/v0/platform/accounts?access_token=[redacted]')
+    expect(url('gone-q')).toBe('/v0/platform/accounts?access_token=[redacted]')
+    // every line but the long URL's (cut before its redacted token) shows where a secret was
+    expect(lines.filter((l) => String(l.url).includes('[redacted]')).length).toBe(8)
+  })
+
   it('writes nothing per request below info', async () => {
     const lines = await logLines('warn', async (url) => {
       for (let i = 0; i < 5; i++) await fetch(`${url}/health`)

@@ -1,4 +1,4 @@
-import { type Address, encodeFunctionData } from 'viem'
+import { type Address, encodeFunctionData, getAddress } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { writeSelector } from '../chain/allowlist-route.ts'
@@ -52,7 +52,7 @@ describe.runIf(pgOk)('readable revert reasons on wallets (API -> allowlist job -
     expect(reason).not.toMatch(/0x[0-9a-f]{8}(?![0-9a-f])/i)
   })
 
-  test('behavior: an allower key that lost its role reverts with Unauthorized(allower), stored on the wallet in words', async () => {
+  test('behavior: an allower key that lost its role is named on the wallet in words, with the firewall and the selector it may not call', async () => {
     const allower = privateKeyToAccount(devnet.allowerPrivateKey as `0x${string}`).address
     // the firewall's admin takes the write from its executor (the writer's key): the firewall refuses it
     const revoke = encodeFunctionData({
@@ -62,6 +62,11 @@ describe.runIf(pgOk)('readable revert reasons on wallets (API -> allowlist job -
     })
     expect(await sendToFirewall(devnet, 'simulatorAllower', revoke)).toBe('success')
     const reason = await revertedReason('unauthorized', privateKeyToAccount(generatePrivateKey()).address)
-    expect(reason).toContain(`reverted: Unauthorized(${allower}): ${REVERT_MEANINGS.Unauthorized}`)
+    expect(reason).toBe(
+      `allowlist change (create) waiting: the allowlist writer's key ${allower} cannot write the Allowlist ` +
+        `${getAddress(devnet.contracts.allowlist)}: its allower is ${getAddress(devnet.firewall)}, a firewall ` +
+        `whose executor (this key) may not call setAllowPermissions (${writeSelector('setAllowPermissions')}): ` +
+        'its admin must allow it',
+    )
   })
 })

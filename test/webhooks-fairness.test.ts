@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
 import { afterEach, describe, expect, test } from 'vitest'
 import { createLogger } from '../common/logger.ts'
@@ -7,6 +7,7 @@ import type { BreakerPolicy } from '../db/repos/webhooks.ts'
 import { createBullRunner, createInlineRunner, type JobRunner } from '../jobs/runner.ts'
 import { createWebhookJobs, WEBHOOK_JOBS, type WebhookOptions } from '../jobs/webhooks/index.ts'
 import { http, orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
+import { testSealingKey } from './helpers/cli.ts'
 import { scrape } from './helpers/prometheus.ts'
 import { migratedTestDatabase, postgresAvailable, REDIS_URL, redisAvailable } from './helpers/services.ts'
 import { startWebhookReceiver, until, type WebhookReceiver } from './helpers/webhook-receiver.ts'
@@ -42,6 +43,7 @@ function buildRunner(kind: RunnerKind, api: TestApi): JobRunner {
     db: api.dbh.db,
     logger: silent,
     options: OPTIONS,
+    sealingKey: testSealingKey,
     runner: () => runner as JobRunner,
   })
   runner =
@@ -82,7 +84,7 @@ describe.runIf(pgOk)('fair webhook delivery: one tenant’s dead receivers never
   test.each(cases)(
     'behavior (%s runner): the healthy receiver gets every event within 10 s while 10 subscriptions of another tenant hang; the breaker pauses them (GET and metrics), their deliveries wait; a resume and the probes deliver them',
     async (kind) => {
-      const api = await startTestApi('postgres', { WEBHOOK_ALLOW_PRIVATE: '1' })
+      const api = await startTestApi('postgres', { WEBHOOK_ALLOW_PRIVATE: '1', METRICS_TENANT_LABELS: '1' })
       cleanups.push(() => api.close())
       const healthy: WebhookReceiver = await startWebhookReceiver()
       cleanups.push(() => healthy.close())
@@ -236,10 +238,13 @@ describe.runIf(pgOk)('the webhook circuit breaker (repository)', () => {
       const repos = createRepos(dbh.db)
       const org = await repos.orgs.create({ name: 'breaker', canAllowlist: true })
       const hook = await repos.webhooks.create({
+        id: randomUUID(),
         orgId: org.id,
         url: 'http://127.0.0.1:9/x',
         events: ['day.finalized'],
         description: null,
+        secret: 'sealed',
+        limit: 25,
       })
       const policy: BreakerPolicy = { failures: 3, minMs: 0, probeMs: 1_000, maxProbeMs: 3_600_000 }
       const fail = (p: BreakerPolicy = policy, probe = false) =>

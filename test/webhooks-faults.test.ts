@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -8,11 +8,13 @@ import { setupFromDevnet } from '../cli/chain-setup.ts'
 import { createLogger } from '../common/logger.ts'
 import type { Db } from '../db/index.ts'
 import { createRepos, inTransaction } from '../db/repos/index.ts'
+import { newWebhookSecret } from '../db/repos/webhooks.ts'
+import { sealWebhookSecret } from '../db/webhook-secrets.ts'
 import { type DevnetHandle, startDevnet } from '../devnet/index.ts'
 import { createJobs } from '../jobs/index.ts'
 import { createInlineRunner } from '../jobs/runner.ts'
 import { createWebhookJobs, WEBHOOK_JOBS } from '../jobs/webhooks/index.ts'
-import { spawnCli } from './helpers/cli.ts'
+import { spawnCli, TEST_SIGNING_KEY_SECRET, testSealingKey } from './helpers/cli.ts'
 import { type PrivateRedis, startPrivateRedis } from './helpers/redis-server.ts'
 import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
 import { startWebhookReceiver, until, type WebhookReceiver } from './helpers/webhook-receiver.ts'
@@ -27,12 +29,18 @@ const EVENTS = 12
 async function subscribe(db: Db, name: string, url: string) {
   const repos = createRepos(db)
   const org = await repos.orgs.create({ name, canAllowlist: true })
-  return repos.webhooks.create({
+  const id = randomUUID()
+  const secret = newWebhookSecret()
+  const row = await repos.webhooks.create({
+    id,
     orgId: org.id,
     url,
     events: ['day.finalized', 'redeem.satisfied', 'redeem.claimed'],
     description: null,
+    secret: sealWebhookSecret(await testSealingKey(), id, secret),
+    limit: 25,
   })
+  return { ...row, secret }
 }
 
 /** Emits `n` events, each in its own transaction (as a fact would be), to every subscribed organization. */
@@ -91,6 +99,7 @@ describe.runIf(pgOk)('webhook deliveries survive a receiver outage and SIGKILLed
       chain: setupFromDevnet(devnet),
       confirmations: 0,
       webhooks: { allowPrivate: true, timeoutMs: 1_000, retryBaseMs: 100, retryWindowMs: 60_000 },
+      webhookSealingKey: testSealingKey,
     })
     const runner = createInlineRunner(jobs.processors, silent)
     jobs.useRunner(runner)
@@ -159,6 +168,8 @@ describe.runIf(pgOk)('webhook deliveries survive a receiver outage and SIGKILLed
       WEBHOOK_ALLOW_PRIVATE: '1',
       WEBHOOK_TIMEOUT_MS: '1500',
       WEBHOOK_RETRY_BASE_MS: '100',
+      // the worker opens the subscriptions' sealed secrets with the API's SIGNING_KEY_SECRET
+      SIGNING_KEY_SECRET: TEST_SIGNING_KEY_SECRET,
     }
     // every request to /killed hangs until a worker was killed while sending it
     let killsLeft = KILLS
@@ -243,6 +254,7 @@ describe.runIf(pgOk)('webhook deliveries survive a receiver outage and SIGKILLed
       db: dbh.db,
       logger: silent,
       options: { allowPrivate: false, timeoutMs: 1_000, retryBaseMs: 10, retryWindowMs: 1_000 },
+      sealingKey: testSealingKey,
       runner: () => inline,
     }).processors[WEBHOOK_JOBS.deliver]!
     const attempt = (n: number) =>

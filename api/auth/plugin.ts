@@ -6,7 +6,7 @@ import { ApiError } from '../errors.ts'
 import { SigningKeyError } from './errors.ts'
 import { type ClientStatusCache, type ClientStatusLookup, createClientStatusCache } from './revocation.ts'
 import type { Scope } from './scopes.ts'
-import type { SigningKeys } from './signing-keys.ts'
+import type { KeyLiveness, SigningKeys } from './signing-keys.ts'
 import { createTokenVerifier, type TokenClaims } from './tokens.ts'
 
 /** Counts requests refused by auth per client address; over the budget they answer 429. */
@@ -106,20 +106,22 @@ function createAuthFailures(app: FastifyInstance): AuthFailures {
   }
 }
 
+const RETIRED_KEY = 'access token signed by a retired signing key: request a new one'
+const INVALID = 'invalid access token'
+
 /** The 401 message of a token whose signature, key or claims failed. */
 function refusalMessage(err: unknown): string {
   if ((err as { code?: string }).code === 'ERR_JWT_EXPIRED') return 'access token expired: request a new one'
-  if (err instanceof SigningKeyError && err.problem === 'retired') {
-    return 'access token signed by a retired signing key: request a new one'
-  }
-  return 'invalid access token'
+  if (err instanceof SigningKeyError && err.problem === 'retired') return RETIRED_KEY
+  return INVALID
 }
 
 /**
- * Bearer-token verification (ES256 JWT: signature by a live signing key, whichever API process signed it; iss,
- * aud, exp; the token's client still exists and is not revoked), per-route scope checks and the
- * `Impersonate-Org` scope check (403 IR2003 without `impersonate:org`). Requests refused here count against a
- * per-address budget (the rate-limit store): over it they answer 429 IR1005 with Retry-After instead of 401/403.
+ * Bearer-token verification (ES256 JWT: signature by a live signing key, whichever API process signed it, the
+ * key checked again on every use of a token verified before; iss, aud, exp; the token's client still exists and
+ * is not revoked), per-route scope checks and the `Impersonate-Org` scope check (403 IR2003 without
+ * `impersonate:org`). Requests refused here count against a per-address budget (the rate-limit store): over it
+ * they answer 429 IR1005 with Retry-After instead of 401/403.
  */
 export const authPlugin = fp(
   async (
@@ -130,10 +132,12 @@ export const authPlugin = fp(
       issuer: options.issuer,
       audience: options.audience,
     })
-    // A token is immutable: once its signature, issuer and audience are verified, only its expiry and its
-    // client's status can change the answer. Verified tokens are cached by the raw token for their
-    // remaining lifetime (least recently used evicted first); the expiry is checked on every request and
-    // the client's status through a cache of a few seconds (revocation, on every request, cached or not).
+    // A token is immutable: once its signature, issuer and audience are verified, only its expiry, its key
+    // and its client's status can change the answer. Verified tokens are cached by the raw token for their
+    // remaining lifetime (least recently used evicted first); on every request, cached or not, the expiry is
+    // checked, the key against the live key set (held at most KEY_REFRESH_MS: a key retired or removed by any
+    // process or the CLI stops its cached tokens as it stops unseen ones) and the client's status through a
+    // cache of a few seconds (revocation).
     const verified = new LRUCache<string, TokenClaims>({ max: 10_000 })
     /** The claims of a token verified before (throws when it has expired since), else undefined. */
     const verifiedBefore = (token: string): TokenClaims | undefined => {
@@ -154,6 +158,11 @@ export const authPlugin = fp(
       verified.set(token, claims)
       return claims
     }
+    /** A token verified before whose key no longer verifies: forgotten, and refused as an unseen one is. */
+    const keyGone = (token: string, liveness: KeyLiveness): ApiError => {
+      verified.delete(token)
+      return invalidToken(liveness === 'retired' ? RETIRED_KEY : INVALID)
+    }
     let clients: ClientStatusCache | undefined = options.clients
       ? createClientStatusCache(options.clients)
       : undefined
@@ -173,8 +182,9 @@ export const authPlugin = fp(
           headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
         })
       }
-      // docs/decisions.md "Authentication and scopes": the header is honoured only with its scope, on any route (the
-      // reporting routes read as the named organization, see api/reporting/reads.ts `readingOrg`)
+      // docs/decisions.md "Impersonation": the header needs its scope (counted as a refusal by auth); on the
+      // routes that declare it the request then acts as the named organization once delegated, every other
+      // route refused it (400 IR2009) before this check (api/auth/impersonation.ts `registerImpersonation`)
       if (request.headers['impersonate-org'] !== undefined && !claims.scopes.includes('impersonate:org')) {
         throw new ApiError('IR2003', 'Impersonate-Org needs the impersonate:org scope')
       }
@@ -190,12 +200,17 @@ export const authPlugin = fp(
       token: string,
       held: TokenClaims | undefined,
     ) => {
-      const claims = held ?? (await verify(token))
+      let claims: TokenClaims
+      if (held) {
+        const liveness = await options.keys.keyStatus(held.kid)
+        if (liveness !== 'live') throw keyGone(token, liveness)
+        claims = held
+      } else claims = await verify(token)
       admit(request, scope, claims, await clientsOrFail().active(claims.clientId, claims.orgId))
     }
     /**
-     * Sets `request.auth` or throws: synchronously (undefined) when the token was verified before and its
-     * client's status is held (every request but a client's first in a few seconds), else a promise.
+     * Sets `request.auth` or throws: synchronously (undefined) when the token was verified before, the key set
+     * and its client's status are held (every request but a client's first in a few seconds), else a promise.
      */
     const authenticate = (request: FastifyRequest, scope: Scope): Promise<void> | undefined => {
       const token = bearerToken(request)
@@ -205,7 +220,9 @@ export const authPlugin = fp(
         })
       }
       const claims = verifiedBefore(token)
-      const active = claims ? clientsOrFail().activeNow(claims.clientId, claims.orgId) : undefined
+      const liveness = claims ? options.keys.keyStatusNow(claims.kid) : undefined
+      if (liveness !== undefined && liveness !== 'live') throw keyGone(token, liveness)
+      const active = claims && liveness ? clientsOrFail().activeNow(claims.clientId, claims.orgId) : undefined
       if (claims === undefined || active === undefined)
         return authenticateLater(request, scope, token, claims)
       admit(request, scope, claims, active)

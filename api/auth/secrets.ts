@@ -42,6 +42,37 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
   return actual.length === expected.length && timingSafeEqual(actual, expected)
 }
 
+/**
+ * Checks a client's presented secret with the same work whatever the client id: scrypt runs against exactly
+ * `candidates` hashes (MAX_SECRETS_PER_CLIENT), the client's active secrets padded with a dummy hash (all dummy
+ * for an unknown or revoked client), in parallel; a client holding more live secrets than that (made before
+ * the limit) has each checked. So neither an id's existence nor its number of secrets shows in the time taken.
+ * `verify` is the scrypt check (a test passes one that counts its calls). Resolves to the client, or undefined.
+ *
+ * @example
+ * const authenticate = createClientAuthenticator({ credentials: (id) => repos.clients.credentials(id), candidates: 2 })
+ * const client = await authenticate('cl_...', 'secret')
+ */
+export function createClientAuthenticator<C extends { revoked_at: Date | null }>(deps: {
+  credentials: (clientId: string) => Promise<{ client: C; secretHashes: string[] } | undefined>
+  candidates: number
+  verify?: (secret: string, stored: string) => Promise<boolean>
+}): (clientId: string, clientSecret: string) => Promise<C | undefined> {
+  const verify = deps.verify ?? verifySecret
+  // same scrypt parameters as real secrets; made once, when the first check needs it
+  let dummy: Promise<string> | undefined
+  return async (clientId, clientSecret) => {
+    dummy ??= hashSecret(randomBytes(32).toString('base64url'))
+    const found = await deps.credentials(clientId)
+    const usable = found !== undefined && found.client.revoked_at === null
+    const real = usable ? found.secretHashes : []
+    const hashes = [...real]
+    while (hashes.length < deps.candidates) hashes.push(await dummy)
+    const matches = await Promise.all(hashes.map((hash) => verify(clientSecret, hash)))
+    return usable && matches.slice(0, real.length).some(Boolean) ? found.client : undefined
+  }
+}
+
 /** New client id (`cl_` + 24 hex) and secret (43 chars base64url, 256 bits). */
 export function newClientCredentials(): { clientId: string; clientSecret: string } {
   return {

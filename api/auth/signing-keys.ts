@@ -14,6 +14,8 @@ import { openPrivateKey } from './sealed-key.ts'
 
 /** An unknown kid re-reads the key set, at most once this often (a flood of made-up kids costs one query a second). */
 const UNKNOWN_KID_REFRESH_MS = 1_000
+/** How long before the key set gets too old (`KEY_REFRESH_MS`) a token check starts reading it again. */
+const REFRESH_AHEAD_MS = 1_000
 
 /**
  * The token signing keys of an API process, shared with every other process through the store: it signs with
@@ -31,7 +33,19 @@ export interface SigningKeys {
   verificationKey(kid: string | undefined): Promise<CryptoKey>
   /** The public JWKs of the live keys (current and retiring), newest first: GET /.well-known/jwks.json. */
   jwks(): Promise<JWK[]>
+  /**
+   * Whether the key `kid` still verifies, from the key set held while it is fresh (read less than
+   * `KEY_REFRESH_MS` ago): `live` (current or retiring), `retired` (its time has passed), `removed` (its row is
+   * gone); undefined when the held set is older (`keyStatus` reads it again). What a token verified before is
+   * checked against on every use (api/auth/plugin.ts), with no promise while the set is fresh.
+   */
+  keyStatusNow(kid: string): KeyLiveness | undefined
+  /** `keyStatusNow` from a fresh set: read again first when the held one is older than `KEY_REFRESH_MS`. */
+  keyStatus(kid: string): Promise<KeyLiveness>
 }
+
+/** Whether a key verifies now: `live` (current or retiring), `retired`, or `removed` from the store. */
+export type KeyLiveness = 'live' | 'retired' | 'removed'
 
 interface KeySet {
   /** When the read that made it started. */
@@ -104,6 +118,13 @@ export function createSigningKeys(deps: {
     return set
   }
 
+  /** The liveness of `kid` in `held` at this moment (a kid verified before and absent now was removed). */
+  function livenessIn(held: KeySet, kid: string): KeyLiveness {
+    const known = held.byKid.get(kid)
+    if (!known) return 'removed'
+    return statusAt(known, Date.now()) === 'retired' ? 'retired' : 'live'
+  }
+
   function privateKeyOf(state: KeyState): Promise<SigningKey> {
     const { kid, sealed_private_key: sealed } = state.row
     let key = privateKeys.get(kid)
@@ -152,6 +173,19 @@ export function createSigningKeys(deps: {
     async jwks() {
       const now = Date.now()
       return (await fresh()).states.filter((s) => statusAt(s, now) !== 'retired').map((s) => s.row.public_jwk)
+    },
+    keyStatusNow(kid) {
+      const age = Date.now() - set.startedAt
+      // read again a second before the set gets too old, in the background: under load no request waits
+      if (age >= KEY_REFRESH_MS - REFRESH_AHEAD_MS && !pending) {
+        reload().catch((err) =>
+          deps.logger.warn({ err }, 'signing keys not read again: the keys read before are used'),
+        )
+      }
+      return age < KEY_REFRESH_MS ? livenessIn(set, kid) : undefined
+    },
+    async keyStatus(kid) {
+      return livenessIn(await fresh(), kid)
     },
   }
 }

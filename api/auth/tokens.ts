@@ -13,6 +13,8 @@ export interface TokenClaims {
   scopes: string[]
   jti: string
   exp: number
+  /** The signing key that verified it: a token verified before is honoured only while this key is live. */
+  kid: string
 }
 
 /**
@@ -60,12 +62,16 @@ export function createTokenVerifier(
 ) {
   const keyOf = (header: { kid?: string | undefined }) => keys.verificationKey(header.kid)
   return async (token: string): Promise<TokenClaims> => {
-    const { payload } = await jwtVerify<JWTPayload & { org_id?: unknown; scope?: unknown }>(token, keyOf, {
-      issuer: expected.issuer,
-      audience: expected.audience,
-      algorithms: ['ES256'],
-      requiredClaims: ['sub', 'exp', 'iat', 'jti'],
-    })
+    const { payload, protectedHeader } = await jwtVerify<JWTPayload & { org_id?: unknown; scope?: unknown }>(
+      token,
+      keyOf,
+      {
+        issuer: expected.issuer,
+        audience: expected.audience,
+        algorithms: ['ES256'],
+        requiredClaims: ['sub', 'exp', 'iat', 'jti'],
+      },
+    )
     if (typeof payload.org_id !== 'string' || typeof payload.scope !== 'string') {
       throw new Error('token lacks org_id or scope')
     }
@@ -75,6 +81,8 @@ export function createTokenVerifier(
       scopes: payload.scope.split(' ').filter(Boolean),
       jti: payload.jti!,
       exp: payload.exp!,
+      // verificationKey refused a token without a kid: the header has one here
+      kid: protectedHeader.kid!,
     }
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { EngineError } from '../../engine/index.ts'
 import { errorBody, toErrorReply } from '../error-reply.ts'
 
 /**
@@ -41,7 +42,9 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
 
 /**
  * The app's error handler (any thrown error to its catalog reply, 5xx logged) and its not-found handler
- * (IR1004 naming the method and path, never the query string).
+ * (IR1004 naming the method and path, never the query string). An engine input error no route turned into
+ * its own refusal is answered 400 by the one mapping (`apiErrorOf`) and logged as a warning: the route let
+ * an input through that a calculator refused.
  *
  * @example
  * registerErrorHandlers(app) // GET /nope -> 404 { message: 'route GET /nope not found', status: 'IR1004' }
@@ -50,6 +53,7 @@ export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
     const { http, body, headers } = toErrorReply(err)
     if (http >= 500) request.log.error({ err }, 'request failed')
+    else if (err instanceof EngineError) request.log.warn({ err }, 'engine input error answered 400')
     reply.code(http).headers(headers).send(body)
   })
   app.setNotFoundHandler((request, reply) => {

@@ -1,6 +1,12 @@
 import { LRUCache } from 'lru-cache'
 import type { ReportDay, WalletRecordRow } from '../../db/repos/reports.ts'
-import { addDaysToDate, InvalidInputError, parseDateOnly, parseIsoInstantMs } from '../../engine/index.ts'
+import {
+  InvalidInputError,
+  parseDateOnly,
+  parseIsoInstantMs,
+  SECONDS_PER_DAY,
+  utcDateOf,
+} from '../../engine/index.ts'
 import { ApiError } from '../errors.ts'
 import type { ReportReads } from '../report-cache.ts'
 
@@ -32,7 +38,7 @@ export function parseDate(value: string, field: string): string {
 
 /** Days from `from` to `to`, both included. */
 export function daySpan(from: string, to: string): number {
-  return (parseDateOnly(to) - parseDateOnly(from)) / 86_400 + 1
+  return (parseDateOnly(to) - parseDateOnly(from)) / SECONDS_PER_DAY + 1
 }
 
 /** Parses an RFC 3339 instant with a zone, to the millisecond (400 IR1000 naming the field). */
@@ -67,8 +73,18 @@ export async function reportOr404(reads: ReportReads, date: string): Promise<Rep
 }
 
 /**
- * The dates of a summary: `to` defaults to the latest computed date, `from` to 29 days before `to`.
- * from > to, or more than 366 days: 400 IR4001 (nothing computed yet and no `to`: 404 IR4000).
+ * A summary's `from` when none is given: 29 days before `to`, clamped to the first date a request may name
+ * (1970-01-01, `DATE_YEARS`): `to=1970-01-01` covers that one day (docs/decisions.md "Dates before the epoch").
+ */
+function defaultFrom(to: string): string {
+  const seconds = parseDateOnly(to, 'to') - (DEFAULT_SUMMARY_DAYS - 1) * SECONDS_PER_DAY
+  return utcDateOf(Math.max(0, seconds))
+}
+
+/**
+ * The dates of a summary: `to` defaults to the latest computed date, `from` to 29 days before `to` (never
+ * before 1970-01-01). from > to, or more than 366 days: 400 IR4001 (nothing computed yet and no `to`: 404
+ * IR4000).
  */
 export async function summaryDates(
   reads: ReportReads,
@@ -81,7 +97,7 @@ export async function summaryDates(
     if (!bounds) throw await noReport(reads, 'any date')
     to = bounds.latest.date
   }
-  const from = fromGiven ?? addDaysToDate(to, -(DEFAULT_SUMMARY_DAYS - 1))
+  const from = fromGiven ?? defaultFrom(to)
   if (from > to) throw new ApiError('IR4001', `from (${from}) is after to (${to})`)
   if (daySpan(from, to) > MAX_SUMMARY_DAYS) {
     throw new ApiError(

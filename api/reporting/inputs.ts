@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
-import { EngineError, ReportRangeError } from '../../engine/index.ts'
-import { ApiError } from '../errors.ts'
+import { EngineError } from '../../engine/index.ts'
+import { ApiError, apiErrorOf } from '../errors.ts'
 
 /** The limits and refusals of a reporting request's inputs (400 IR1000 / IR1006 / IR4001). */
 
@@ -20,9 +20,13 @@ export function rejectUnit(request: FastifyRequest): void {
   }
 }
 
-/** Maps an engine error raised by on-the-fly math (lots) to the catalog; anything else is rethrown. */
+/**
+ * Maps an engine error raised by on-the-fly math (lots) to the catalog: input errors through the one mapping
+ * (`apiErrorOf`), any other engine error of the caller's lots as 400 IR1000 too; anything else is rethrown.
+ */
 export function engineErrorToApi(err: unknown): never {
-  if (err instanceof ReportRangeError) throw new ApiError('IR4001', err.message, { cause: err })
+  const mapped = apiErrorOf(err)
+  if (mapped) throw mapped
   if (err instanceof EngineError) throw new ApiError('IR1000', err.message, { cause: err })
   throw err
 }

@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { Repos } from '../../db/repos/index.ts'
-import { impersonatedOrg } from '../auth/impersonation.ts'
 import { caller } from '../auth/plugin.ts'
 import { ApiError } from '../errors.ts'
 import { type ReportReads, reportReads, reportReadsAsOf } from '../report-cache.ts'
@@ -44,14 +43,11 @@ export function readsFor(request: FastifyRequest, repos: Repos): ReportReads {
 }
 
 /**
- * The organization a reporting read is made for: the token's, or the one named by `Impersonate-Org`
- * (only with the `impersonate:org` scope: else 403 IR2003; only toward an organization that named the
- * token's a delegate, or from an operator organization: else 403 IR2008, an unknown organization alike;
- * audited: see api/auth/impersonation.ts). Without the header the answer is at hand (no promise).
+ * The organization a reporting read is made for: the token's, or the one named by `Impersonate-Org` on a
+ * route that declares it, once allowed and audited before the handler (api/auth/impersonation.ts
+ * `registerImpersonation`: 403 IR2003 without the `impersonate:org` scope, 403 IR2008 toward an organization
+ * that has not named the token's a delegate, an unknown one alike): at hand, no promise.
  */
-export function readingOrg(request: FastifyRequest, repos: Repos): string | Promise<string> {
-  const auth = caller(request)
-  const header = request.headers['impersonate-org']
-  if (header === undefined) return auth.orgId
-  return impersonatedOrg(request, auth, header, repos)
+export function readingOrg(request: FastifyRequest): string {
+  return caller(request).orgId
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { Repos } from '../../db/repos/index.ts'
 import { formatUnits18, parseUnits18 } from '../../engine/index.ts'
+import { ImpersonateHeaders } from '../auth/impersonation.ts'
 import { caller } from '../auth/plugin.ts'
 import { ApiError } from '../errors.ts'
 import { errorResponses } from '../schemas.ts'
@@ -25,6 +26,7 @@ export function discountRoutes(app: FastifyInstance, deps: { repos: Repos }) {
       onRequest: app.requireScope('read:platform'),
       schema: {
         tags: ['platform'],
+        headers: ImpersonateHeaders,
         summary: "An account's target fee rates, oldest first (the last one is in force)",
         params: Type.Object({ idOrKey: Type.String({ minLength: 1, maxLength: 256 }) }),
         response: { 200: Type.Array(DiscountRateRecord), ...errorResponses(400, 401, 403, 404) },

@@ -1,12 +1,15 @@
 import formbody from '@fastify/formbody'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../../common/config.ts'
+import { memoizeSuccess } from '../../common/memo.ts'
 import type { Db } from '../../db/index.ts'
 import type { Repos } from '../../db/repos/index.ts'
 import { createPlatformService } from '../../platform/service.ts'
 import { createAnswerMemo } from '../answer-memo.ts'
+import { signingKeySecret } from '../auth/key-secret.ts'
 import type { SigningKeys } from '../auth/signing-keys.ts'
 import { toErrorReply } from '../error-reply.ts'
+import { parseFormBody } from '../plugins/input-rules.ts'
 import { adminRoutes } from './admin.ts'
 import { discountRoutes } from './discounts.ts'
 import { feeRoutes } from './fees/index.ts'
@@ -34,7 +37,8 @@ export interface RoutesDeps {
  */
 async function tokenRoutes(app: FastifyInstance, { config, repos, signingKeys }: RoutesDeps): Promise<void> {
   await app.register(async (scope) => {
-    await scope.register(formbody, { bodyLimit: config.bodyLimit })
+    // forms of at most MAX_FORM_FIELDS fields, counted before the parse (plugins/input-rules.ts)
+    await scope.register(formbody, { bodyLimit: config.bodyLimit, parser: parseFormBody })
     scope.setErrorHandler((err, request, reply) => {
       const { http, body, headers } = toErrorReply(err)
       if (http >= 500) request.log.error({ err }, 'request failed')
@@ -52,6 +56,7 @@ async function tokenRoutes(app: FastifyInstance, { config, repos, signingKeys }:
       keys: signingKeys,
       issuer: config.authUrl,
       audience: config.baseUrl,
+      maxSecretsPerClient: config.limits.secretsPerClient,
     })
   })
 }
@@ -83,5 +88,11 @@ export async function registerRoutes(app: FastifyInstance, deps: RoutesDeps): Pr
   // the exit queue's consensus figures are the consensus job's latest snapshot (jobs/consensus.ts)
   projectionRoutes(app, { repos })
   adminRoutes(app, { repos })
-  webhookRoutes(app, { repos, allowPrivate: deps.config.webhooks.allowPrivate })
+  webhookRoutes(app, {
+    repos,
+    allowPrivate: deps.config.webhooks.allowPrivate,
+    maxWebhooks: deps.config.limits.webhooksPerOrg,
+    // SIGNING_KEY_SECRET (or the embedded one): read when the first webhook is created
+    sealingKey: memoizeSuccess(() => signingKeySecret(deps.config)),
+  })
 }

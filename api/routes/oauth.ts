@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import type { Repos } from '../../db/repos/index.ts'
 import { parseScopes } from '../auth/scopes.ts'
-import { hashSecret, verifySecret } from '../auth/secrets.ts'
+import { createClientAuthenticator } from '../auth/secrets.ts'
 import type { SigningKeys } from '../auth/signing-keys.ts'
 import { issueToken } from '../auth/tokens.ts'
 import type { ErrorCode } from '../errors.ts'
@@ -82,26 +81,28 @@ const TokenResponse = Type.Object({
  * current signing key, and the JWKS (every live key). Also gives the bearer-token check its source of client
  * statuses (revocation).
  *
- * Client authentication takes the same work whether the client id exists or not (one query, then scrypt
- * against each active secret or against a dummy hash), so response times do not reveal client ids; wrong
+ * Client authentication takes the same work whether the client id exists or not, and whatever number of secrets
+ * it has (one query, then scrypt against MAX_SECRETS_PER_CLIENT hashes: its active secrets padded with a dummy
+ * hash; `createClientAuthenticator`), so response times do not reveal client ids; wrong
  * credentials count against the caller address's budget of refused requests (429 IR1005 over it).
  */
 export function oauthRoutes(
   app: FastifyInstance,
-  deps: { repos: Repos; keys: SigningKeys; issuer: string; audience: string },
+  deps: {
+    repos: Repos
+    keys: SigningKeys
+    issuer: string
+    audience: string
+    /** MAX_SECRETS_PER_CLIENT: how many hashes every secret check runs scrypt against. */
+    maxSecretsPerClient: number
+  },
 ) {
   app.useClientStatus((clientId) => deps.repos.clients.status(clientId))
-  // the hash unknown and revoked clients are checked against: same scrypt parameters as real secrets
-  const dummyHash = hashSecret(randomBytes(32).toString('base64url'))
-
-  /** Verifies the secret against every active secret of the client (or the dummy hash), in parallel. */
-  async function authenticate(clientId: string, clientSecret: string) {
-    const found = await deps.repos.clients.credentials(clientId)
-    const usable = found && found.client.revoked_at === null && found.secretHashes.length > 0
-    const hashes = usable ? found.secretHashes : [await dummyHash]
-    const matches = await Promise.all(hashes.map((h) => verifySecret(clientSecret, h)))
-    return usable && matches.some(Boolean) ? found.client : undefined
-  }
+  // scrypt against MAX_SECRETS_PER_CLIENT hashes for every id (a dummy for each missing one), in parallel
+  const authenticate = createClientAuthenticator({
+    credentials: (clientId) => deps.repos.clients.credentials(clientId),
+    candidates: deps.maxSecretsPerClient,
+  })
 
   app.post(
     '/oauth/token',

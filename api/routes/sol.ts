@@ -2,6 +2,7 @@ import { base58 } from '@scure/base'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { Repos } from '../../db/repos/index.ts'
+import { ImpersonateHeaders } from '../auth/impersonation.ts'
 import { caller } from '../auth/plugin.ts'
 import { ApiError } from '../errors.ts'
 import { errorResponses } from '../schemas.ts'
@@ -57,6 +58,7 @@ export function solRoutes(app: FastifyInstance, deps: { repos: Repos }) {
       onRequest: app.requireScope('write:sol-allowlist'),
       schema: {
         tags,
+        headers: ImpersonateHeaders,
         summary: 'Add or update a Solana address on the allowlist',
         body: Type.Object({ address: Type.String(), permissions: Permissions }),
         response: {

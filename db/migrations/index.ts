@@ -1,4 +1,5 @@
 import type { Knex } from 'knex'
+import type { MigrationOptions } from '../migrate.ts'
 import * as m001 from './001_platform.ts'
 import * as m002 from './002_chain.ts'
 import * as m003 from './003_records.ts'
@@ -15,9 +16,13 @@ import * as m013 from './013_report_versions.ts'
 import * as m014 from './014_consensus_snapshots.ts'
 import * as m015 from './015_signing_keys.ts'
 import * as m016 from './016_day_accounts_index.ts'
+import * as m017 from './017_webhook_secrets_sealed.ts'
+import * as m018 from './018_allowlist_change_retry.ts'
+import * as m019 from './019_content_hash_scheme.ts'
 
 interface Migration {
-  up(db: Knex): Promise<void>
+  /** `options`: what `migrate` was given (the sealing key a migration that seals needs). */
+  up(db: Knex, options?: MigrationOptions): Promise<void>
   down(db: Knex): Promise<void>
 }
 
@@ -39,6 +44,9 @@ const migrations: [string, Migration][] = [
   ['014_consensus_snapshots', m014],
   ['015_signing_keys', m015],
   ['016_day_accounts_index', m016],
+  ['017_webhook_secrets_sealed', m017],
+  ['018_allowlist_change_retry', m018],
+  ['019_content_hash_scheme', m019],
 ]
 
 /** knex migration source over the in-code list (works the same under tsx, vitest and any bundler). */

@@ -15,14 +15,27 @@ export interface AllowlistChangeRow {
   state: AllowlistChangeState
   attempts: number
   tx_hash: string | null
+  /** Why the latest try failed (a revert in words); kept on a pending change that waits for its retry. */
   error: string | null
+  /** A pending change whose write reverted is not tried again before this time (null: at once). */
+  retry_at: Date | null
   created_at: Date
   updated_at: Date
 }
 
 const TABLE = 'allowlist_changes'
 
-type Patch = Partial<Pick<AllowlistChangeRow, 'state' | 'tx_hash' | 'error' | 'attempts'>>
+type Patch = Partial<Pick<AllowlistChangeRow, 'state' | 'tx_hash' | 'error' | 'attempts'>> & {
+  retry_at?: Date | null | Knex.Raw
+}
+
+/** The text every wallet `status_reason` the allowlist writer sets begins with (chain-sync clears them when a change lands). */
+export const ALLOWLIST_CHANGE_REASON_PREFIX = 'allowlist change ('
+
+/** The database's time plus `delayMs`: when a deferred change is tried again. */
+function retryAt(db: Queryable, delayMs: number): Knex.Raw {
+  return db.raw(`now() + make_interval(secs => ?)`, [delayMs / 1000])
+}
 
 /** Rows of `tx` for which a newer change (any state) exists for the same address. */
 function newerExists(tx: Queryable, alias: string) {
@@ -85,11 +98,15 @@ export function createAllowlistChangesRepo(db: Queryable) {
       return row!
     },
 
-    /** Pending changes that are the latest intent of their address (oldest first). */
+    /**
+     * Pending changes that are the latest intent of their address (oldest first), but those waiting for a retry
+     * (`retry_at` still ahead).
+     */
     async pending(limit: number): Promise<AllowlistChangeRow[]> {
       return db<AllowlistChangeRow>(`${TABLE} as c`)
         .select('c.*')
         .where('c.state', 'pending')
+        .where((q) => q.whereNull('c.retry_at').orWhere('c.retry_at', '<=', db.fn.now()))
         .whereNotExists(newerExists(db, 'c'))
         .orderBy('c.id')
         .limit(limit)
@@ -137,9 +154,13 @@ export function createAllowlistChangesRepo(db: Queryable) {
 
     /**
      * Submitted changes whose transaction will not land (the node never saw it, or it reverted): each is
-     * superseded when its address has a newer change, else pending again (without its hash) to be sent anew.
+     * superseded when its address has a newer change, else pending again (without its hash) to be sent anew;
+     * `retry` (a reverted transaction) records why and when to try again.
      */
-    async requeue(ids: string[]): Promise<{ superseded: number; pending: number }> {
+    async requeue(
+      ids: string[],
+      retry?: { error: string; delayMs: number },
+    ): Promise<{ superseded: number; pending: number }> {
       if (ids.length === 0) return { superseded: 0, pending: 0 }
       const superseded = await updateInIdOrder(
         db,
@@ -149,17 +170,31 @@ export function createAllowlistChangesRepo(db: Queryable) {
       const pending = await updateInIdOrder(db, (q) => q.whereIn('c.id', ids).where('c.state', 'submitted'), {
         state: 'pending',
         tx_hash: null,
+        ...(retry ? { error: retry.error, retry_at: retryAt(db, retry.delayMs) } : {}),
       })
       return { superseded, pending }
     },
 
     /**
+     * Pending changes whose write reverted for a reason a retry may cure: they stay pending with the reason and
+     * one more attempt, and wait `delayMs` before the next try.
+     */
+    async defer(ids: string[], retry: { error: string; delayMs: number; attempts: number }): Promise<void> {
+      if (ids.length === 0) return
+      await updateInIdOrder(db, (q) => q.whereIn('c.id', ids).where('c.state', 'pending'), {
+        error: retry.error,
+        attempts: retry.attempts,
+        retry_at: retryAt(db, retry.delayMs),
+      })
+    },
+
+    /**
      * The chain shows that transaction `txHash` set `permissions` for `address`: the changes of that address
      * sent in that transaction are confirmed. Matching by transaction (not by mask) keeps a late event from
-     * confirming a newer change that asks the same mask but was not sent yet.
+     * confirming a newer change that asks the same mask but was not sent yet. Returns how many were confirmed.
      */
-    async confirmSeen(address: string, permissions: bigint, txHash: string): Promise<void> {
-      await updateInIdOrder(
+    async confirmSeen(address: string, permissions: bigint, txHash: string): Promise<number> {
+      return updateInIdOrder(
         db,
         (q) =>
           q

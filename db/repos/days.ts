@@ -24,6 +24,11 @@ export interface DayRow {
   wallets: number | null
   engine_version: string | null
   content_hash: string | null
+  /**
+   * The scheme of `content_hash` (jobs/days/content-hash.ts: 2, a function of the records alone); null for a
+   * version published before migration 019, hashed by its shard layout.
+   */
+  content_hash_scheme: number | null
   based_on_hash: string | null
   error: string | null
   requested_at: Date
@@ -239,6 +244,8 @@ export function createDaysRepo(db: Queryable) {
         wallets: number
         engineVersion: string
         contentHash: string
+        /** The scheme of `contentHash` (null or absent: none known). */
+        contentHashScheme?: number | null
         basedOnHash: string | null
         durationMs: number
         /** Why this version was made (`restatementReason`). */
@@ -252,19 +259,20 @@ export function createDaysRepo(db: Queryable) {
       await db.raw(
         `with t as materialized (select date_trunc('milliseconds', clock_timestamp()) as now),
            d as (update days set status = 'computed', reason = null, error = null, visible_version = ?,
-               computing_version = null, wallets = ?, engine_version = ?, content_hash = ?, based_on_hash = ?,
-               computed_at = now(), duration_ms = ?
+               computing_version = null, wallets = ?, engine_version = ?, content_hash = ?,
+               content_hash_scheme = ?, based_on_hash = ?, computed_at = now(), duration_ms = ?
              where chain_id = ? and report_epoch = ?),
            closed as (update report_versions set visible_until = (select now from t)
              where chain_id = ? and report_epoch = ? and visible_until is null)
-         insert into report_versions (chain_id, report_epoch, version, content_hash, engine_version, reason,
-           previous_version, visible_from)
-         values (?, ?, ?, ?, ?, ?, ?, (select now from t))`,
+         insert into report_versions (chain_id, report_epoch, version, content_hash, content_hash_scheme,
+           engine_version, reason, previous_version, visible_from)
+         values (?, ?, ?, ?, ?, ?, ?, ?, (select now from t))`,
         [
           done.version,
           done.wallets,
           done.engineVersion,
           done.contentHash,
+          done.contentHashScheme ?? null,
           done.basedOnHash,
           done.durationMs,
           chainId,
@@ -275,11 +283,36 @@ export function createDaysRepo(db: Queryable) {
           epoch,
           done.version,
           done.contentHash,
+          done.contentHashScheme ?? null,
           done.engineVersion,
           done.reason,
           done.previousVersion,
         ],
       )
+    },
+
+    /**
+     * Ends a run whose records equal the visible version's without publishing it: the day is computed again,
+     * on the predecessor version it was computed on (`basedOnHash`), its visible version, content hash and
+     * restatement log unchanged (the run's records are then hidden: `deleteHiddenVersions`). Call on the
+     * finalizing transaction's repositories.
+     */
+    async keepVisible(
+      chainId: number,
+      epoch: string,
+      done: { version: number; basedOnHash: string | null; durationMs: number },
+    ): Promise<void> {
+      await db('days')
+        .where({ chain_id: chainId, report_epoch: epoch, computing_version: done.version })
+        .update({
+          status: 'computed',
+          reason: null,
+          error: null,
+          computing_version: null,
+          based_on_hash: done.basedOnHash,
+          computed_at: db.fn.now(),
+          duration_ms: done.durationMs,
+        })
     },
 
     /**

@@ -93,7 +93,7 @@ export function inTransaction<T>(db: Queryable, work: (repos: Repos, tx: Tx) => 
 
 /** Row and status types the other layers use, re-exported from their repositories. */
 export type { AccountRow, AccountStatus } from './accounts.ts'
-export type { AllowlistChangeRow } from './allowlist-changes.ts'
+export { ALLOWLIST_CHANGE_REASON_PREFIX, type AllowlistChangeRow } from './allowlist-changes.ts'
 export type { ClientRow } from './clients.ts'
 export type { ConsensusSnapshotSource, StoredConsensusSnapshot } from './consensus.ts'
 export type { OrgRow } from './orgs.ts'

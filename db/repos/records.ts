@@ -99,6 +99,19 @@ export interface ShardResult {
   duration_ms: number
 }
 
+/** The day-level tables `sameDayLevel` compares between two versions of a day. */
+const DAY_LEVEL_COMPARED = ['protocol_records', 'fee_records', 'operator_fee_records', 'day_reconciliations']
+
+// COPY takes no parameters: every literal in its query is checked
+const addressLiteral = (value: string) => {
+  if (!/^0x[0-9a-f]{40}$/.test(value)) throw new Error(`not an address range bound: ${value}`)
+  return `'${value}'`
+}
+const integerLiteral = (value: string | number) => {
+  if (!/^\d+$/.test(String(value))) throw new Error(`not a day key: ${value}`)
+  return String(value)
+}
+
 function inRange(column: string, range: AddressRange): { sql: string; bindings: string[] } {
   return range.hi === null
     ? { sql: `${column} >= ?`, bindings: [range.lo] }
@@ -265,23 +278,54 @@ export function createRecordsRepo(db: Queryable) {
      */
     async openWalletTotals(key: DayKey, range: AddressRange): Promise<CopyOut> {
       const columns = PREVIOUS_ROW_COLUMNS.join(', ')
-      // COPY takes no parameters: every literal is checked
-      const address = (value: string) => {
-        if (!/^0x[0-9a-f]{40}$/.test(value)) throw new Error(`not an address range bound: ${value}`)
-        return `'${value}'`
-      }
-      const integer = (value: string | number) => {
-        if (!/^\d+$/.test(String(value))) throw new Error(`not a day key: ${value}`)
-        return String(value)
-      }
-      const upper = range.hi === null ? '' : ` and address < ${address(range.hi)}`
+      const upper = range.hi === null ? '' : ` and address < ${addressLiteral(range.hi)}`
       return copyOut(
         db as Db,
         `select ${columns} from wallet_records
-         where chain_id = ${integer(key.chainId)} and report_epoch = ${integer(key.epoch)}
-           and version = ${integer(key.version)} and address >= ${address(range.lo)}${upper}
+         where chain_id = ${integerLiteral(key.chainId)} and report_epoch = ${integerLiteral(key.epoch)}
+           and version = ${integerLiteral(key.version)} and address >= ${addressLiteral(range.lo)}${upper}
          order by address`,
       )
+    },
+
+    /**
+     * The canonical lines of a stored version's wallet records, what its content hash covers
+     * (jobs/days/content-hash.ts): `WALLET_RECORD_COLUMNS` without `version`, COPY text, in address order,
+     * streamed as `openWalletTotals` streams (call `close()` always).
+     */
+    async openContentLines(key: DayKey): Promise<CopyOut> {
+      const columns = WALLET_RECORD_COLUMNS.filter((c) => c !== 'version').join(', ')
+      return copyOut(
+        db as Db,
+        `select ${columns} from wallet_records
+         where chain_id = ${integerLiteral(key.chainId)} and report_epoch = ${integerLiteral(key.epoch)}
+           and version = ${integerLiteral(key.version)}
+         order by address`,
+      )
+    },
+
+    /**
+     * Whether version `other` of the day of `key` holds the same day-level records as `key`'s version: the
+     * protocol, fee, operator fee and reconciliation rows, compared whole but for their version (the account
+     * records are sums of the wallet records, which the content hash compares).
+     */
+    async sameDayLevel(key: DayKey, other: number): Promise<boolean> {
+      const rows = (table: string) =>
+        `select to_jsonb(t) - 'version' from ${table} t where chain_id = ? and report_epoch = ? and version = ?`
+      const differences = DAY_LEVEL_COMPARED.flatMap((table) => [
+        `(select count(*) from (${rows(table)} except all ${rows(table)}) x)`,
+        `(select count(*) from (${rows(table)} except all ${rows(table)}) x)`,
+      ])
+      const [row] = (
+        await db.raw(
+          `select ${differences.join(' + ')} as differences`,
+          DAY_LEVEL_COMPARED.flatMap(() => [
+            ...[key.chainId, key.epoch, key.version, key.chainId, key.epoch, other],
+            ...[key.chainId, key.epoch, other, key.chainId, key.epoch, key.version],
+          ]),
+        )
+      ).rows
+      return Number(row?.differences) === 0
     },
 
     /**

@@ -191,6 +191,17 @@ export function createWalletsRepo(db: Queryable) {
         .returning('*')
       return row!
     },
+    /**
+     * Clears the `status_reason` of these wallets where it is a note of the allowlist writer (it begins with
+     * `prefix`): their change landed. A reason of another kind (a deny, an account's) stays.
+     */
+    async clearReasonWithPrefix(ids: readonly string[], prefix: string): Promise<void> {
+      if (ids.length === 0) return
+      await db('wallets')
+        .whereIn('id', [...ids])
+        .whereRaw('starts_with(status_reason, ?)', [prefix])
+        .update({ status_reason: null, updated_at: db.fn.now() })
+    },
   }
 }
 /** The wallets repository `createWalletsRepo` returns. */

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto'
+import { StateError } from '../../common/errors.ts'
 import type { Queryable } from '../index.ts'
 import { whereTuplesIn } from '../tuple-list.ts'
 import type { AccountRow } from './accounts.ts'
@@ -11,6 +12,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'day.finalized',
   'wallet.allowlisted',
   'wallet.removed',
+  'wallet.allowlist_change_failed',
   'account.denied',
   'redeem.satisfied',
   'redeem.claimed',
@@ -18,7 +20,10 @@ export const WEBHOOK_EVENT_TYPES = [
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 
-/** A subscription. `secret` (whsec_...) signs its deliveries. */
+/**
+ * A subscription. `secret` is its `whsec_...` signing secret sealed under SIGNING_KEY_SECRET
+ * (platform/webhooks/sealed-secret.ts): never stored in the clear.
+ */
 export interface WebhookRow {
   id: string
   org_id: string
@@ -88,7 +93,7 @@ export interface DeliveryRow {
   type: WebhookEventType
 }
 
-/** What a delivery job needs: the delivery, its subscription's URL and secret, the event's body. */
+/** What a delivery job needs: the delivery, its subscription's URL and sealed secret, the event's body. */
 export interface DeliveryWork extends DeliveryRow {
   url: string
   secret: string
@@ -162,23 +167,43 @@ export function createWebhooksRepo(db: Queryable) {
   }
 
   return {
+    /**
+     * Adds a subscription unless the organization has `limit` already (a `StateError`, reason `tenant_limit`,
+     * naming MAX_WEBHOOKS_PER_ORG). The count and the insert run under a lock of the organization's row, so two
+     * creates at once never both pass the limit. `secret`: the signing secret as stored (sealed).
+     */
     async create(input: {
+      id: string
       orgId: string
       url: string
       events: WebhookEventType[]
       description: string | null
+      secret: string
+      limit: number
     }): Promise<WebhookRow> {
-      const [row] = await db<WebhookRow>('webhooks')
-        .insert({
-          id: randomUUID(),
-          org_id: input.orgId,
-          url: input.url,
-          events: input.events,
-          description: input.description,
-          secret: newWebhookSecret(),
-        })
-        .returning('*')
-      return row!
+      return db.transaction(async (tx) => {
+        await tx('orgs').where({ id: input.orgId }).forUpdate().first('id')
+        const [counted] = await tx('webhooks').where({ org_id: input.orgId }).count({ n: '*' })
+        const count = Number(counted?.n ?? 0)
+        if (count >= input.limit) {
+          throw new StateError(
+            `the organization has ${count} webhooks, its limit (MAX_WEBHOOKS_PER_ORG=${input.limit}): ` +
+              'delete one before subscribing another',
+            { reason: 'tenant_limit', details: { limit: input.limit, setting: 'MAX_WEBHOOKS_PER_ORG' } },
+          )
+        }
+        const [row] = await tx<WebhookRow>('webhooks')
+          .insert({
+            id: input.id,
+            org_id: input.orgId,
+            url: input.url,
+            events: input.events,
+            description: input.description,
+            secret: input.secret,
+          })
+          .returning('*')
+        return row!
+      })
     },
     /** One page of the organization's webhooks (oldest first) and how many it has. */
     async list(orgId: string, page: Page): Promise<{ rows: WebhookRow[]; total: number }> {
@@ -215,6 +240,36 @@ export function createWebhooksRepo(db: Queryable) {
           account_id: wallet.account_id,
           status: wallet.status,
           on_platform: wallet.on_platform,
+        },
+      })
+    },
+
+    /**
+     * wallet.allowlist_change_failed when an Allowlist change of the wallet did not land: once per change when its
+     * first try reverts for a reason a retry may cure (`final` false: the writer keeps trying), and once when it
+     * fails for good (`final` true).
+     */
+    async emitAllowlistChangeFailed(
+      wallet: WalletRow,
+      change: { id: string; reason: string; permissions: string; attempts: number },
+      error: string,
+      final: boolean,
+    ): Promise<void> {
+      await emit({
+        type: 'wallet.allowlist_change_failed',
+        factKey: `wallet.allowlist_change_failed:${change.id}:${final ? 'final' : 'retrying'}`,
+        orgId: wallet.org_id,
+        data: {
+          wallet_id: wallet.id,
+          address: wallet.address,
+          account_id: wallet.account_id,
+          status: wallet.status,
+          allowlisted: wallet.allowlisted,
+          change: change.reason,
+          permissions: change.permissions,
+          error,
+          final,
+          attempts: change.attempts,
         },
       })
     },

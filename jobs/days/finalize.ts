@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto'
 import type { Db } from '../../db/index.ts'
-import { restatementReason } from '../../db/repos/days.ts'
+import { type DayRow, restatementReason } from '../../db/repos/days.ts'
 import { createRepos, inTransaction } from '../../db/repos/index.ts'
-import type { DayKey, MintsAndBurns, ShardResult } from '../../db/repos/records.ts'
+import type { DayKey, MintsAndBurns } from '../../db/repos/records.ts'
 import {
   activeValidatorsPerOperator,
   computeProtocolRecord,
@@ -17,6 +16,7 @@ import {
   reconcileReport,
 } from '../../engine/index.ts'
 import { dayFinalizedEvent } from '../webhooks/events.ts'
+import { CONTENT_HASH_SCHEME, contentHashOfLines, dayContentHash } from './content-hash.ts'
 import { DayDataError, DayNotReadyError } from './errors.ts'
 import { type DayInputs, describeReport } from './inputs.ts'
 import { unreconciledDayError } from './reconciliation-diagnosis.ts'
@@ -29,16 +29,35 @@ export interface FinalizeJob {
   shards: number
 }
 
-/** How a finalization ended. */
+/**
+ * How a finalization ended: a version published (`computed`), records equal to the visible version's
+ * (`unchanged`: nothing published, nothing announced), or a newer run replaced this one.
+ */
 export type FinalizeOutcome =
   | { status: 'computed'; wallets: number; content_hash: string }
+  | { status: 'unchanged'; wallets: number; content_hash: string; visible_version: number }
   | { status: 'superseded' }
 
-/** The hash of a day's content: the shards' hashes in address order. */
-export function dayContentHash(shards: readonly Pick<ShardResult, 'content_hash'>[]): string {
-  const hash = createHash('sha256')
-  for (const shard of shards) hash.update(`${shard.content_hash}\n`)
-  return hash.digest('hex')
+/**
+ * The content hash of a day's visible version under this code's scheme (`CONTENT_HASH_SCHEME`), with that
+ * version: as stored, or for a version published under an older scheme (hashed by its shard layout) its
+ * records read back and hashed (once per recompute of such a day: the upgrade itself publishes nothing).
+ */
+async function visibleContentHash(
+  db: Db,
+  day: DayRow,
+): Promise<{ version: number; content_hash: string } | undefined> {
+  if (day.visible_version === null || day.content_hash === null) return undefined
+  if (day.content_hash_scheme === CONTENT_HASH_SCHEME) {
+    return { version: day.visible_version, content_hash: day.content_hash }
+  }
+  const key: DayKey = { chainId: day.chain_id, epoch: String(day.report_epoch), version: day.visible_version }
+  const out = await createRepos(db).records.openContentLines(key)
+  try {
+    return { version: day.visible_version, content_hash: await contentHashOfLines(out.texts) }
+  } finally {
+    await out.close()
+  }
 }
 
 function engineStep<T>(inputs: DayInputs, step: () => T): T {
@@ -118,7 +137,9 @@ function operatorRecordRows(operators: ReturnType<typeof operatorFeeRows>, date:
  * (`inputs`, with the reports before the day) in one statement, then writes the account records (sums of their
  * wallets), the protocol record, the platform / originator / operator fee records, and makes the run's
  * version visible, all in one transaction; then deletes the day's hidden versions (a day's first run has
- * none). A run that a newer one replaced does nothing.
+ * none). A run whose records equal the visible version's (the content hash, `content-hash.ts`, and the
+ * day-level rows) publishes nothing: the day keeps its visible version, no version is logged, no
+ * `day.finalized` is emitted, and the run's records are deleted. A run that a newer one replaced does nothing.
  */
 export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): Promise<FinalizeOutcome> {
   const repos = createRepos(db)
@@ -188,9 +209,12 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
   const contentHash = dayContentHash(shards)
   const wallets = shards.reduce((n, s) => n + s.wallets, 0)
   const { violations: _none, ...residuals } = reconciliation
+  // what the run is compared with (read before the transaction: an older scheme's version is read back)
+  const visible = await visibleContentHash(db, inputs.day)
   const outcome = await inTransaction(db, async (r): Promise<FinalizeOutcome> => {
     const locked = await r.days.lock(job.chainId, job.epoch)
     if (!locked || locked.computing_version !== job.version) return { status: 'superseded' }
+    const durationMs = locked.started_at ? Date.now() - locked.started_at.getTime() : 0
     await r.records.writeDayLevel(key, {
       engineVersion: ENGINE_VERSION,
       protocol: {
@@ -217,27 +241,48 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
       reconciliation: residuals,
       operators: operatorRecordRows(operators, inputs.day.date),
     })
+    // the same records as the visible version (its wallet records by content hash, its day-level records row
+    // for row): nothing is published nor announced, and nothing after the day is restated
+    if (
+      locked.visible_version !== null &&
+      visible?.version === locked.visible_version &&
+      visible.content_hash === contentHash &&
+      (await r.records.sameDayLevel(key, locked.visible_version))
+    ) {
+      await r.days.keepVisible(job.chainId, job.epoch, {
+        version: job.version,
+        basedOnHash: inputs.previousHash,
+        durationMs,
+      })
+      return {
+        status: 'unchanged',
+        wallets,
+        content_hash: locked.content_hash ?? contentHash,
+        visible_version: locked.visible_version,
+      }
+    }
     await r.days.finishRun(job.chainId, job.epoch, {
       version: job.version,
       wallets,
       engineVersion: ENGINE_VERSION,
       contentHash,
+      contentHashScheme: CONTENT_HASH_SCHEME,
       basedOnHash: inputs.previousHash,
-      durationMs: locked.started_at ? Date.now() - locked.started_at.getTime() : 0,
+      durationMs,
       reason: restatementReason(locked),
       previousVersion: locked.visible_version,
     })
-    // webhooks: a first version, or a recompute whose figures changed, is announced (same transaction)
-    if (locked.content_hash !== contentHash) {
-      await r.webhooks.emit(
-        dayFinalizedEvent(locked, job, inputs.day.date, contentHash, wallets, restatementReason(locked)),
-      )
-    }
+    // webhooks: every published version (a first one, or a recompute whose records changed) is announced
+    // (same transaction)
+    await r.webhooks.emit(
+      dayFinalizedEvent(locked, job, inputs.day.date, contentHash, wallets, restatementReason(locked)),
+    )
     return { status: 'computed', wallets, content_hash: contentHash }
   })
   // a day's first run (version 1) has no other version: a later run of the day would have replaced it (its
-  // finalization then finds the day's computing version changed and writes nothing), so nothing is hidden
-  if (outcome.status === 'computed' && job.version > 1) {
+  // finalization then finds the day's computing version changed and writes nothing), so nothing is hidden.
+  // An unchanged run's own records are hidden now
+  if (outcome.status !== 'superseded' && job.version > 1) {
     await repos.days.deleteHiddenVersions(job.chainId, job.epoch)
   }
   return outcome

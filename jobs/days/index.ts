@@ -126,11 +126,25 @@ export function createDayJobs(deps: DayJobsDeps): Record<string, Processor> {
         // the day its protocol record reads
         const inputs = await loadDayInputs(db, day, 8)
         const outcome = await finalizeDay(db, inputs, payload as FinalizeJob)
+        if (outcome.status === 'unchanged') {
+          log.info(
+            {
+              report_epoch: payload.epoch,
+              date: inputs.day.date,
+              wallets: outcome.wallets,
+              version: payload.version,
+              visible_version: outcome.visible_version,
+            },
+            'day recomputed with unchanged records: no version published',
+          )
+        }
         if (outcome.status === 'computed') {
           log.info(
             { report_epoch: payload.epoch, date: inputs.day.date, wallets: outcome.wallets },
             'day computed',
           )
+        }
+        if (outcome.status !== 'superseded') {
           // start the next day at once rather than at the next periodic pass
           await deps
             .runner()

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
 import { copyText } from '../../db/bulk.ts'
@@ -23,6 +22,7 @@ import {
 } from '../../engine/index.ts'
 import { arbRealisticReport, arbTarget, E } from '../../fixtures/engine/arbitraries.ts'
 import { runs } from '../../fixtures/property-runs.ts'
+import { contentHashOfLines, createContentTree } from './content-hash.ts'
 import { shardChunks } from './shard-rows.ts'
 
 /** One wallet's movements in one period (the shard reads them as a flow row). */
@@ -185,7 +185,7 @@ describe('shardChunks', () => {
           items.push({ record, originator_org_id: who?.originator_org_id ?? null })
         }
         // the pipeline: the previous day's stored rows as COPY text, the dormant path where nothing moved
-        const out = { hash: createHash('sha256'), summary: emptyFeeSummary(), wallets: 0 }
+        const out = { tree: createContentTree(0, 1), summary: emptyFeeSummary(), wallets: 0 }
         // ... in pieces of whole lines, as they stream in
         const previousTexts: string[] =
           stored === null ? [] : stored.map((l, i) => `${previousRow(l)}\n${i % 3 === 2 ? '|' : ''}`)
@@ -207,12 +207,12 @@ describe('shardChunks', () => {
         ).join('')
         expect(written).toBe(lines.map((l) => `${l}\n`).join(''))
         expect(out.wallets).toBe(lines.length)
-        const hash = createHash('sha256')
-        for (const line of lines) {
+        // the content hash: each line without its version (content-hash.ts)
+        const canonical = lines.map((line) => {
           const [chain, epoch, , ...rest] = line.split('\t')
-          hash.update(`${[chain, epoch, ...rest].join('\t')}\n`)
-        }
-        expect(out.hash.digest('hex')).toBe(hash.digest('hex'))
+          return `${[chain, epoch, ...rest].join('\t')}\n`
+        })
+        expect(out.tree.root()).toBe(await contentHashOfLines([canonical.join('')]))
         expect(encodeFeeSummary(out.summary)).toEqual(encodeFeeSummary(summarizeFees(items)))
         records = next
         stored = written.split('\n').filter((l) => l !== '')
@@ -235,7 +235,7 @@ describe('shardChunks', () => {
       const addresses = ids.map((id) => `0x${id.toString(16).padStart(40, '0')}`).sort()
       const hex = (n: bigint) => `0x${n.toString(16).padStart(40, '0')}`
       const bounds = [...new Set(cuts.map(hex))].sort()
-      const empty = () => ({ hash: createHash('sha256'), summary: emptyFeeSummary(), wallets: 0 })
+      const empty = () => ({ tree: createContentTree(0, 1), summary: emptyFeeSummary(), wallets: 0 })
       const input = (day: number, report: ReportInput, previous: string[], flows: PeriodFlowRow[]) => ({
         key: { chainId: 1, epoch: String(100 + day), version: 2 },
         ctx: prepareReport(report),
@@ -286,7 +286,7 @@ describe('shardChunks', () => {
       outs.forEach((out, i) => {
         const one = alone[i]?.out as typeof out
         expect(out.wallets).toBe(one.wallets)
-        expect(out.hash.digest('hex')).toBe(one.hash.digest('hex'))
+        expect(out.tree.root()).toBe(one.tree.root())
         expect(encodeFeeSummary(out.summary)).toEqual(encodeFeeSummary(one.summary))
       })
     },
@@ -296,7 +296,7 @@ describe('shardChunks', () => {
     const ctx = prepareReport(fc.sample(arbRealisticReport('v3'), { numRuns: 1, seed: 1 })[0] as ReportInput)
     const zeros = '0\t'.repeat(PREVIOUS_ROW_COLUMNS.length - 3)
     const previous = [`0x${'2'.repeat(40)}\t5\t${zeros}0\n0x${'1'.repeat(40)}\t5\t${zeros}0\n`]
-    const out = { hash: createHash('sha256'), summary: emptyFeeSummary(), wallets: 0 }
+    const out = { tree: createContentTree(0, 1), summary: emptyFeeSummary(), wallets: 0 }
     const run = collect(
       shardChunks(
         {

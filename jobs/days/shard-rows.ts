@@ -1,4 +1,3 @@
-import type { Hash } from 'node:crypto'
 import { type CopyRows, createCopyRows } from '../../db/copy-rows.ts'
 import {
   type AttributionRow,
@@ -18,6 +17,7 @@ import {
   type WalletRecord,
   type WalletTotals,
 } from '../../engine/index.ts'
+import type { ContentTree } from './content-hash.ts'
 import { DayDataError } from './errors.ts'
 import { createWalletLines, type WalletLines } from './wallet-lines.ts'
 
@@ -42,8 +42,8 @@ export interface ShardRowsInput {
 
 /** What producing a shard's lines adds up as it goes. */
 export interface ShardRowsOutput {
-  /** The content hash: each line without its version. */
-  hash: Hash
+  /** The content hash (`content-hash.ts`): each line without its version, in the tree of the output's shard. */
+  tree: ContentTree
   /** The shard's fee summary (`addToFeeSummary` of every record). */
   summary: FeeSummary
   /** Wallets written so far. */
@@ -94,20 +94,34 @@ export async function* shardChunks(
   let out = outs[0] as ShardRowsOutput
   let bound = bounds[0]
   let last = ''
-  const emitted = (address: string) => {
-    if (address <= last) throw new Error(`shard rows out of address order at ${address}`)
-    last = address
-    out.wallets += 1
-    lineCount += 1
-  }
   // every line starts with the copy head; the hash sees the hash head in its place
   const copyLineStart = `\n${copyHead}`
   const hashLineStart = `\n${hashHead}`
+  // how much of the chunk the content tree has: lines of one bucket go to it together, at the bucket's end or
+  // at the chunk's (a bucket of the tree is a few hundred lines at 1M wallets, a chunk 100)
+  let hashed = 0
+  const hashRest = () => {
+    if (chunk.length === hashed) return
+    const text = hashed === 0 ? chunk : chunk.slice(hashed)
+    out.tree.update(hashHead + text.slice(copyHead.length).replaceAll(copyLineStart, hashLineStart))
+    hashed = chunk.length
+  }
+  const emitted = (address: string) => {
+    if (address <= last) throw new Error(`shard rows out of address order at ${address}`)
+    last = address
+    if (out.tree.changes(address)) {
+      hashRest()
+      out.tree.enter(address)
+    }
+    out.wallets += 1
+    lineCount += 1
+  }
   const take = () => {
+    hashRest()
     const taken = chunk
     chunk = ''
+    hashed = 0
     lineCount = 0
-    out.hash.update(hashHead + taken.slice(copyHead.length).replaceAll(copyLineStart, hashLineStart))
     return taken
   }
   /** Moves to the output of `address`: the chunk of the output it leaves, if it has lines. */

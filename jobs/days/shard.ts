@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto'
 import type { Db } from '../../db/index.ts'
 import { createRepos } from '../../db/repos/index.ts'
 import type { DayKey, ShardResult } from '../../db/repos/records.ts'
 import { emptyFeeSummary, encodeFeeSummary } from '../../engine/index.ts'
+import { createContentTree } from './content-hash.ts'
 import type { DayFlows } from './day-flows.ts'
 import { type DayInputs, describeReport } from './inputs.ts'
 import { type ShardRowsOutput, shardChunks } from './shard-rows.ts'
@@ -27,9 +27,9 @@ export interface ShardJob {
  * (account, org, On-Platform, target fee rate) as of the report's block time. Dormant wallets (no transfer
  * in the period) take the dormant path, the others the engine (`shardChunks`). The previous day's rows are
  * read as COPY text (no object per row), the period's flows once per day (`flows`), and the rows are
- * written (COPY) while they are produced, in one transaction for the job; each shard's hash, fee summary
- * and count are saved for the day's finalization (a row per shard: the day's hash is made of them). A
- * retry replaces the job's range as a whole.
+ * written (COPY) while they are produced, in one transaction for the job; each shard's content hash (the
+ * root of its subtree of the day's content tree: `content-hash.ts`), fee summary and count are saved for the
+ * day's finalization (a row per shard). A retry replaces the job's range as a whole.
  */
 export async function computeShard(
   db: Db,
@@ -61,8 +61,8 @@ export async function computeShard(
     for (const a of attributions.value) {
       if (a.target_fee_rate !== null) targets.set(a.account_id, a.target_fee_rate)
     }
-    const outs: ShardRowsOutput[] = Array.from({ length: span }, () => ({
-      hash: createHash('sha256'),
+    const outs: ShardRowsOutput[] = Array.from({ length: span }, (_, i) => ({
+      tree: createContentTree(job.shard + i, job.shards),
       summary: emptyFeeSummary(),
       wallets: 0,
     }))
@@ -87,7 +87,7 @@ export async function computeShard(
       yield* lines
       done = outs.map((o) => ({
         wallets: o.wallets,
-        content_hash: o.hash.digest('hex'),
+        content_hash: o.tree.root(),
         fee_summary: encodeFeeSummary(o.summary),
       }))
     }

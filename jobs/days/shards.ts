@@ -2,12 +2,12 @@ import type { AddressRange } from '../../db/repos/records.ts'
 
 /** Wallets per shard the day aims at (shards are address ranges, so this is a target, not a bound). */
 export const SHARD_WALLETS = 5_000
-/** At most this many shards per day (12 bits of the address). */
+/** At most this many shards per day (12 bits of the address: the buckets of the day's content tree). */
 export const MAX_SHARDS = 4_096
 /**
- * At most this many consecutive shards are computed by one job. A shard is the unit of the day's content
- * hash (the day hashes its shards' hashes: the shard count is part of what a day's hash means, so it never
- * changes for a given size); a job is the unit of work and retry. Each job costs a few round trips, a COPY
+ * At most this many consecutive shards are computed by one job. A shard is an aligned subtree of the day's
+ * content tree (`content-hash.ts`: the day's hash is the same for any shard count); a job is the unit of
+ * work and retry. Each job costs a few round trips, a COPY
  * each way and a commit, whatever its size: a 10k-holder day of 4 shards is one job, a 1M one of 256 is 16
  * (splitting the small day in two for the inline runner's two shard jobs at once measured no faster).
  */

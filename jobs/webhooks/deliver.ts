@@ -1,7 +1,10 @@
+import { ConfigError } from '../../common/errors.ts'
 import type { Logger } from '../../common/logger.ts'
+import { redactUrl } from '../../common/redact-url.ts'
 import type { Db } from '../../db/index.ts'
 import { createRepos } from '../../db/repos/index.ts'
 import type { BreakerPolicy } from '../../db/repos/webhooks.ts'
+import { openWebhookSecret } from '../../db/webhook-secrets.ts'
 import { WebhookUrlError } from '../../platform/webhooks/errors.ts'
 import { resolveWebhookTarget } from '../../platform/webhooks/url-guard.ts'
 import type { JobInfo } from '../runner.ts'
@@ -58,6 +61,25 @@ export function webhookSettings(options: WebhookOptions | undefined): WebhookSet
   return { ...DEFAULT_WEBHOOK_OPTIONS, ...defined }
 }
 
+/**
+ * What the delivery needs: the store, a logger, the options and the key the subscriptions' secrets are sealed
+ * under (SIGNING_KEY_SECRET: `lsreport worker` and `up` read it when the first delivery needs it; absent, a
+ * delivery errors with a message saying so).
+ */
+export interface WebhookDeliveryDeps {
+  db: Db
+  logger: Logger
+  options: WebhookOptions
+  sealingKey?: (() => Promise<Buffer>) | undefined
+}
+
+/** The sealing key of a process given none: every delivery errors, saying what is missing. */
+async function noSealingKey(): Promise<Buffer> {
+  throw new ConfigError(
+    "no SIGNING_KEY_SECRET was given to the webhook deliveries: the subscriptions' secrets are sealed under it",
+  )
+}
+
 /** The payload of a delivery job: the delivery and the attempt count it had when it was queued. */
 export interface DeliverJob {
   deliveryId: string
@@ -76,7 +98,8 @@ export type DeliveryOutcome = { skipped: true } | { delivered: boolean; attempts
  * row (over at least `breakerMinMs`) pause it; a paused subscription's deliveries wait (never failed for the
  * retry window while it is paused) and one of them is its probe: a success resumes it.
  */
-export function deliverOnce(deps: { db: Db; logger: Logger; options: WebhookOptions }) {
+export function deliverOnce(deps: WebhookDeliveryDeps) {
+  const sealingKey = deps.sealingKey ?? noSealingKey
   const repos = createRepos(deps.db)
   const options = webhookSettings(deps.options)
   const policy: BreakerPolicy = {
@@ -95,10 +118,12 @@ export function deliverOnce(deps: { db: Db; logger: Logger; options: WebhookOpti
     let result: SendResult
     try {
       const target = await resolveWebhookTarget(work.url, { allowPrivate: options.allowPrivate })
-      if (!target) throw new WebhookUrlError(`the webhook host of ${work.url} does not resolve`)
+      if (!target) throw new WebhookUrlError(`the webhook host of ${redactUrl(work.url)} does not resolve`)
+      // the secret is stored sealed: a key that does not open it throws (logged; the claim expires, retried)
+      const secret = openWebhookSecret(await sealingKey(), work.webhook_id, work.secret)
       result = await sendWebhook(
         target,
-        webhookHeaders(work.secret, work.event_id, work.body),
+        webhookHeaders(secret, work.event_id, work.body),
         work.body,
         options.timeoutMs,
         options.connectTimeoutMs,
@@ -161,7 +186,7 @@ export function deliverOnce(deps: { db: Db; logger: Logger; options: WebhookOpti
  * The delivery job (`webhook-deliver`, payload `DeliverJob`): one attempt (`deliverOnce`). The dispatcher
  * runs attempts in its lanes (index.ts); the job remains for jobs queued by earlier versions and for tools.
  */
-export function deliverWebhook(deps: { db: Db; logger: Logger; options: WebhookOptions }) {
+export function deliverWebhook(deps: WebhookDeliveryDeps) {
   const deliver = deliverOnce(deps)
   return async (job: JobInfo) => {
     const { deliveryId, attempt } = job.data as DeliverJob

@@ -35,13 +35,16 @@ export function createWebhookJobs(deps: {
   db: Db
   logger: Logger
   options?: WebhookOptions | undefined
+  /** The key the subscriptions' secrets are sealed under (SIGNING_KEY_SECRET; `WebhookDeliveryDeps`). */
+  sealingKey?: (() => Promise<Buffer>) | undefined
   /** The runner (unused by the lanes; kept for the callers that bind one). */
   runner: () => JobRunner
 }): { processors: Record<string, Processor>; drain: () => Promise<void> } {
   const repos = createRepos(deps.db)
   const logger = deps.logger.child({ component: 'webhooks' })
   const options = webhookSettings(deps.options)
-  const deliver = deliverOnce({ db: deps.db, logger, options })
+  const deliveryDeps = { db: deps.db, logger, options, sealingKey: deps.sealingKey }
+  const deliver = deliverOnce(deliveryDeps)
   const lanes = createDeliveryLanes(
     {
       concurrency: options.concurrency,
@@ -71,7 +74,7 @@ export function createWebhookJobs(deps: {
       const { queued, running } = lanes.size()
       return { offered, probes: probes.length, queued, running }
     },
-    [WEBHOOK_JOBS.deliver]: deliverWebhook({ db: deps.db, logger, options }),
+    [WEBHOOK_JOBS.deliver]: deliverWebhook(deliveryDeps),
   }
   // at shutdown (after the runner stopped dispatching): attempts in flight finish, queued ones stay pending in
   // the database for the next process

@@ -44,6 +44,7 @@ export function devnetAllowlistWriter(
     logger: options.logger ?? createLogger({ level: 'silent' }),
     ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
     receiptTimeoutMs: options.receiptTimeoutMs ?? 10_000,
+    receiptPollMs: 100,
   })
 }
 

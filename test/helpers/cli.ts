@@ -49,6 +49,14 @@ const SERVICE_VARS = [
  */
 export const TEST_SIGNING_KEY_SECRET = randomBytes(32).toString('base64')
 
+/**
+ * The 32 bytes of TEST_SIGNING_KEY_SECRET: what a test app seals webhook secrets under, so the jobs a test
+ * builds beside it take it as their `webhookSealingKey` / `sealingKey`.
+ */
+export async function testSealingKey(): Promise<Buffer> {
+  return Buffer.from(TEST_SIGNING_KEY_SECRET, 'base64')
+}
+
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SERVICE_VARS.includes(k)))
   return { ...inherited, ...env }

@@ -38,6 +38,8 @@ export interface DayRunnerOptions {
   wrap?: (name: string, processor: Processor) => Processor
   /** Builds the runner from the processors (default: the inline runner). */
   makeRunner?: (processors: Record<string, Processor>, logger: Logger) => JobRunner
+  /** Wallets per shard (DAY_SHARD_WALLETS; default the service's). */
+  shardWallets?: number
 }
 
 /**
@@ -58,6 +60,7 @@ export function syntheticDayRunner(db: Db, options: DayRunnerOptions = {}): JobR
     logger,
     burnAddresses: BURN_ADDRESSES,
     runner: () => runner as JobRunner,
+    ...(options.shardWallets ? { shardWallets: options.shardWallets } : {}),
   })
   const wrap = options.wrap
   const wrapped = wrap

@@ -48,6 +48,13 @@ export interface RpcProxyFaults {
   methods?: readonly string[]
   /** `eth_getLogs` answers lose their logs' `blockTimestamp`, as from a node before execution-apis#639. */
   stripLogTimestamps?: boolean
+  /**
+   * Calls answered as a node answers a call that reverted without a reason (`{code: 3, message: 'execution
+   * reverted', data: '0x'}`), without reaching the node: those for which it returns true.
+   */
+  revert?: (call: RpcCall) => boolean
+  /** Calls held back until the promise it returns settles (undefined: forwarded at once), then forwarded. */
+  hold?: (call: RpcCall) => Promise<void> | undefined
 }
 
 export interface RpcProxyStats {
@@ -67,6 +74,8 @@ export interface RpcProxyStats {
   httpErrors: number
   /** `eth_getLogs` calls answered -32005. */
   rangeErrors: number
+  /** Calls answered with an injected revert. */
+  reverts: number
   /** Requests delayed by `latencyMs`. */
   delayed: number
 }
@@ -106,6 +115,7 @@ function emptyStats(): RpcProxyStats {
     droppedResponses: 0,
     httpErrors: 0,
     rangeErrors: 0,
+    reverts: 0,
     delayed: 0,
   }
 }
@@ -151,6 +161,15 @@ export function createRpcProxy(options: RpcProxyOptions): RpcProxy {
       stats.rangeErrors++
       return { jsonrpc: '2.0', id: call.id ?? null, error: e }
     }
+    if (faults.revert?.(call)) {
+      stats.reverts++
+      return {
+        jsonrpc: '2.0',
+        id: call.id ?? null,
+        error: { code: 3, message: 'execution reverted', data: '0x' },
+      }
+    }
+    await faults.hold?.(call)
     if (call.method === 'eth_getLogs' && faults.maxLogsRange !== undefined) {
       const filter = (Array.isArray(call.params) ? call.params[0] : undefined) as
         | { fromBlock?: unknown; toBlock?: unknown; blockHash?: unknown }

@@ -27,7 +27,7 @@ export async function orgFees(
   if (version === 'v1') rejectUnit(request)
   const { date } = request.params as { date: string }
   parseDate(date, 'date')
-  const orgId = await readingOrg(request, repos)
+  const orgId = readingOrg(request)
   const day = await reportOr404(readsOf(request), date)
   setReportHeaders(reply, day)
   setFeeModelHeaders(request, reply, new Set([feeModelOf(day)]))

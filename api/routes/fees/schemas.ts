@@ -99,8 +99,8 @@ export const ProtocolRecordSchema = Type.Object(
 
 /** The path of a fee read: the report's date. */
 export const DateParams = Type.Object({ date: Type.String({ description: 'YYYY-MM-DD' }) })
-/** The header a fee read of an organization may carry to read as another. */
-export const ImpersonateHeaders = Type.Object({ 'impersonate-org': Type.Optional(Type.String()) })
+/** The fee reads of an organization honour `Impersonate-Org` (api/auth/impersonation.ts). */
+export { ImpersonateHeaders } from '../../auth/impersonation.ts'
 
 /**
  * The description of an organization's fee read.

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
+import { ImpersonateHeaders } from '../../auth/impersonation.ts'
 import { caller } from '../../auth/plugin.ts'
 import {
   AccountParams,
@@ -22,6 +23,7 @@ export function accountRoutes(app: FastifyInstance, { platform }: PlatformRouteD
       ...write,
       schema: {
         tags,
+        headers: ImpersonateHeaders,
         summary: 'Create an account',
         body: Type.Object({ key: Type.String() }),
         response: { 201: AccountSchema, ...errorResponses(400, 401, 403) },
@@ -41,6 +43,7 @@ export function accountRoutes(app: FastifyInstance, { platform }: PlatformRouteD
       ...read,
       schema: {
         tags,
+        headers: ImpersonateHeaders,
         summary: 'List accounts with their wallets (paged like wallets; X-Total-Count gives the total)',
         querystring: Type.Object(PageQueryFields),
         response: { 200: Type.Array(AccountSchema), ...errorResponses(400, 401, 403) },
@@ -58,6 +61,7 @@ export function accountRoutes(app: FastifyInstance, { platform }: PlatformRouteD
       ...read,
       schema: {
         tags,
+        headers: ImpersonateHeaders,
         summary: 'Get an account by id or key',
         params: AccountParams,
         response: { 200: AccountSchema, ...errorResponses(401, 403, 404) },
@@ -76,6 +80,7 @@ export function accountRoutes(app: FastifyInstance, { platform }: PlatformRouteD
         ...write,
         schema: {
           tags,
+          headers: ImpersonateHeaders,
           summary: `${action[0]!.toUpperCase()}${action.slice(1)} an account`,
           params: AccountParams,
           response: { 200: AccountSchema, ...errorResponses(400, 401, 403, 404) },

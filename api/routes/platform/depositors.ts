@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { ImpersonateHeaders } from '../../auth/impersonation.ts'
 import { caller } from '../../auth/plugin.ts'
 import { AccountWalletParams, errorResponses, WalletSchema, walletJson } from '../../schemas.ts'
 import { type PlatformRouteDeps, platformRouteOptions } from './context.ts'
@@ -13,6 +14,7 @@ export function depositorRoutes(app: FastifyInstance, { platform }: PlatformRout
       ...write,
       schema: {
         tags: ['deprecated'],
+        headers: ImpersonateHeaders,
         summary: "Deprecated: remove only the wallet's Allowlist permission (it stays on platform)",
         deprecated: true,
         params: AccountWalletParams,

@@ -7,6 +7,7 @@ import {
   parseUnits18,
   validateTargetFeeRate,
 } from '../../../engine/index.ts'
+import { ImpersonateHeaders } from '../../auth/impersonation.ts'
 import { caller } from '../../auth/plugin.ts'
 import { ApiError } from '../../errors.ts'
 import { AccountParams, errorResponses } from '../../schemas.ts'
@@ -25,6 +26,7 @@ export function discountRateRoutes(app: FastifyInstance, { platform, grossFeeBps
       ...write,
       schema: {
         tags,
+        headers: ImpersonateHeaders,
         summary: 'Set the target fee rate of an account',
         params: AccountParams,
         body: Type.Object({

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
+import { ImpersonateHeaders } from '../../auth/impersonation.ts'
 import { caller } from '../../auth/plugin.ts'
 import { ApiError } from '../../errors.ts'
 import {
@@ -29,6 +30,7 @@ export function walletRoutes(app: FastifyInstance, { platform, repos }: Platform
       schemaErrorFormatter: walletIdOrAddressErrors,
       schema: {
         tags,
+        headers: ImpersonateHeaders,
         summary: 'Get a wallet by id or address',
         params: WalletIdOrAddressParams,
         response: { 200: WalletSchema, ...errorResponses(400, 401, 403, 404) },
@@ -46,6 +48,7 @@ export function walletRoutes(app: FastifyInstance, { platform, repos }: Platform
       ...read,
       schema: {
         tags,
+        headers: ImpersonateHeaders,
         summary: 'List wallets (X-Total-Count gives the total)',
         querystring: Type.Object({
           allowlist: Type.Optional(Type.Boolean()),
@@ -75,6 +78,7 @@ export function walletRoutes(app: FastifyInstance, { platform, repos }: Platform
       ...write,
       schema: {
         tags,
+        headers: ImpersonateHeaders,
         summary: 'Attach a wallet to an account (and submit it to the Allowlist unless allowlisted is false)',
         params: AccountParams,
         body: Type.Object({
@@ -107,6 +111,7 @@ export function walletRoutes(app: FastifyInstance, { platform, repos }: Platform
       ...read,
       schema: {
         tags,
+        headers: ImpersonateHeaders,
         summary: "The account's wallets (paged, X-Total-Count gives the total)",
         params: AccountParams,
         querystring: Type.Object(PageQueryFields),
@@ -127,6 +132,7 @@ export function walletRoutes(app: FastifyInstance, { platform, repos }: Platform
         ...write,
         schema: {
           tags,
+          headers: ImpersonateHeaders,
           summary: `${action[0]!.toUpperCase()}${action.slice(1)} a wallet`,
           params: AccountWalletParams,
           response: { 200: WalletSchema, ...errorResponses(400, 401, 403, 404) },

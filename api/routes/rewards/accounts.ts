@@ -94,7 +94,7 @@ const accountsRead: RewardRead = async (ctx, request, reply, version, unit) => {
   const body = request.body as { accounts: string[]; date: string }
   checkCount(body.accounts, 'accounts')
   const date = parseDate(body.date, 'date')
-  const orgId = await readingOrg(request, repos)
+  const orgId = readingOrg(request)
   const day = await reportOr404(readsOf(request), date)
   const model = feeModelOf(day)
   // before the answer memo is looked in: a kept answer carries the headers too

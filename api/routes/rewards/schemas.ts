@@ -8,14 +8,8 @@ import { totalsSchema, walletRecordSchema } from '../../wallet-presentation.ts'
 /** Request and response schemas of the reward reads (api/routes/rewards/). */
 
 export const DateString = Type.String({ description: 'YYYY-MM-DD (UTC date of the report block)' })
-export const ImpersonateHeaders = Type.Object({
-  'impersonate-org': Type.Optional(
-    Type.String({
-      description:
-        'read as this organization: needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited',
-    }),
-  ),
-})
+/** The reward reads of an organization honour `Impersonate-Org` (api/auth/impersonation.ts). */
+export { ImpersonateHeaders } from '../../auth/impersonation.ts'
 export const UnitSchema = Type.Union([Type.Literal('lseth'), Type.Literal('eth')], {
   description:
     'lseth (default): as stored; eth: every *_lseth amount replaced by its *_eth counterpart, valued at each ' +

@@ -98,10 +98,10 @@ async function summaryAddress(ctx: RewardContext, orgId: string, idOrKey: string
 }
 
 /** What both summaries start with: the request's id or key, its reading org, its range query. */
-async function summaryRequest(ctx: RewardContext, request: FastifyRequest) {
+function summaryRequest(request: FastifyRequest) {
   const { idOrKey } = request.params as { idOrKey: string }
   const query = request.query as { from?: string; to?: string }
-  return { idOrKey, query, orgId: await readingOrg(request, ctx.repos), csv: wantsCsv(request) }
+  return { idOrKey, query, orgId: readingOrg(request), csv: wantsCsv(request) }
 }
 
 /**
@@ -122,7 +122,7 @@ function summaryAnsweredFromCache(
 /** GET /eth/{v1,v0}/rewards/wallets/:idOrKey/summary. */
 const walletSummary: RewardRead = async (ctx, request, reply, version, unit) => {
   const { readsOf } = ctx
-  const { idOrKey, query, orgId, csv } = await summaryRequest(ctx, request)
+  const { idOrKey, query, orgId, csv } = summaryRequest(request)
   const address = await summaryAddress(ctx, orgId, idOrKey)
   const { from, to } = await summaryDates(readsOf(request), query)
   const { days, rows } = await walletRecordsOr404(readsOf(request), from, to, [address])
@@ -152,7 +152,7 @@ const walletSummary: RewardRead = async (ctx, request, reply, version, unit) => 
 /** GET /eth/{v1,v0}/rewards/accounts/:idOrKey/summary. */
 const accountSummary: RewardRead = async (ctx, request, reply, version, unit) => {
   const { repos, readsOf } = ctx
-  const { idOrKey, query, orgId, csv } = await summaryRequest(ctx, request)
+  const { idOrKey, query, orgId, csv } = summaryRequest(request)
   const account = await repos.accounts.findByIdOrKey(orgId, idOrKey)
   if (!account) throw new ApiError('IR3000', `account ${JSON.stringify(idOrKey)} not found`)
   const { from, to, days } = await summaryRange(readsOf(request), query)

@@ -16,7 +16,7 @@ import { AsOf, DateString, ImpersonateHeaders } from './schemas.ts'
 
 /** POST /eth/v1/rewards/wallets: the wallet reward records of a date, by address (any LsETH holder). */
 export function walletRoutes(app: FastifyInstance, ctx: RewardContext) {
-  const { repos, rewards, tags, readsOf } = ctx
+  const { rewards, tags, readsOf } = ctx
   const walletsBody = Type.Object({
     addresses: Type.Array(Type.String(), { minItems: 1 }),
     date: DateString,
@@ -52,17 +52,16 @@ export function walletRoutes(app: FastifyInstance, ctx: RewardContext) {
           ? [normalizeAddress(body.addresses[0] as string, 'addresses[0]')]
           : [...new Set(body.addresses.map((a, i) => normalizeAddress(a, `addresses[${i}]`)))]
       const date = parseDate(body.date, 'date')
-      const org = readingOrg(request, repos)
+      const orgId = readingOrg(request)
       // the date's report and the records of the addresses on it: from memory once read, and then answered
       // with no promise at all
-      const held = typeof org === 'string' ? readsOf(request).heldWalletRows(date, addresses) : undefined
-      if (held && typeof org === 'string') {
-        const sent = walletsReply(ctx, request, reply, org, addresses, held.days[0] as ReportDay, held.rows)
+      const held = readsOf(request).heldWalletRows(date, addresses)
+      if (held) {
+        const sent = walletsReply(ctx, request, reply, orgId, addresses, held.days[0] as ReportDay, held.rows)
         // a CSV or fiat answer is sent once the day's prices are read
         return sent instanceof Promise ? sent : undefined
       }
       return (async () => {
-        const orgId = await org
         const {
           days: [day],
           rows,

@@ -3,10 +3,16 @@ import type { Repos } from '../../../db/repos/index.ts'
 import type { WebhookRow } from '../../../db/repos/webhooks.ts'
 import { ApiError } from '../../errors.ts'
 
-/** What the webhook routes use: the repositories and whether private receiver addresses are allowed. */
+/**
+ * What the webhook routes use: the repositories, whether private receiver addresses are allowed, the most
+ * webhooks an organization may have (MAX_WEBHOOKS_PER_ORG) and the key their secrets are sealed under
+ * (SIGNING_KEY_SECRET, read when a webhook is first created).
+ */
 export interface WebhookRouteDeps {
   repos: Repos
   allowPrivate: boolean
+  maxWebhooks: number
+  sealingKey: () => Promise<Buffer>
 }
 
 /** What every webhook route shares: its scopes, tags and the caller's webhook lookup. */

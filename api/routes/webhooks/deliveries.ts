@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
+import { ImpersonateHeaders } from '../../auth/impersonation.ts'
 import { caller } from '../../auth/plugin.ts'
 import { ApiError } from '../../errors.ts'
 import { errorResponses, PageQueryFields, pageOf } from '../../schemas.ts'
@@ -17,6 +18,7 @@ export function deliveryRoutes(app: FastifyInstance, ctx: WebhookContext) {
       ...read,
       schema: {
         tags,
+        headers: ImpersonateHeaders,
         summary: "A webhook's delivery log, newest first",
         params: WebhookId,
         querystring: Type.Object(PageQueryFields),
@@ -38,6 +40,7 @@ export function deliveryRoutes(app: FastifyInstance, ctx: WebhookContext) {
       ...write,
       schema: {
         tags,
+        headers: ImpersonateHeaders,
         summary: 'Send a delivery again, with the same webhook-id (a fresh 24 h of retries)',
         params: Type.Object({
           id: Type.String({ minLength: 1, maxLength: 64 }),

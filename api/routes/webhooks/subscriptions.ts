@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../db/repos/webhooks.ts'
+import { newWebhookSecret, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../db/repos/webhooks.ts'
+import { sealWebhookSecret } from '../../../db/webhook-secrets.ts'
 import { WebhookUrlError } from '../../../platform/webhooks/errors.ts'
 import { resolveWebhookTarget } from '../../../platform/webhooks/url-guard.ts'
+import { ImpersonateHeaders } from '../../auth/impersonation.ts'
 import { caller } from '../../auth/plugin.ts'
 import { ApiError } from '../../errors.ts'
 import { errorResponses, PageQueryFields, pageOf, sendPage } from '../../schemas.ts'
@@ -20,7 +23,11 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: WebhookContext) {
       ...write,
       schema: {
         tags,
+        headers: ImpersonateHeaders,
         summary: 'Subscribe a URL to events (the answer holds the signing secret, shown only here)',
+        description:
+          'An organization has at most MAX_WEBHOOKS_PER_ORG webhooks (default 25): past it, 400 IR3700 names the ' +
+          'limit. The signing secret is stored sealed (AES-256-GCM under SIGNING_KEY_SECRET).',
         body: Type.Object(
           {
             url: Type.String({ minLength: 1, maxLength: 2048, description: 'http(s) URL of the receiver' }),
@@ -40,13 +47,19 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: WebhookContext) {
         if (err instanceof WebhookUrlError) throw new ApiError('IR3601', err.message)
         throw err
       }
+      const id = randomUUID()
+      const secret = newWebhookSecret()
       const webhook = await repos.webhooks.create({
+        id,
         orgId: caller(request).orgId,
         url: body.url,
         events: [...new Set(body.events)],
         description: body.description ?? null,
+        // stored sealed: the answer is the only place the secret is ever shown in the clear
+        secret: sealWebhookSecret(await ctx.sealingKey(), id, secret),
+        limit: ctx.maxWebhooks,
       })
-      return reply.code(201).send({ ...webhookJson(webhook), secret: webhook.secret })
+      return reply.code(201).send({ ...webhookJson(webhook), secret })
     },
   )
 
@@ -56,6 +69,7 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: WebhookContext) {
       ...read,
       schema: {
         tags,
+        headers: ImpersonateHeaders,
         summary: "The organization's webhooks (without their secrets; paged, X-Total-Count gives the total)",
         querystring: Type.Object(PageQueryFields),
         response: { 200: Type.Array(WebhookSchema), ...errorResponses(400, 401, 403) },
@@ -73,6 +87,7 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: WebhookContext) {
       ...read,
       schema: {
         tags,
+        headers: ImpersonateHeaders,
         summary:
           'One webhook (without its secret), with its delivery state: active, or paused by the circuit breaker',
         params: WebhookId,
@@ -91,6 +106,7 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: WebhookContext) {
       ...write,
       schema: {
         tags,
+        headers: ImpersonateHeaders,
         summary: 'Delete a webhook: nothing more is sent to it, its delivery log goes with it',
         params: WebhookId,
         response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) },
@@ -110,6 +126,7 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: WebhookContext) {
       ...write,
       schema: {
         tags,
+        headers: ImpersonateHeaders,
         summary:
           'Resume a webhook the circuit breaker paused: its waiting deliveries are sent now (idempotent)',
         params: WebhookId,

@@ -956,7 +956,9 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a URL to events (the answer holds the signing secret, shown only here)
-         * @description Needs a bearer token with the write:platform scope.
+         * @description An organization has at most MAX_WEBHOOKS_PER_ORG webhooks (default 25): past it, 400 IR3700 names the limit. The signing secret is stored sealed (AES-256-GCM under SIGNING_KEY_SECRET).
+         *
+         *     Needs a bearer token with the write:platform scope.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1385,7 +1387,10 @@ export interface operations {
                 offset?: number;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1526,7 +1531,10 @@ export interface operations {
     createAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1654,7 +1662,10 @@ export interface operations {
     getAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path: {
                 idOrKey: string;
             };
@@ -1786,7 +1797,10 @@ export interface operations {
     pauseAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path: {
                 idOrKey: string;
             };
@@ -1928,7 +1942,10 @@ export interface operations {
     removeAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path: {
                 idOrKey: string;
             };
@@ -2070,7 +2087,10 @@ export interface operations {
     reactivateAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path: {
                 idOrKey: string;
             };
@@ -2212,7 +2232,10 @@ export interface operations {
     listAccountDiscountRates: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path: {
                 idOrKey: string;
             };
@@ -2326,7 +2349,10 @@ export interface operations {
     setAccountDiscountRate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path: {
                 idOrKey: string;
             };
@@ -2442,7 +2468,10 @@ export interface operations {
     getWallet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path: {
                 /** @description a wallet id (UUID) or a 0x address */
                 idOrAddress: string & ((unknown | unknown) & (unknown | unknown));
@@ -2571,7 +2600,10 @@ export interface operations {
                 offset?: number;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2700,7 +2732,10 @@ export interface operations {
                 offset?: number;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path: {
                 idOrKey: string;
             };
@@ -2826,7 +2861,10 @@ export interface operations {
     addWallet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path: {
                 idOrKey: string;
             };
@@ -2964,7 +3002,10 @@ export interface operations {
     pauseWallet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path: {
                 idOrKey: string;
                 idOrAddress: string;
@@ -3088,7 +3129,10 @@ export interface operations {
     removeWallet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path: {
                 idOrKey: string;
                 idOrAddress: string;
@@ -3212,7 +3256,10 @@ export interface operations {
     reactivateWallet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path: {
                 idOrKey: string;
                 idOrAddress: string;
@@ -3336,7 +3383,10 @@ export interface operations {
     removeDepositorWallet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path: {
                 idOrKey: string;
                 idOrAddress: string;
@@ -3563,7 +3613,10 @@ export interface operations {
     setSolanaAllowlistEntry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4470,7 +4523,7 @@ export interface operations {
                 currency?: "usd" | "eur";
             };
             header?: {
-                /** @description read as this organization: needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited */
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
                 "impersonate-org"?: string;
             };
             path?: never;
@@ -4730,7 +4783,7 @@ export interface operations {
                 currency?: "usd" | "eur";
             };
             header?: {
-                /** @description read as this organization: needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited */
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
                 "impersonate-org"?: string;
             };
             path?: never;
@@ -5115,7 +5168,7 @@ export interface operations {
                 currency?: "usd" | "eur";
             };
             header?: {
-                /** @description read as this organization: needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited */
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
                 "impersonate-org"?: string;
             };
             path?: never;
@@ -5673,7 +5726,7 @@ export interface operations {
                 currency?: "usd" | "eur";
             };
             header?: {
-                /** @description read as this organization: needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited */
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
                 "impersonate-org"?: string;
             };
             path: {
@@ -6111,7 +6164,7 @@ export interface operations {
                 currency?: "usd" | "eur";
             };
             header?: {
-                /** @description read as this organization: needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited */
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
                 "impersonate-org"?: string;
             };
             path: {
@@ -6712,7 +6765,7 @@ export interface operations {
                 unit?: "lseth" | "eth";
             };
             header?: {
-                /** @description read as this organization: needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited */
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
                 "impersonate-org"?: string;
             };
             path: {
@@ -7333,7 +7386,7 @@ export interface operations {
                 unit?: "lseth" | "eth";
             };
             header?: {
-                /** @description read as this organization: needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited */
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
                 "impersonate-org"?: string;
             };
             path: {
@@ -8183,6 +8236,7 @@ export interface operations {
                 currency?: "usd" | "eur";
             };
             header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
                 "impersonate-org"?: string;
             };
             path: {
@@ -8389,6 +8443,7 @@ export interface operations {
                 currency?: "usd" | "eur";
             };
             header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
                 "impersonate-org"?: string;
             };
             path: {
@@ -8762,6 +8817,7 @@ export interface operations {
                 currency?: "usd" | "eur";
             };
             header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
                 "impersonate-org"?: string;
             };
             path: {
@@ -10166,7 +10222,10 @@ export interface operations {
                 offset?: number;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10202,7 +10261,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "account.denied" | "redeem.satisfied" | "redeem.claimed")[];
+                        events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed")[];
                         description: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -10270,7 +10329,10 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10289,7 +10351,7 @@ export interface operations {
                 "application/json": {
                     /** @description http(s) URL of the receiver */
                     url: string;
-                    events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "account.denied" | "redeem.satisfied" | "redeem.claimed")[];
+                    events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed")[];
                     description?: string;
                 };
             };
@@ -10323,7 +10385,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "account.denied" | "redeem.satisfied" | "redeem.claimed")[];
+                        events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed")[];
                         description: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -10393,7 +10455,10 @@ export interface operations {
     getWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path: {
                 id: string;
             };
@@ -10432,7 +10497,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "account.denied" | "redeem.satisfied" | "redeem.claimed")[];
+                        events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed")[];
                         description: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -10524,7 +10589,10 @@ export interface operations {
     deleteWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path: {
                 id: string;
             };
@@ -10616,7 +10684,10 @@ export interface operations {
     resumeWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path: {
                 id: string;
             };
@@ -10655,7 +10726,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "account.denied" | "redeem.satisfied" | "redeem.claimed")[];
+                        events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed")[];
                         description: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -10750,7 +10821,10 @@ export interface operations {
                 offset?: number;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path: {
                 id: string;
             };
@@ -10793,7 +10867,7 @@ export interface operations {
                         /** @description the webhook-id header of every attempt of this event */
                         event_id: string;
                         /** @enum {string} */
-                        type: "day.finalized" | "wallet.allowlisted" | "wallet.removed" | "account.denied" | "redeem.satisfied" | "redeem.claimed";
+                        type: "day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed";
                         /** @enum {string} */
                         status: "pending" | "succeeded" | "failed";
                         attempts: number;
@@ -10884,7 +10958,10 @@ export interface operations {
     replayWebhookDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
             path: {
                 id: string;
                 deliveryId: string;
@@ -10926,7 +11003,7 @@ export interface operations {
                         /** @description the webhook-id header of every attempt of this event */
                         event_id: string;
                         /** @enum {string} */
-                        type: "day.finalized" | "wallet.allowlisted" | "wallet.removed" | "account.denied" | "redeem.satisfied" | "redeem.claimed";
+                        type: "day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed";
                         /** @enum {string} */
                         status: "pending" | "succeeded" | "failed";
                         attempts: number;
