@@ -94,7 +94,7 @@ export type SealProblem = 'wrong_secret' | 'tampered' | 'malformed'
 /**
  * A sealed value that does not open: sealed under another secret (`sealedUnder` and `openedWith` give both
  * fingerprints), altered (the GCM tag fails) or not a sealed value this version reads. Each user of the
- * sealing words its own message over it (api/auth/sealed-key.ts, platform/webhooks/sealed-secret.ts).
+ * sealing words its own message over it (api/auth/sealed-key.ts, db/webhook-secrets.ts).
  *
  * @example
  * throw new SealedValueError('tampered', { cause })

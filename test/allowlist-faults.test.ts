@@ -9,9 +9,8 @@ import { toAddress } from '../common/address.ts'
 import { createLogger } from '../common/logger.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { startDevnet } from '../devnet/index.ts'
-import { createInlineRunner } from '../jobs/runner.ts'
 import { createPlatformService } from '../platform/service.ts'
-import { devnetAllowlistWriter, devnetFollower } from './helpers/chain.ts'
+import { devnetAllowlistWriter, devnetFollower, runWriterAndFollower } from './helpers/chain.ts'
 import { startRpcProxy } from './helpers/rpc-proxy.ts'
 import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
 
@@ -72,21 +71,8 @@ describe.runIf(pgOk)('allowlist writer through a faulty RPC', () => {
       receiptTimeoutMs: 5_000,
     })
     const follower = devnetFollower(dbh.db, devnet)
-    const runner = createInlineRunner(
-      {
-        allowlist: async () => {
-          await writer.runOnce()
-        },
-        sync: async () => {
-          await follower.syncOnce()
-        },
-      },
-      logger,
-    )
+    const runner = await runWriterAndFollower(writer, follower, logger)
     cleanups.push(() => runner.close())
-    await runner.start()
-    await runner.every('allowlist', 150)
-    await runner.every('sync', 150)
 
     const deadline = Date.now() + 90_000
     for (;;) {

@@ -20,10 +20,9 @@ import { ALLOW_MASK } from '../common/permissions.ts'
 import { createRepos, type OrgRow } from '../db/repos/index.ts'
 import { type LaunchedDevnet, launchDevnet } from '../devnet/index.ts'
 import { createRng } from '../devnet/rng.ts'
-import { createInlineRunner } from '../jobs/runner.ts'
 import { createServiceMetrics } from '../metrics/index.ts'
 import { createPlatformService } from '../platform/service.ts'
-import { devnetAllowlistWriter, devnetFollower } from './helpers/chain.ts'
+import { devnetAllowlistWriter, devnetFollower, runWriterAndFollower } from './helpers/chain.ts'
 import { parsePrometheus } from './helpers/prometheus.ts'
 import { type RpcCall, type RpcProxy, startRpcProxy } from './helpers/rpc-proxy.ts'
 import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
@@ -88,21 +87,8 @@ describe.runIf(pgOk)('pause, reactivate and remove reach the chain in every prot
     cleanups.push(() => proxy.stop())
     const writer = devnetAllowlistWriter(db, devnet, { rpcUrl: proxy.url, receiptTimeoutMs: 10_000, logger })
     const follower = devnetFollower(db, devnet)
-    const runner = createInlineRunner(
-      {
-        allowlist: async () => {
-          await writer.runOnce()
-        },
-        sync: async () => {
-          await follower.syncOnce()
-        },
-      },
-      logger,
-    )
+    const runner = await runWriterAndFollower(writer, follower, logger)
     cleanups.push(() => runner.close())
-    await runner.start()
-    await runner.every('allowlist', 150)
-    await runner.every('sync', 150)
   }, 180_000)
 
   const chain = () => createChainClient({ rpcUrl: devnet.rpcUrl, chainId: devnet.chainId })

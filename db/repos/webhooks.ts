@@ -20,9 +20,14 @@ export const WEBHOOK_EVENT_TYPES = [
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 
+/** What every wallet event says of its wallet. */
+function walletFacts(wallet: WalletRow) {
+  return { wallet_id: wallet.id, address: wallet.address, account_id: wallet.account_id, status: wallet.status }
+}
+
 /**
  * A subscription. `secret` is its `whsec_...` signing secret sealed under SIGNING_KEY_SECRET
- * (platform/webhooks/sealed-secret.ts): never stored in the clear.
+ * (db/webhook-secrets.ts): never stored in the clear.
  */
 export interface WebhookRow {
   id: string
@@ -234,13 +239,7 @@ export function createWebhooksRepo(db: Queryable) {
         type,
         factKey: type === 'wallet.allowlisted' ? `${type}:${wallet.id}:${reason}` : `${type}:${wallet.id}`,
         orgId: wallet.org_id,
-        data: {
-          wallet_id: wallet.id,
-          address: wallet.address,
-          account_id: wallet.account_id,
-          status: wallet.status,
-          on_platform: wallet.on_platform,
-        },
+        data: { ...walletFacts(wallet), on_platform: wallet.on_platform },
       })
     },
 
@@ -260,10 +259,7 @@ export function createWebhooksRepo(db: Queryable) {
         factKey: `wallet.allowlist_change_failed:${change.id}:${final ? 'final' : 'retrying'}`,
         orgId: wallet.org_id,
         data: {
-          wallet_id: wallet.id,
-          address: wallet.address,
-          account_id: wallet.account_id,
-          status: wallet.status,
+          ...walletFacts(wallet),
           allowlisted: wallet.allowlisted,
           change: change.reason,
           permissions: change.permissions,

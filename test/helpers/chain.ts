@@ -11,6 +11,7 @@ import { type DevRole, devAccount } from '../../devnet/accounts.ts'
 import type { DevnetHandle } from '../../devnet/index.ts'
 import { createAllowlistWriter } from '../../jobs/allowlist-writer.ts'
 import { createFollower } from '../../jobs/follower/index.ts'
+import { createInlineRunner } from '../../jobs/runner.ts'
 
 /** A follower over `rpcUrl` reading the devnet's contracts into `db`. */
 export function devnetFollower(db: Db, devnet: DevnetHandle, rpcUrl = devnet.rpcUrl, confirmations = 0) {
@@ -46,6 +47,33 @@ export function devnetAllowlistWriter(
     receiptTimeoutMs: options.receiptTimeoutMs ?? 10_000,
     receiptPollMs: 100,
   })
+}
+
+/**
+ * An inline runner that runs the allowlist writer and the follower every `everyMs` (default 150 ms), started;
+ * the caller closes it.
+ */
+export async function runWriterAndFollower(
+  writer: { runOnce(): Promise<unknown> },
+  follower: { syncOnce(): Promise<unknown> },
+  logger: Logger,
+  everyMs = 150,
+) {
+  const runner = createInlineRunner(
+    {
+      allowlist: async () => {
+        await writer.runOnce()
+      },
+      sync: async () => {
+        await follower.syncOnce()
+      },
+    },
+    logger,
+  )
+  await runner.start()
+  await runner.every('allowlist', everyMs)
+  await runner.every('sync', everyMs)
+  return runner
 }
 
 /** Every indexed row of every event table, in key order (for exact comparisons between databases). */
