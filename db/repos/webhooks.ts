@@ -22,7 +22,12 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 
 /** What every wallet event says of its wallet. */
 function walletFacts(wallet: WalletRow) {
-  return { wallet_id: wallet.id, address: wallet.address, account_id: wallet.account_id, status: wallet.status }
+  return {
+    wallet_id: wallet.id,
+    address: wallet.address,
+    account_id: wallet.account_id,
+    status: wallet.status,
+  }
 }
 
 /**
