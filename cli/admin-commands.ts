@@ -20,7 +20,10 @@ export function registerAdminCommands(program: Command, withContext: WithContext
     .description('Create an organization')
     .requiredOption('--name <name>', 'display name', parseName)
     .option('--no-allowlist', 'secondary-interaction platform: may add wallets to the On-Platform list only')
-    .option('--operator', 'operator organization: its impersonate:org clients may read as any organization')
+    .option(
+      '--operator',
+      'operator organization: its impersonate:org clients may act as any organization (reads and writes)',
+    )
     .option('--json', 'print the org as one JSON line')
     .action((opts: { name: string; allowlist: boolean; operator?: boolean; json?: boolean }) =>
       withContext(async (ctx) =>
@@ -39,7 +42,7 @@ export function registerAdminCommands(program: Command, withContext: WithContext
     {
       name: 'delegate',
       description:
-        'Name a delegate: the impersonate:org clients of --to may read as --org (Impersonate-Org); audited',
+        'Name a delegate: the impersonate:org clients of --to may act as --org, reads and writes (Impersonate-Org); audited',
       change: 'delegateOrg',
     },
     {
@@ -52,7 +55,7 @@ export function registerAdminCommands(program: Command, withContext: WithContext
     orgs
       .command(name)
       .description(description)
-      .requiredOption('--org <org_id>', 'the organization read as')
+      .requiredOption('--org <org_id>', 'the organization acted as')
       .requiredOption('--to <org_id>', 'the delegate organization')
       .option('--json', 'print {org_id, delegate_org_id, delegated, changed} as one JSON line')
       .action((opts: { org: string; to: string; json?: boolean }) =>

@@ -37,6 +37,7 @@ export async function worker(env: NodeJS.ProcessEnv): Promise<void> {
     watch,
     metrics,
     metricsToken: config.metricsToken,
+    guesses: { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs },
   })
   // closed first (added last): a probe during the shutdown gets no answer rather than a stale one
   ctx.shutdown.add('worker health', () => server.close())

@@ -1,6 +1,6 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { metricsTokenCheck, type WorkerMetrics } from '../metrics/index.ts'
+import { createGuessBudget, metricsTokenCheck, type WorkerMetrics } from '../metrics/index.ts'
 import type { JobInFlight, JobWatch } from './job-watch.ts'
 
 /** A job in flight as /health shows it. */
@@ -63,8 +63,9 @@ export interface WorkerHealthServer {
 /**
  * Serves a worker's `GET /health` (`workerHealth`: 200, or 503 naming a stuck job) and `GET /metrics` (its
  * registry, Prometheus text; with `metricsToken`, a scrape must send `Authorization: Bearer <token>` as on the
- * API) on plain node:http: no framework, nothing of api/. Anything else is 404; errors answer the API's
- * `{message, status}` body with its catalog code (`IR1004`, `IR2000`, `IR2001`, `IR5000`).
+ * API, refused scrapes budgeted per address like the API's: `guesses`, then 429) on plain node:http: no framework,
+ * nothing of api/. Anything else is 404; errors answer the API's `{message, status}` body with its catalog code
+ * (`IR1004`, `IR1005`, `IR2000`, `IR2001`, `IR5000`).
  *
  * @example
  * const server = await serveWorkerHealth({ host: '0.0.0.0', port: 9464, watch, metrics, metricsToken: undefined })
@@ -76,8 +77,11 @@ export async function serveWorkerHealth(options: {
   watch: JobWatch
   metrics: WorkerMetrics
   metricsToken: string | undefined
+  /** Refused scrapes an address may make per window before 429 (default: the API's 600 a minute). */
+  guesses?: { max: number; windowMs: number }
 }): Promise<WorkerHealthServer> {
   const authorized = metricsTokenCheck(options.metricsToken)
+  const budget = createGuessBudget(options.guesses ?? { max: 600, windowMs: 60_000 })
   const send = (res: http.ServerResponse, status: number, type: string, body: string, head: boolean) => {
     res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' })
     res.end(head ? undefined : body)
@@ -92,7 +96,19 @@ export async function serveWorkerHealth(options: {
       return json(res, health.http, health.body, head)
     }
     if ((req.method === 'GET' || head) && route === '/metrics') {
+      const address = req.socket.remoteAddress ?? ''
+      const wait = budget.overFor(address)
+      if (wait !== undefined) {
+        res.setHeader('retry-after', String(wait))
+        return json(
+          res,
+          429,
+          { message: 'too many refused scrapes: try again later', status: 'IR1005' },
+          head,
+        )
+      }
       const check = authorized(req.headers.authorization)
+      if (check !== 'ok') budget.refused(address)
       if (check === 'missing')
         return json(
           res,

@@ -45,7 +45,12 @@ describe('lsreport worker: /health and /metrics on WORKER_PORT', () => {
       const metricsToken = randomBytes(16).toString('hex')
       const env = deploymentEnv(
         { dataDir, databaseUrl: database.url, redisUrl: REDIS_URL, rpcUrl: info.rpc_url },
-        { WORKER_PORT: String(port), WORKER_STUCK_AFTER_MS: '1000', METRICS_TOKEN: metricsToken },
+        {
+          WORKER_PORT: String(port),
+          WORKER_STUCK_AFTER_MS: '1000',
+          METRICS_TOKEN: metricsToken,
+          RATE_LIMIT_MAX: '20',
+        },
       )
       await cli(['migrate'], env)
       const worker = await spawnCli(['worker'], env, async () => (await fetch(`${base}/health`)).ok)
@@ -124,6 +129,21 @@ describe('lsreport worker: /health and /metrics on WORKER_PORT', () => {
       await lock.query('select pg_advisory_unlock($1, $2)', [FOLLOWER_LOCK_KEY, info.chain_id])
       last = await healthBecomes(200)
       expect(last.body.status).toBe('ok')
+
+      // METRICS_TOKEN guesses are budgeted per address as on the API (RATE_LIMIT_MAX refusals a window: the
+      // anonymous scrape above and 19 wrong tokens), then 429 with Retry-After, the right token included
+      const wrong = () => fetch(`${base}/metrics`, { headers: { authorization: 'Bearer guess' } })
+      const guesses: number[] = []
+      for (let i = 0; i < 19; i++) guesses.push((await wrong()).status)
+      expect(guesses.every((status) => status === 401)).toBe(true)
+      const over = await wrong()
+      expect(over.status).toBe(429)
+      expect(over.headers.get('retry-after')).toMatch(/^\d+$/)
+      expect(await over.json()).toEqual({
+        message: 'too many refused scrapes: try again later',
+        status: 'IR1005',
+      })
+      expect((await scrape()).status).toBe(429)
     },
   )
 })

@@ -13,7 +13,11 @@ import { errorResponses, Nullable, StringEnum } from '../schemas.ts'
 
 const Version = Type.Object({
   version: Type.Integer(),
-  content_hash: Type.String({ description: "sha-256 of the version's wallet records" }),
+  content_hash: Type.String({
+    description:
+      "sha-256 Merkle root of the version's wallet records: the same records give the same hash, however the day " +
+      'was computed (shards, runner, database)',
+  }),
   engine_version: Type.String(),
   reason: StringEnum([
     'first',

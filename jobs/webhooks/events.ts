@@ -3,8 +3,9 @@ import type { NewWebhookEvent } from '../../db/repos/webhooks.ts'
 
 /**
  * The day.finalized event of a run made visible: to every subscribed organization, once per (day, version).
- * `recomputed` is true when a visible version with other figures existed before; a recompute that gives the
- * same content hash emits nothing (the caller checks). A recompute links the versions: the previous version
+ * `recomputed` is true when a visible version with other figures existed before; a recompute whose records are
+ * unchanged (the same content hash and day-level records) publishes no version and emits nothing (the caller
+ * checks). A recompute links the versions: the previous version
  * and content hash, the reason, and the day's restatement log (`GET /v1/reports/{date}/versions`).
  */
 export function dayFinalizedEvent(

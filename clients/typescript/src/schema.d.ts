@@ -9344,7 +9344,7 @@ export interface operations {
                         oracle_report: string;
                         versions: {
                             version: number;
-                            /** @description sha-256 of the version's wallet records */
+                            /** @description sha-256 Merkle root of the version's wallet records: the same records give the same hash, however the day was computed (shards, runner, database) */
                             content_hash: string;
                             engine_version: string;
                             /** @enum {string} */
