@@ -31,6 +31,7 @@ import { openSigningKeys } from '../api/auth/signing-keys.ts'
 import { loadConfig } from '../common/config.ts'
 import { createLogger } from '../common/logger.ts'
 import { UNREACHED_RATE_LIMIT } from './load-client.ts'
+import { describeMachine, machineFacts } from './machine.ts'
 import { openScratchDb } from './scratch-db.ts'
 import { applyServiceV8Flags } from './v8-flags.ts'
 
@@ -169,14 +170,8 @@ async function flood(base: string, c: (typeof CASES)[number], probeBase: string)
   }
 }
 
-const machine = {
-  cpus: os.cpus().length,
-  cpu_model: os.cpus()[0]?.model ?? 'unknown',
-  memory_gb: Number((os.totalmem() / 2 ** 30).toFixed(1)),
-  node: process.version,
-  load_average_at_start: os.loadavg().map((l) => Number(l.toFixed(2))),
-}
-log(`machine: ${machine.cpus} cpus (${machine.cpu_model}), ${machine.memory_gb} GB, node ${machine.node}`)
+const machine = machineFacts()
+log(describeMachine(machine))
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lsreport-bench-flood-'))
 const dbh = await openScratchDb(databaseUrl, 4)

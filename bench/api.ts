@@ -66,6 +66,7 @@ import {
   type SliceResult,
   UNREACHED_RATE_LIMIT,
 } from './load-client.ts'
+import { describeMachine, machineFacts } from './machine.ts'
 import { postgresBackendSeconds, postgresCpuSince } from './postgres-cpu.ts'
 import { type CpuProfile, type HeapProfile, mergeCpuProfiles, mergeHeapProfiles } from './profiles.ts'
 import { openScratchDb } from './scratch-db.ts'
@@ -90,14 +91,8 @@ const databaseUrl =
     : (process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres')
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
-const machine = {
-  cpus: os.cpus().length,
-  cpu_model: os.cpus()[0]?.model ?? 'unknown',
-  memory_gb: Number((os.totalmem() / 2 ** 30).toFixed(1)),
-  node: process.version,
-  load_average_at_start: os.loadavg().map((l) => Number(l.toFixed(2))),
-}
-log(`machine: ${machine.cpus} cpus (${machine.cpu_model}), ${machine.memory_gb} GB, node ${machine.node}`)
+const machine = machineFacts()
+log(describeMachine(machine))
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lsreport-bench-api-'))
 const dbh = await openScratchDb(databaseUrl, 10)
