@@ -37,7 +37,10 @@ export interface WriterResult {
 export function createAllowlistOutcomes(db: Db, logger: Logger) {
   const repos = createRepos(db)
 
-  /** Notes `text(row)` on each row's wallet and emits the event (once per change and finality). */
+  /**
+   * Notes `text(row)` on each row's wallet and emits the event (once per change and finality); `rows` carry the
+   * attempts made so far, this one included.
+   */
   async function note(
     rows: AllowlistChangeRow[],
     reason: string,
@@ -46,8 +49,7 @@ export function createAllowlistOutcomes(db: Db, logger: Logger) {
   ) {
     for (const row of rows) {
       const wallet = await repos.wallets.update(row.wallet_id, { status_reason: text(row) })
-      const attempts = row.attempts + 1
-      await repos.webhooks.emitAllowlistChangeFailed(wallet, { ...row, attempts }, reason, final)
+      await repos.webhooks.emitAllowlistChangeFailed(wallet, row, reason, final)
     }
   }
 
@@ -59,7 +61,7 @@ export function createAllowlistOutcomes(db: Db, logger: Logger) {
         { state: 'failed', error: reason, attempts: (rows[0]?.attempts ?? 0) + 1 },
       )
       await note(
-        rows,
+        rows.map((r) => ({ ...r, attempts: r.attempts + 1 })),
         reason,
         true,
         (row) => `${ALLOWLIST_CHANGE_REASON_PREFIX}${row.reason}) reverted: ${reason}`,
@@ -77,7 +79,7 @@ export function createAllowlistOutcomes(db: Db, logger: Logger) {
         const attempts = row.attempts + 1
         const delayMs = retryDelayMs(attempts)
         await repos.allowlistChanges.defer([row.id], { error: reason, delayMs, attempts })
-        await note([row], reason, false, (r) => retryingText(r, reason, attempts, delayMs))
+        await note([{ ...row, attempts }], reason, false, (r) => retryingText(r, reason, attempts, delayMs))
         result.retrying.push({ address: row.address, reason })
       }
       logger.warn(
@@ -87,7 +89,7 @@ export function createAllowlistOutcomes(db: Db, logger: Logger) {
     },
 
     /**
-     * Submitted changes whose mined transaction reverted: pending again (superseded where a newer change of the
+     * Submitted changes (their attempts count the transaction) whose mined transaction reverted: pending again (superseded where a newer change of the
      * address exists), retried after a delay; noted on their wallets. The next simulation says why.
      */
     async reverted(rows: AllowlistChangeRow[], txHash: string, result: WriterResult): Promise<void> {
