@@ -22,6 +22,10 @@ export const DEV_ACCOUNT_INDEX = {
   collector: 6,
   /** admin of every proxy (sends the upgrades); on mainnet a separate governance contract */
   proxyAdmin: 7,
+  /** the second oracle member (the protocol's own bytecode: three members, a quorum of two) */
+  oracleMember2: 8,
+  /** the third oracle member */
+  oracleMember3: 9,
 } as const
 
 export type DevRole = keyof typeof DEV_ACCOUNT_INDEX

@@ -22,6 +22,7 @@ import {
   protocolCreations,
   wiringCalls,
 } from './deploy-plan.ts'
+import type { ProtocolLayout } from './protocol-deploy.ts'
 import {
   type ImplementationRecord,
   type ProxiedContract,
@@ -45,6 +46,8 @@ export interface DevnetContracts {
   elFeeRecipient: Address
   withdraw: Address
   depositContract: Address
+  /** the CoverageFund's proxy (the protocol's own bytecode only) */
+  coverageFund?: Address
   /** the ETH / USD PriceFeed (Chainlink-shaped, not a protocol contract; its owner is the admin) */
   usdPriceFeed: Address
   /** the ETH / EUR PriceFeed */
@@ -72,6 +75,8 @@ export interface DevnetDeployment {
   implementations: Record<ProxiedContract, ImplementationRecord[]>
   /** the proxy admin's nonce before its first upgrade transaction (a later proxy's address derives from it) */
   proxyAdminNonce: number
+  /** set when the devnet runs the protocol's own bytecode (protocol-deploy.ts): its proxies, firewalls, releases */
+  protocol?: ProtocolLayout
 }
 
 /** What `deployDevnet` deploys on, when, and with which fee, artifacts and version plan. */

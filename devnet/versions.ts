@@ -18,7 +18,8 @@ export const PROXIED_CONTRACTS: readonly ProxiedContract[] = [
   'operatorsRegistry',
 ]
 
-export type ProtocolVersion = '0.4.0' | '0.5.0' | '1.0.0' | '1.2.1'
+/** Mainnet's implementation versions (the imitation contracts have 0.4.0, 0.5.0, 1.0.0 and 1.2.1). */
+export type ProtocolVersion = '0.4.0' | '0.5.0' | '1.0.0' | '1.0.1' | '1.1.0' | '1.2.1'
 
 /**
  * The implementation contract of each version of each proxied contract (a version missing from a contract's
@@ -41,6 +42,10 @@ export interface UpgradeDays {
   v1Day: number
   /** River, Oracle, Allowlist (with its denier) and RedeemManager 1.2.1 */
   v12Day: number
+  /** on the protocol's bytecode: River and OperatorsRegistry 1.0.1 (default: between v1Day and v12Day) */
+  v101Day?: number
+  /** on the protocol's bytecode: OperatorsRegistry and RedeemManager 1.1.0 (default: after v101Day) */
+  v11Day?: number
 }
 
 /** The upgrade days of the versioned preset (a 91-day history: 0.4 for a week, 1.2.1 from day 35 on). */
