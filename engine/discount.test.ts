@@ -51,6 +51,15 @@ describe('computeRebate', () => {
     expect(computeRebate(twoPercent, -E, 0n, 1n, 1n).rebate_eth).toBe(0n)
   })
 
+  test('behavior: a fractional base (fees / g on a charged report): floor(base x discount), base = num / den', () => {
+    // fees 15 wei at g = 0.15: base 100 wei; target 0.12 -> discount 0.03 -> rebate 3 wei
+    const threePercent = prepareDiscount(1500, '0.12')
+    expect(computeRebate(threePercent, 15n * 10_000n, 4n, 1n, 1n, 1500n).rebate_eth).toBe(3n)
+    // fees 14 wei: base 93.33 wei -> floor(2.8) = 2; the wallet pays 12 = ceil(0.12 x 93.33)
+    expect(computeRebate(threePercent, 14n * 10_000n, 4n, 1n, 1n, 1500n).rebate_eth).toBe(2n)
+    expect(() => computeRebate(threePercent, 1n, 0n, 1n, 1n, 0n)).toThrow(InvalidInputError)
+  })
+
   const arbCase = fc.record({
     gross: fc.bigInt({ min: -(10n ** 24n), max: 10n ** 24n }),
     bps: fc.integer({ min: 0, max: 10_000 }),

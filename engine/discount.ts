@@ -20,7 +20,7 @@ export interface PreparedDiscount {
 
 /** The rebate of one wallet for one report. */
 export interface Rebate {
-  /** min(platform fee, floor(gross rewards x discount_rate)), never negative. */
+  /** min(platform fee, floor(fee-bearing rewards x discount_rate)), never negative. */
   rebate_eth: bigint
   /** floor(rebate_eth x S / U): the rebate in LsETH at the report's post-fee rate. */
   rebate_lseth: bigint
@@ -90,27 +90,36 @@ export function prepareDiscount(globalFeeBps: number | bigint, target: string | 
 }
 
 /**
- * A wallet's rebate: rebate_eth = min(platform fee, floor(gross x discount)) (0 when gross <= 0);
+ * A wallet's rebate: rebate_eth = min(platform fee, floor(base x discount)) (0 when base <= 0), where the
+ * fee-bearing rewards base = `baseNum / baseDen` wei (fee-base.ts: the gross rewards, `baseDen` 1; or the
+ * fee / g on a report where River charged more than the pool gained, fees x 10000 / bps);
  * rebate_lseth = floor(rebate_eth x S / U); platform_fees_at_discount_rate_eth = platform fee - rebate.
  *
  * @example
  * computeRebate(prepareDiscount(1000, '0.08'), 10n ** 18n, 25n * 10n ** 15n, 1n, 1n)
  * // { rebate_eth: 20000000000000000n, rebate_lseth: 20000000000000000n,
  * //   platform_fees_at_discount_rate_eth: 5000000000000000n, capped: false }
+ * computeRebate(prepareDiscount(1500, '0.12'), 15n * 10_000n, 4n, 1n, 1n, 1500n).rebate_eth // 3n (base 100 wei)
  */
 export function computeRebate(
   prepared: PreparedDiscount,
-  grossRewardsEth: bigint,
+  baseNum: bigint,
   platformFeesEth: bigint,
   underlying: bigint,
   supply: bigint,
+  baseDen = 1n,
 ): Rebate {
   if (platformFeesEth < 0n) {
     throw new InvalidInputError('platform fee must not be negative', {
       details: { value: String(platformFeesEth) },
     })
   }
-  if (prepared.discount.num === 0n || grossRewardsEth <= 0n) {
+  if (baseDen <= 0n) {
+    throw new InvalidInputError('the fee-bearing rewards denominator must be positive', {
+      details: { value: String(baseDen) },
+    })
+  }
+  if (prepared.discount.num === 0n || baseNum <= 0n) {
     return {
       rebate_eth: 0n,
       rebate_lseth: 0n,
@@ -118,8 +127,8 @@ export function computeRebate(
       capped: false,
     }
   }
-  // rounding: floor of gross x discount, then capped at the platform fee
-  const uncapped = floorDiv(grossRewardsEth * prepared.discount.num, prepared.discount.den)
+  // rounding: floor of base x discount, then capped at the platform fee
+  const uncapped = floorDiv(baseNum * prepared.discount.num, baseDen * prepared.discount.den)
   const rebate = minBigint(uncapped, platformFeesEth)
   return {
     rebate_eth: rebate,

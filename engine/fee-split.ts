@@ -34,7 +34,10 @@ export interface FeeParts {
   platform_fees_eth: bigint
 }
 
-/** Each part as a fraction of gross rewards (decimal strings, 18 dp ROUND_DOWN). */
+/**
+ * Each part as a fraction of the fee-bearing rewards (fee-base.ts: the gross rewards, or fees / g on a report
+ * where River charged more than the pool gained), decimal strings, 18 dp ROUND_DOWN.
+ */
 export interface FeePartRates {
   period_dao_fees_rate: string
   period_provider_fees_rate: string
@@ -125,21 +128,22 @@ export function splitFee(prepared: PreparedFeeSplit, feesEth: bigint, onPlatform
 }
 
 /**
- * Each part as a fraction of gross rewards: share x (fee / gross), where `feeOfGross` is the report's exact
- * fee-to-gross ratio. The platform share counts for dao / lc off-platform. These rates are report constants;
- * a wallet's wei parts equal rate x gross up to the floor of each part (and the remainders given to dao / lc).
+ * Each part as a fraction of the fee-bearing rewards: share x (fee / base), where `feeOfBase` is the report's
+ * exact ratio of the fee to its fee-bearing rewards (fee / gross, or g on a `charged` report: fee-base.ts).
+ * The platform share counts for dao / lc off-platform. These rates are report constants; a wallet's wei parts
+ * equal rate x base up to the floor of each part (and the remainders given to dao / lc).
  *
  * @example
  * feePartRates(prepareFeeSplit(v3Schedule), { num: 1n, den: 10n }, true).period_lc_fees_rate // '0.04'
  */
 export function feePartRates(
   prepared: PreparedFeeSplit,
-  feeOfGross: Fraction,
+  feeOfBase: Fraction,
   onPlatform: boolean,
 ): FeePartRates {
   const rate = (share: bigint): string =>
     // rounding: ROUND_DOWN at 18 dp
-    feeOfGross.num <= 0n ? '0' : formatRatio(share * feeOfGross.num, WEI_PER_ETH * feeOfGross.den)
+    feeOfBase.num <= 0n ? '0' : formatRatio(share * feeOfBase.num, WEI_PER_ETH * feeOfBase.den)
   const redirected = onPlatform ? 0n : prepared.platform
   return {
     period_dao_fees_rate: rate(prepared.model === 'v0' ? prepared.dao + redirected : 0n),

@@ -1,8 +1,10 @@
 import { fc, test } from '@fast-check/vitest'
 import { describe, expect } from 'vitest'
-import { arbRealisticReport, arbWallet } from '../fixtures/engine/arbitraries.ts'
+import { arbElFeesOnLossReport, arbRealisticReport, arbWallet } from '../fixtures/engine/arbitraries.ts'
 import { runs } from '../fixtures/property-runs.ts'
+import { toDec } from './decimal.ts'
 import { InvalidInputError } from './errors.ts'
+import type { FeeModel } from './fee-schedule.ts'
 import type { FeeSummaryItem } from './fee-totals.ts'
 import {
   decodeFeeSummary,
@@ -13,7 +15,34 @@ import {
   operatorFeeRows,
   summarizeFees,
 } from './fee-totals.ts'
+import type { ReportInput } from './wallet-record.ts'
 import { computeWalletRecord, prepareReport } from './wallet-record.ts'
+
+/** Items of one report (a realistic one, or a River 1.x loss day with EL fees) and the report's context. */
+const arbDay = (report: fc.Arbitrary<ReportInput>) =>
+  report.chain((input) =>
+    fc
+      .array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 10 })
+      .chain((ids) =>
+        fc.tuple(
+          ...ids.map((id) =>
+            arbWallet(input.supply_pre_fee / 10n, id).map((w) => ({
+              ...w,
+              on_platform: w.org_id !== undefined,
+            })),
+          ),
+        ),
+      )
+      .map((wallets) => {
+        const ctx = prepareReport(input)
+        return {
+          ctx,
+          items: wallets.map(
+            (w): FeeSummaryItem => ({ record: computeWalletRecord(ctx, w), originator_org_id: 'org_o' }),
+          ),
+        }
+      }),
+  )
 
 const arbItems = arbRealisticReport().chain((report) =>
   fc
@@ -108,6 +137,66 @@ describe('feeTotalsRows', () => {
       }
     },
   )
+})
+
+describe('feeTotalsRows and operatorFeeRows on a fee charged beyond the gross rewards', () => {
+  test.prop([arbDay(arbRealisticReport())], { numRuns: runs(50) })(
+    'property: with the report of an ordinary day, the rates are those without it (part / gross)',
+    ({ ctx, items }) => {
+      expect(ctx.fee_base).toBe('gross')
+      const summary = summarizeFees(items)
+      expect(feeTotalsRows(summary.platforms, ctx)).toEqual(feeTotalsRows(summary.platforms))
+      expect(operatorFeeRows(summary.all, [{ operator_id: '0', active_validators: 3 }], ctx)).toEqual(
+        operatorFeeRows(summary.all, [{ operator_id: '0', active_validators: 3 }]),
+      )
+    },
+  )
+
+  for (const model of ['v0', 'v3'] as const satisfies readonly FeeModel[]) {
+    test.prop([arbDay(arbElFeesOnLossReport(model))], { numRuns: runs(50) })(
+      `property: ${model} loss days with EL fees: each group rate x its fees / g gives its part; the rates sum to g`,
+      ({ ctx, items }) => {
+        const summary = summarizeFees(items)
+        const g = toDec(ctx.global_fee_bps).div(10_000)
+        const groups = [...feeTotalsRows(summary.platforms, ctx), ...feeTotalsRows(summary.originators, ctx)]
+        for (const row of groups) {
+          if (ctx.fee_base !== 'charged' || row.fees_eth === 0n) continue
+          const base = toDec(row.fees_eth).div(g)
+          const pairs: [string, bigint][] = [
+            [row.platform_fees_rate, row.platform_fees_eth],
+            [row.operator_fees_rate, row.operator_fees_eth],
+            [row.rebate_rate, row.rebate_eth],
+            [row.platform_fees_at_discount_rate_rate, row.platform_fees_at_discount_rate_eth],
+            [row.lc_fees_rate, row.lc_fees_eth],
+            [row.tech_provider_fees_rate, row.tech_provider_fees_eth],
+          ]
+          for (const [rate, part] of pairs) {
+            // rate = part / base rounded down at 18 digits
+            const miss = toDec(part).minus(base.mul(rate))
+            expect(miss.gte(0) && miss.lte(base.mul('1e-18'))).toBe(true)
+          }
+          if (model === 'v3' && row.org_id === 'org_o') {
+            // every V3 part of the group: lc + tech + operators + platform = fee = g x base
+            const sum = [
+              row.lc_fees_rate,
+              row.tech_provider_fees_rate,
+              row.operator_fees_rate,
+              row.platform_fees_rate,
+            ].reduce((a, b) => a.plus(b), toDec(0n))
+            expect(g.minus(sum).gte(0) && g.minus(sum).lte('4e-18')).toBe(true)
+          }
+        }
+        const { operators } = operatorFeeRows(summary.all, [{ operator_id: '0', active_validators: 1 }], ctx)
+        if (ctx.fee_base === 'charged' && summary.all.fees_eth > 0n) {
+          const base = toDec(summary.all.fees_eth).div(g)
+          const miss = toDec(summary.all.operator_fees_eth).minus(
+            base.mul(operators[0]?.operator_fees_rate ?? '0'),
+          )
+          expect(miss.gte(0) && miss.lte(base.mul('1e-18'))).toBe(true)
+        }
+      },
+    )
+  }
 })
 
 describe('operatorFeeRows', () => {

@@ -1,9 +1,11 @@
 import { FEE_TOTAL_FIELDS as RECORD_FEE_TOTAL_FIELDS } from '../fields/record-fields.ts'
 import { InvalidInputError } from './errors.ts'
+import type { FeeBase } from './fee-base.ts'
+import { feeBearingRewards } from './fee-base.ts'
 import type { OperatorValidators } from './operator-fees.ts'
 import { splitOperatorFees } from './operator-fees.ts'
 import { formatRatio } from './units.ts'
-import type { WalletRecord } from './wallet-record.ts'
+import type { ReportContext, WalletRecord } from './wallet-record.ts'
 
 /**
  * Fee totals for a date: protocol-wide, per platform org (the org owning the account of an on-platform
@@ -206,7 +208,7 @@ export function decodeFeeSummary(value: EncodedFeeSummary): FeeSummary {
   }
 }
 
-/** A group's totals with its key and each fee part as a fraction of the group's gross rewards. */
+/** A group's totals with its key and each fee part as a fraction of the group's fee-bearing rewards. */
 export type FeeTotalsRow = FeeTotals & {
   org_id: string
   platform_fees_rate: string
@@ -217,20 +219,39 @@ export type FeeTotalsRow = FeeTotals & {
   tech_provider_fees_rate: string
 }
 
+/** What a day's grouped rates need of its report: its fee base and global fee (a `ReportContext` serves). */
+export type FeeTotalsBase = Pick<ReportContext, 'fee_base' | 'global_fee_bps'>
+
+const GROSS_BASE: FeeTotalsBase = { fee_base: 'gross', global_fee_bps: 0n }
+
 /**
- * Rows of a grouping (platforms or originators), sorted by org id, with rates = part / gross rewards
- * (18 dp ROUND_DOWN; '0' when gross rewards <= 0).
+ * part / the fee-bearing rewards of `totals` (fee-base.ts: their gross rewards, or their fees / g on a
+ * `charged` report, the sum of their wallets' bases), 18 dp ROUND_DOWN; '0' when that base is <= 0.
+ */
+function rateOf(totals: FeeTotals, base: FeeBase, bps: bigint): (part: bigint) => string {
+  const { num, den } = feeBearingRewards(base, totals.gross_rewards_eth, totals.fees_eth, bps)
+  // rounding: ROUND_DOWN at 18 dp
+  return (part) => (num > 0n ? formatRatio(part * den, num) : '0')
+}
+
+/**
+ * Rows of a grouping (platforms or originators), sorted by org id, with rates = part / the group's
+ * fee-bearing rewards (18 dp ROUND_DOWN; '0' when they are <= 0): the gross rewards, or, with `report` of a
+ * `charged` report (River 1.x charging EL fees on a day the pool gained less), the fees / g. Without `report`
+ * the base is the gross rewards.
  *
  * @example
- * feeTotalsRows(summary.platforms)[0].platform_fees_rate // '0.025'
+ * feeTotalsRows(summary.platforms, ctx)[0].platform_fees_rate // '0.025'
  */
-export function feeTotalsRows(groups: Record<string, FeeTotals>): FeeTotalsRow[] {
+export function feeTotalsRows(
+  groups: Record<string, FeeTotals>,
+  report: FeeTotalsBase = GROSS_BASE,
+): FeeTotalsRow[] {
   return Object.keys(groups)
     .sort()
     .map((orgId) => {
       const totals = groups[orgId] as FeeTotals
-      const rate = (part: bigint): string =>
-        totals.gross_rewards_eth > 0n ? formatRatio(part, totals.gross_rewards_eth) : '0'
+      const rate = rateOf(totals, report.fee_base, report.global_fee_bps)
       return {
         org_id: orgId,
         ...totals,
@@ -249,27 +270,29 @@ export interface OperatorFeeRow {
   operator_id: string
   active_validators: bigint
   operator_fees_eth: bigint
-  /** operator_fees_eth / all wallets' gross rewards (18 dp ROUND_DOWN). */
+  /** operator_fees_eth / all wallets' fee-bearing rewards (18 dp ROUND_DOWN; see `feeTotalsRows`). */
   operator_fees_rate: string
 }
 
 /**
  * The operators' fees of a date: the summed operator share of every wallet, split by active validators
- * (`splitOperatorFees`: exact sum, largest remainder).
+ * (`splitOperatorFees`: exact sum, largest remainder); each rate is over all wallets' fee-bearing rewards
+ * (`report` as in `feeTotalsRows`; without it, the gross rewards).
  *
  * @example
- * operatorFeeRows(summary.all, [{ operator_id: '0', active_validators: 120 }, { operator_id: '1', active_validators: 80 }])
+ * operatorFeeRows(summary.all, [{ operator_id: '0', active_validators: 120 }, { operator_id: '1', active_validators: 80 }], ctx)
  */
 export function operatorFeeRows(
   all: FeeTotals,
   operators: readonly OperatorValidators[],
+  report: FeeTotalsBase = GROSS_BASE,
 ): { operators: OperatorFeeRow[]; unallocated_eth: bigint } {
   const split = splitOperatorFees(all.operator_fees_eth, operators)
+  const rate = rateOf(all, report.fee_base, report.global_fee_bps)
   return {
     operators: split.operators.map((operator) => ({
       ...operator,
-      operator_fees_rate:
-        all.gross_rewards_eth > 0n ? formatRatio(operator.operator_fees_eth, all.gross_rewards_eth) : '0',
+      operator_fees_rate: rate(operator.operator_fees_eth),
     })),
     unallocated_eth: split.unallocated_eth,
   }

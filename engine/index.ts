@@ -9,11 +9,13 @@
  * 1.2.0: balance_lseth is the balance at the end of the report transaction (its fee mint and burns included);
  * the LsETH flows are also kept in ETH at each day's rate (balance_eth, mints_eth, burns_eth and totals);
  * a_srr_7d is null until seven report dates of its window have a step.
+ * 1.3.0: a report whose fee exceeds g x gross (River 1.x charging EL fees on a day the validators lost balance)
+ * measures its rates and rebates on the fee-bearing rewards fees / g (fee-base.ts), not on gross rewards.
  *
  * @example
  * row.engine_version = ENGINE_VERSION
  */
-export const ENGINE_VERSION = '1.2.0'
+export const ENGINE_VERSION = '1.3.0'
 
 export * from './account-record.ts'
 export * from './dates.ts'
@@ -21,6 +23,7 @@ export * from './discount.ts'
 export * from './dormant-record.ts'
 export * from './errors.ts'
 export * from './exit-queue.ts'
+export * from './fee-base.ts'
 export * from './fee-model-fields.ts'
 export * from './fee-schedule.ts'
 export * from './fee-split.ts'

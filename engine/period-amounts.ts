@@ -2,7 +2,7 @@ import type { PeriodField } from '../fields/record-fields.ts'
 import type { PreparedDiscount } from './discount.ts'
 import { computeRebate } from './discount.ts'
 import { splitFee } from './fee-split.ts'
-import { sharesFromUnderlying, underlyingFromShares } from './rates.ts'
+import { BASIS_POINTS, sharesFromUnderlying, underlyingFromShares } from './rates.ts'
 import { floorDiv } from './units.ts'
 import type { ReportContext, WalletRecord } from './wallet-record.ts'
 
@@ -18,7 +18,8 @@ export type EarnedAmounts = Pick<WalletRecord, EarnedField>
 /**
  * The earnings of `shares` earning shares at the report of `ctx` for a wallet ending the report with
  * `balance` shares: gross = floor(shares x gross_step), net (rewards_eth) = floor(shares x net_step), fees =
- * gross - net, the fee split (on-platform or not), the rebate at `discount`, the LsETH conversions at the
+ * gross - net, the fee split (on-platform or not), the rebate at `discount` on the fee-bearing rewards
+ * (gross, or fees / g on a `charged` report: fee-base.ts), the LsETH conversions at the
  * report's rate, each floored; `balance_eth` is `balance` at the report's rate (floor). The one definition of
  * a record's earned amounts, for `computeWalletRecord` and the dormant path alike.
  *
@@ -40,7 +41,11 @@ export function computeEarnedAmounts(
   const net = floorDiv(shares * ctx.net_step.num, ctx.net_step.den)
   const fees = gross - net
   const parts = splitFee(ctx.split, fees, onPlatform)
-  const rebate = computeRebate(discount, gross, parts.platform_fees_eth, U, S)
+  // the rebate's base: the gross rewards, or fees / g when River charged more than the pool gained (fee-base.ts)
+  const rebate =
+    ctx.fee_base === 'charged'
+      ? computeRebate(discount, fees * BASIS_POINTS, parts.platform_fees_eth, U, S, ctx.global_fee_bps)
+      : computeRebate(discount, gross, parts.platform_fees_eth, U, S)
   return {
     balance_lseth: balance,
     // rounding: floor (the balance at rate_k)

@@ -95,10 +95,26 @@ function reference(report: ReportInput, w: WalletInput): Partial<Record<keyof Wa
     })
   }
   const target = onPlatform ? (w.target_fee_rate ?? null) : null
+  // the fee-bearing rewards (docs/interface.md): the gross rewards, or fees / g when the report's fee per share
+  // exceeds g x its gross per share (River charging EL fees on a day the pool gained less), compared exactly
+  const bps = BigInt(report.global_fee_bps)
+  const [Ui, Umi, S0i, Si, Upi, Spi] = [
+    report.underlying,
+    report.underlying_at_fee_mint ?? report.underlying,
+    report.supply_pre_fee,
+    report.supply,
+    report.previous_underlying,
+    report.previous_supply,
+  ]
+  const [topI, bottomI] = Ui * S0i > Umi * Si ? [Ui, Si] : [Umi, S0i]
+  // per share: fee = top/bottom - U/S, gross = top/bottom - Up/Sp
+  const feeTop = topI * Si - Ui * bottomI
+  const charged = feeTop > 0n && bps > 0n && feeTop * Spi * 10_000n > bps * (topI * Spi - Upi * bottomI) * Si
   let rebate = 0n
-  if (target !== null && gross > 0n) {
+  if (target !== null) {
     const discount = Dec.max(0, toDec(report.global_fee_bps).div(10_000).minus(toDec(target)))
-    const uncapped = decFloorToBigint(toDec(gross).mul(discount))
+    const base = charged ? toDec(fees).mul(10_000) : toDec(gross)
+    const uncapped = base.gt(0) ? decFloorToBigint(base.mul(discount).div(charged ? toDec(bps) : 1)) : 0n
     rebate = uncapped < platform ? uncapped : platform
   }
   out.rebate_eth = rebate

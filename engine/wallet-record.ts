@@ -6,6 +6,8 @@ import { utcDateOf } from './dates.ts'
 import type { PreparedDiscount } from './discount.ts'
 import { prepareDiscount } from './discount.ts'
 import { FeeScheduleError, InvalidInputError } from './errors.ts'
+import type { FeeBase } from './fee-base.ts'
+import { reportFeeBase } from './fee-base.ts'
 import type { FeeModel, FeeSchedule } from './fee-schedule.ts'
 import { feeModelAt } from './fee-schedule.ts'
 import type { FeePartRates, PreparedFeeSplit } from './fee-split.ts'
@@ -75,8 +77,13 @@ export interface ReportContext {
   readonly gross_step: Fraction
   /** rate_k - rate_{k-1} as an exact fraction (net reward per share). */
   readonly net_step: Fraction
-  /** fees / gross rewards of the report, exact (0 when gross <= 0). */
-  readonly fee_of_gross: Fraction
+  /**
+   * What the report's rates and rebates are measured against (fee-base.ts): `gross` (the gross rewards) or
+   * `charged` (fee > g x gross, River 1.x charging EL fees on a day the pool gained less: fees / g).
+   */
+  readonly fee_base: FeeBase
+  /** fees / fee-bearing rewards of the report, exact: fees / gross (0 when gross <= 0) or g (`charged`). */
+  readonly fee_of_base: Fraction
   readonly split: PreparedFeeSplit
   readonly rates_on_platform: FeePartRates
   readonly rates_off_platform: FeePartRates
@@ -230,7 +237,7 @@ function checkAmount(value: bigint, field: string, min: bigint): void {
 
 /**
  * Validates a report and computes its per-report constants once: rates, the exact per-share gross and net
- * steps, the fee-to-gross ratio, the prepared fee split and the part rates.
+ * steps, the fee base and fee-to-base ratio (fee-base.ts), the prepared fee split and the part rates.
  *
  * @example
  * const ctx = prepareReport({ oracle_report: '1', timestamp: 1777593600, underlying: 1001n * E, supply_pre_fee: 1000n * E,
@@ -279,9 +286,10 @@ export function prepareReport(report: ReportInput): ReportContext {
   const netStep = { num: U * Sp - Up * S, den: S * Sp }
   // with a burn's lift above the pre-fee rate, gross is the net step and the fee is 0
   const grossStep = lift > 0n ? netStep : { num: Um * Sp - Up * S0, den: S0 * Sp }
-  // fee / gross = [(Um S - U S0) / (S0 S)] / [grossNum / (S0 Sp)] = (Um S - U S0) Sp / (S grossNum)
-  const feeOfGross =
-    lift < 0n && grossStep.num > 0n ? { num: -lift * Sp, den: S * grossStep.num } : { num: 0n, den: 1n }
+  // fee step = Um/S0 - U/S = (Um S - U S0) / (S0 S); with a lift (or no mint) the fee is 0
+  const feeStep = { num: lift < 0n ? -lift : 0n, den: S0 * S }
+  // the base of the rates and rebates: gross, or fees / g when River charged more than the pool gained
+  const base = reportFeeBase(grossStep, feeStep, bps)
   return {
     oracle_report: report.oracle_report,
     timestamp: report.timestamp,
@@ -298,10 +306,11 @@ export function prepareReport(report: ReportInput): ReportContext {
     gross_protocol_fee_rate: feeRateOfBps(bps),
     gross_step: grossStep,
     net_step: netStep,
-    fee_of_gross: feeOfGross,
+    fee_base: base.fee_base,
+    fee_of_base: base.fee_of_base,
     split,
-    rates_on_platform: feePartRates(split, feeOfGross, true),
-    rates_off_platform: feePartRates(split, feeOfGross, false),
+    rates_on_platform: feePartRates(split, base.fee_of_base, true),
+    rates_off_platform: feePartRates(split, base.fee_of_base, false),
     discounts: new Map(),
   }
 }
@@ -324,7 +333,8 @@ function discountFor(ctx: ReportContext, target: string): PreparedDiscount {
 /**
  * The wallet record of one wallet at one report. Per wallet, on the earning shares (held right before the
  * report transaction): gross = floor(shares x gross_step), net (rewards_eth) = floor(shares x net_step),
- * fees = gross - net; the fee split, rebate and LsETH conversions follow, and every `total_*` = previous
+ * fees = gross - net; the fee split, rebate (on the fee-bearing rewards: gross, or fees / g on a `charged`
+ * report) and LsETH conversions follow, and every `total_*` = previous
  * total + period value. `balance_lseth` = shares + report_delta: the balance at the end of the report
  * transaction (the collector's fee mint included).
  *

@@ -196,10 +196,11 @@ export async function finalizeDay(db: Db, inputs: DayInputs, job: FinalizeJob): 
         funded.map((o) => ({ operator_id: String(o.operator_index), funded_validators: o.funded })),
         stoppedPerOperator,
       ),
+      ctx,
     ),
   )
   const feeRows = (kind: string, groups: Record<string, FeeTotals>) =>
-    feeTotalsRows(groups).map((row) => ({
+    feeTotalsRows(groups, ctx).map((row) => ({
       ...row,
       kind,
       date: inputs.day.date,

@@ -110,4 +110,5 @@ export { ImpersonateHeaders } from '../../auth/impersonation.ts'
  */
 export const feeDescription = (who: string) =>
   `The reading organization's ${who} fee record for the report of the date (zeros when it had no wallets). ` +
-  'Amounts: sums over its wallets; *_rate: part / gross_rewards_eth of those wallets.'
+  'Amounts: sums over its wallets; *_rate: part / the fee-bearing rewards of those wallets (their ' +
+  'gross_rewards_eth, or fees / global fee on a day River charged more than the pool gained: docs/interface.md).'

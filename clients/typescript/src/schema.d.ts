@@ -673,7 +673,7 @@ export interface paths {
         };
         /**
          * Platform fees and rates of a date (V3 fields), for the org owning the accounts
-         * @description The reading organization's platform fee record for the report of the date (zeros when it had no wallets). Amounts: sums over its wallets; *_rate: part / gross_rewards_eth of those wallets.
+         * @description The reading organization's platform fee record for the report of the date (zeros when it had no wallets). Amounts: sums over its wallets; *_rate: part / the fee-bearing rewards of those wallets (their gross_rewards_eth, or fees / global fee on a day River charged more than the pool gained: docs/interface.md).
          *
          *     Needs a bearer token with the read:eth-rewards scope.
          */
@@ -695,7 +695,7 @@ export interface paths {
         };
         /**
          * Originator fees and rates of a date (V3 fields), for the org that added the wallets
-         * @description The reading organization's originator fee record for the report of the date (zeros when it had no wallets). Amounts: sums over its wallets; *_rate: part / gross_rewards_eth of those wallets.
+         * @description The reading organization's originator fee record for the report of the date (zeros when it had no wallets). Amounts: sums over its wallets; *_rate: part / the fee-bearing rewards of those wallets (their gross_rewards_eth, or fees / global fee on a day River charged more than the pool gained: docs/interface.md).
          *
          *     Needs a bearer token with the read:eth-rewards scope.
          */
@@ -737,7 +737,7 @@ export interface paths {
         };
         /**
          * Platform fees and rates of a date (v0 fields; history through 2026-04-30)
-         * @description The reading organization's platform fee record for the report of the date (zeros when it had no wallets). Amounts: sums over its wallets; *_rate: part / gross_rewards_eth of those wallets. From 2026-05-01T00:00:00Z every fee and rate field is null (the interface: use v1), with a Link to the v1 endpoint; before it, parts of the V3 model are null.
+         * @description The reading organization's platform fee record for the report of the date (zeros when it had no wallets). Amounts: sums over its wallets; *_rate: part / the fee-bearing rewards of those wallets (their gross_rewards_eth, or fees / global fee on a day River charged more than the pool gained: docs/interface.md). From 2026-05-01T00:00:00Z every fee and rate field is null (the interface: use v1), with a Link to the v1 endpoint; before it, parts of the V3 model are null.
          *
          *     Needs a bearer token with the read:eth-rewards scope.
          */
@@ -9329,7 +9329,7 @@ export interface operations {
                      *         {
                      *           "version": 1,
                      *           "content_hash": "3c8d0a50a3226236a35be7431169cfb9be0adf40c1bc55b40593f0360f6f05a2",
-                     *           "engine_version": "1.2.0",
+                     *           "engine_version": "1.3.0",
                      *           "reason": "first",
                      *           "previous_version": null,
                      *           "visible_from": "2026-11-27T06:34:39.106Z",
@@ -10117,7 +10117,7 @@ export interface operations {
                      *         "report_epoch": 443474,
                      *         "status": "computed",
                      *         "wallets": 4,
-                     *         "engine_version": "1.2.0",
+                     *         "engine_version": "1.3.0",
                      *         "version": 1,
                      *         "computed_at": "2026-11-27T06:34:38.161Z",
                      *         "started_at": "2026-11-27T06:34:38.066Z",
@@ -10130,7 +10130,7 @@ export interface operations {
                      *         "report_epoch": 443699,
                      *         "status": "computed",
                      *         "wallets": 5,
-                     *         "engine_version": "1.2.0",
+                     *         "engine_version": "1.3.0",
                      *         "version": 1,
                      *         "computed_at": "2026-11-27T06:34:38.313Z",
                      *         "started_at": "2026-11-27T06:34:38.233Z",
