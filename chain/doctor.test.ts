@@ -6,20 +6,24 @@ import {
   encodeEventTopics,
   encodeFunctionResult,
   type Hex,
+  keccak256,
   numberToHex,
   toFunctionSelector,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, test } from 'vitest'
 import type { Address } from '../common/address.ts'
+import { runtimeCodeOf } from '../test/helpers/protocol-bytecode.ts'
 import { allowlistAbi, EIP1967_IMPLEMENTATION_SLOT, firewallAbi, riverAbi, riverLegacyAbi } from './abi.ts'
 import { type ChainContracts, contractsFor, toContracts } from './addresses.ts'
 import type { ChainClient } from './client.ts'
+import { KNOWN_CODES } from './code-hashes.ts'
 import {
   type CheckResult,
   checkArchive,
   checkChainId,
   checkCode,
+  checkFirewallCode,
   checkImplementations,
   checkLatestReport,
   checkPriceFeeds,
@@ -34,9 +38,13 @@ const OURS = privateKeyToAccount(
 const OTHER = '0x00000000000000000000000000000000000000aa' as Address
 const MAINNET = contractsFor('mainnet')
 
-/** A contract on the fake node: code from `from` on, an implementation slot, and view answers by selector. */
+/**
+ * A contract on the fake node: code from `from` on (`0x6080`, a code no table knows, unless given), an
+ * implementation slot, and view answers by selector.
+ */
 interface FakeContract {
   from: bigint
+  code?: Hex
   implementation?: Address
   /** selector -> ABI-encoded answer; a selector without an answer reverts */
   calls?: Record<Hex, Hex>
@@ -85,7 +93,7 @@ function fakeNode(options: FakeNodeOptions): ChainClient {
       case 'eth_getCode': {
         const block = pruned(p[1])
         const c = contracts[String(p[0]).toLowerCase()]
-        return c && block >= c.from ? '0x6080' : '0x'
+        return c && block >= c.from ? (c.code ?? '0x6080') : '0x'
       }
       case 'eth_getStorageAt': {
         pruned(p[2])
@@ -162,11 +170,39 @@ function answer(abi: Abi, functionName: string, result: unknown): [Hex, Hex] {
   return [toFunctionSelector(item as never), encodeFunctionResult({ abi, functionName, result } as never)]
 }
 
-/** Every configured mainnet contract deployed at its start block (the firewall just before the Allowlist). */
+/** Mainnet's 1.2.1 implementations (address, contract) and its Firewall, holding their real runtime code. */
+const MAINNET_CODES: Record<string, FakeContract> = {
+  '0x34e4617764cc94620170aa0e6652ad328d196d58': {
+    from: 21_128_374n,
+    code: runtimeCodeOf('mainnet', 'RiverV1_Implementation_1_2_1'),
+  },
+  '0x4fb46d0b7668fc5ee27a37979579a3c254c70f54': {
+    from: 21_128_372n,
+    code: runtimeCodeOf('mainnet', 'RedeemManagerV1_Implementation_1_2_1'),
+  },
+  '0x9c07cd07cc097ead6ebd7f7d17e6b38ff08e3b5c': {
+    from: 21_122_547n,
+    code: runtimeCodeOf('mainnet', 'AllowlistV1_Implementation_1_2_1'),
+  },
+  '0x51e09ed43f5658a77428e6419aea83d769c9b2fd': {
+    from: 21_128_370n,
+    code: runtimeCodeOf('mainnet', 'OracleV1_Implementation_1_2_1'),
+  },
+  '0x4cf3341e1be254c5229e8bcd05b8233a2b60940a': {
+    from: 21_128_367n,
+    code: runtimeCodeOf('mainnet', 'OperatorsRegistryV1_Implementation_1_2_1'),
+  },
+}
+
+/**
+ * Every configured mainnet contract deployed at its start block (the firewall just before the Allowlist, with
+ * the real Firewall's code), and the 1.2.1 implementations with theirs.
+ */
 function mainnetContracts(
   overrides: Record<string, Partial<FakeContract>> = {},
 ): Record<string, FakeContract> {
   const base: Record<string, FakeContract> = {
+    ...MAINNET_CODES,
     [MAINNET.river]: {
       from: MAINNET.startBlocks.river,
       implementation: '0x34e4617764cc94620170aa0e6652ad328d196d58' as Address,
@@ -187,7 +223,7 @@ function mainnetContracts(
       from: MAINNET.startBlocks.operatorsRegistry!,
       implementation: '0x4cf3341e1be254c5229e8bcd05b8233a2b60940a' as Address,
     },
-    [MAINNET.firewall!]: { from: 15_676_394n },
+    [MAINNET.firewall!]: { from: 15_676_394n, code: runtimeCodeOf('mainnet', 'Firewall') },
     [MAINNET.priceFeeds!.usd!]: { from: 10_606_501n, calls: feedCalls('ETH / USD', 312_345_678_901n) },
   }
   for (const [address, o] of Object.entries(overrides))
@@ -292,11 +328,13 @@ describe('checkCode', () => {
   })
 })
 
+const RIVER_121 = '0x34e4617764cc94620170aa0e6652ad328d196d58' as Address
+
 describe('checkImplementations', () => {
-  test('behavior: names each proxy’s implementation version; unknown, empty or foreign ones are warnings', async () => {
+  test('behavior: names each proxy’s implementation version by its address and by its code; unknown, empty or foreign ones are warnings', async () => {
     const contracts = mainnetContracts({
       [MAINNET.redeemManager]: { implementation: OTHER },
-      [MAINNET.oracle!]: { implementation: '0x34e4617764cc94620170aa0e6652ad328d196d58' as Address },
+      [MAINNET.oracle!]: { implementation: RIVER_121 },
     })
     delete contracts[MAINNET.operatorsRegistry!]?.implementation
     const results = await checkImplementations(fakeNode({ contracts }), 1, MAINNET)
@@ -307,18 +345,146 @@ describe('checkImplementations', () => {
       ['implementation_oracle', 'warn'],
       ['implementation_operatorsRegistry', 'warn'],
     ])
-    expect(results[0]!.message).toBe('river runs River 1.2.1 (0x34e4617764cc94620170aa0e6652ad328d196d58)')
-    expect(results[1]!.message).toMatch(/not a known version/)
-    expect(results[3]!.message).toMatch(/which is River 1\.2\.1, not a Oracle version/)
+    expect(results[0]!.message).toBe(`river runs River 1.2.1 (${RIVER_121}; its code is River 1.2.1)`)
+    expect(results[0]!.details).toMatchObject({
+      version: '1.2.1',
+      code_contract: 'River',
+      code_version: '1.2.1',
+      code_hash: KNOWN_CODES.find(
+        (c) => c.contract === 'River' && c.chains.includes('mainnet') && c.version === '1.2.1',
+      )!.hash,
+      code_size: 22752,
+    })
+    expect(results[1]!.message).toBe(
+      `redeemManager runs implementation ${OTHER}, not a known version (no code at the implementation): the service's ABIs were checked against the known ones only`,
+    )
+    expect(results[3]!.message).toBe(
+      `oracle runs implementation ${RIVER_121}, whose code is River 1.2.1, not a Oracle version`,
+    )
     expect(results[4]!.message).toMatch(/not an EIP-1967 proxy/)
   })
 
-  test('behavior: a devnet’s own implementation table names its versions', async () => {
+  test('behavior: an address table and a code that disagree are a warning naming both', async () => {
+    const contracts = mainnetContracts({
+      [RIVER_121]: { code: runtimeCodeOf('mainnet', 'RiverV1_Implementation_1_0_0') },
+    })
+    const [river] = await checkImplementations(fakeNode({ contracts }), 1, MAINNET)
+    expect(river).toMatchObject({
+      status: 'warn',
+      message: `river runs implementation ${RIVER_121}, which the version table names River 1.2.1 but whose code is River 1.0.0`,
+      details: { version: '1.2.1', code_version: '1.0.0' },
+    })
+    // a firewall's code behind a proxy is not a version of its contract
+    const firewall = mainnetContracts({ [RIVER_121]: { code: runtimeCodeOf('mainnet', 'Firewall') } })
+    const [wrong] = await checkImplementations(fakeNode({ contracts: firewall }), 1, MAINNET)
+    expect(wrong!.message).toBe(
+      `river runs implementation ${RIVER_121}, whose code is the Firewall, not a River version`,
+    )
+  })
+
+  test('behavior: a known code at an address no table lists is named by its code (ok); an address the table knows with an unknown code is a warning', async () => {
+    const contracts = mainnetContracts({
+      [MAINNET.river]: { implementation: OURS },
+      [OURS]: { from: 1n, code: runtimeCodeOf('hoodi', 'RiverV1_Implementation_1_2_1') },
+      [RIVER_121]: { code: '0x6080' },
+      [MAINNET.redeemManager]: { implementation: RIVER_121 },
+    })
+    const [river, redeemManager] = await checkImplementations(fakeNode({ contracts }), 1, MAINNET)
+    expect(river).toMatchObject({
+      status: 'ok',
+      message: `river runs River 1.2.1 by its code (${OURS}, an address the version table does not list)`,
+      details: { version: null, code_version: '1.2.1' },
+    })
+    // the table names River 1.2.1 there (its code unknown): not a RedeemManager version
+    expect(redeemManager!.message).toBe(
+      `redeemManager runs implementation ${RIVER_121}, which is River 1.2.1, not a RedeemManager version`,
+    )
+    const unknown = mainnetContracts({ [RIVER_121]: { code: '0x6080' } })
+    const [plain] = await checkImplementations(fakeNode({ contracts: unknown }), 1, MAINNET)
+    expect(plain).toMatchObject({
+      status: 'warn',
+      message: `river runs River 1.2.1 (${RIVER_121}): code not a known protocol build (keccak256 ${keccak256('0x6080')}, 2 bytes)`,
+      details: { version: '1.2.1', code_contract: null, code_version: null },
+    })
+  })
+
+  test('behavior: a devnet’s own implementation table names its versions; its own contracts’ code is not a known protocol build (a warning)', async () => {
     const devnet = toContracts({ river: OTHER, redeemManager: OTHER, allowlist: OTHER, startBlock: 1n })
-    const node = fakeNode({ chainId: 31337, contracts: { [OTHER]: { from: 1n, implementation: OURS } } })
     const extra = [{ contract: 'River', version: '1.2.1', address: OURS, block: 1n }]
-    const [river] = await checkImplementations(node, 31337, devnet, extra)
-    expect(river).toMatchObject({ status: 'ok', message: `river runs River 1.2.1 (${OURS})` })
+    const own = fakeNode({
+      chainId: 31337,
+      contracts: { [OTHER]: { from: 1n, implementation: OURS }, [OURS]: { from: 1n } },
+    })
+    const [river] = await checkImplementations(own, 31337, devnet, extra)
+    expect(river).toMatchObject({ status: 'warn' })
+    expect(river!.message).toMatch(
+      new RegExp(`^river runs River 1\\.2\\.1 \\(${OURS}\\): code not a known protocol build`),
+    )
+    const real = fakeNode({
+      chainId: 31337,
+      contracts: {
+        [OTHER]: { from: 1n, implementation: OURS },
+        [OURS]: { from: 1n, code: runtimeCodeOf('mainnet', 'RiverV1_Implementation_1_2_1') },
+      },
+    })
+    const [named] = await checkImplementations(real, 31337, devnet, extra)
+    expect(named).toMatchObject({
+      status: 'ok',
+      message: `river runs River 1.2.1 (${OURS}; its code is River 1.2.1)`,
+    })
+  })
+})
+
+describe('checkFirewallCode', () => {
+  test('behavior: mainnet’s Firewall code is ok; a Hoodi Firewall is named once its immutable destination is masked', async () => {
+    const [mainnet] = await checkFirewallCode(fakeNode({ contracts: mainnetContracts() }), MAINNET)
+    expect(mainnet).toMatchObject({
+      check: 'firewall_code',
+      status: 'ok',
+      message: `firewall ${MAINNET.firewall} runs the protocol's Firewall (mainnet build)`,
+    })
+    const hoodi = contractsFor('hoodi')
+    const table = KNOWN_CODES.find((c) => c.contract === 'Firewall' && c.chains.includes('hoodi'))!
+    let code = runtimeCodeOf('hoodi', 'Firewall').slice(2)
+    for (const offset of table.immutables) {
+      code = `${code.slice(0, offset * 2)}${hoodi.allowlist.slice(2).padStart(64, '0')}${code.slice((offset + 32) * 2)}`
+    }
+    const node = fakeNode({
+      chainId: 560048,
+      contracts: { [hoodi.firewall!]: { from: 1n, code: `0x${code}` } },
+    })
+    expect(await checkFirewallCode(node, hoodi)).toEqual([
+      {
+        check: 'firewall_code',
+        status: 'ok',
+        message: `firewall ${hoodi.firewall} runs the protocol's Firewall (hoodi build, its immutable destination masked)`,
+        details: {
+          firewall: hoodi.firewall,
+          code_contract: 'Firewall',
+          code_hash: table.hash,
+          code_size: 1625,
+        },
+      },
+    ])
+  })
+
+  test('behavior: an unknown code or another known one is a warning; no firewall configured, no result', async () => {
+    const unknown = mainnetContracts({ [MAINNET.firewall!]: { code: '0x6080' } })
+    const [own] = await checkFirewallCode(fakeNode({ contracts: unknown }), MAINNET)
+    expect(own).toMatchObject({ status: 'warn' })
+    expect(own!.message).toBe(
+      `firewall ${MAINNET.firewall}: code not a known protocol build (keccak256 ${keccak256('0x6080')}, 2 bytes)`,
+    )
+    const river = mainnetContracts({
+      [MAINNET.firewall!]: { code: runtimeCodeOf('mainnet', 'RiverV1_Implementation_1_2_1') },
+    })
+    const [other] = await checkFirewallCode(fakeNode({ contracts: river }), MAINNET)
+    expect(other).toMatchObject({
+      status: 'warn',
+      message: `firewall ${MAINNET.firewall} holds the code of River 1.2.1, not a Firewall`,
+    })
+    const { firewall: _, ...none } = MAINNET
+    expect(await checkFirewallCode(fakeNode({}), none)).toEqual([])
   })
 })
 
@@ -510,6 +676,7 @@ describe('runDoctorChecks', () => {
       'ok implementation_allowlist',
       'ok implementation_oracle',
       'ok implementation_operatorsRegistry',
+      'ok firewall_code',
       'warn allower',
       'ok start_blocks',
       'ok latest_report',

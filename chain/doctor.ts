@@ -5,8 +5,9 @@
  *
  * Hard failures (`fail`): the wrong chain, a node that cannot read historical state, a configured contract
  * without code, a start block after a contract's deployment, an RPC error. Warnings (`warn`): what limits the
- * service without making its data wrong (an unknown implementation version, an allower other than our key,
- * no recent oracle report, no ETH price feed for a currency or a feed without a round yet).
+ * service without making its data wrong (an unknown implementation version, an implementation or firewall
+ * whose runtime code is not a known protocol build or names another version than its address, an allower
+ * other than our key, no recent oracle report, no ETH price feed for a currency or a feed without a round yet).
  */
 
 import { formatUnits } from 'viem'
@@ -15,6 +16,7 @@ import { allowlistAbi, riverReportEventsAbi } from './abi.ts'
 import type { ChainContracts, StartBlocks } from './addresses.ts'
 import { resolveAllowlistWriteRoute, writeSelector } from './allowlist-route.ts'
 import type { ChainClient } from './client.ts'
+import { type CodeIdentity, codeName, identifyCode } from './code-hashes.ts'
 import { AllowlistWriteRefusedError } from './errors.ts'
 import { createLogFetcher } from './log-fetcher.ts'
 import { aggregatorV3Abi, CURRENCIES, type Currency, feedDescription } from './price-feeds.ts'
@@ -205,8 +207,16 @@ export async function checkCode(
 }
 
 /**
- * The implementation behind each proxy (EIP-1967 slot), named by the published table (or a devnet's own):
- * an unknown one is a warning, since the service's ABIs were checked against the known versions only.
+ * The implementation behind each proxy (EIP-1967 slot), named twice: by its address (the published table, or
+ * a devnet's own) and by its runtime code (`eth_getCode` hashed against `chain/code-hashes.ts`). Both naming
+ * the same version of the proxy's contract is ok, and so is a known code at an address no table lists. A
+ * warning, since the service's ABIs were checked against the known versions only: an address neither table
+ * nor code knows; a code that is not a known protocol build (a devnet's own contracts); an address table and
+ * a code that disagree (both named); a version of another contract; an empty slot.
+ *
+ * @example
+ * await checkImplementations(client, 1, contractsFor('mainnet'))
+ * // [{check: 'implementation_river', status: 'ok', message: 'river runs River 1.2.1 (0x34e4...; its code is River 1.2.1)'}, ...]
  */
 export async function checkImplementations(
   client: ChainClient,
@@ -219,6 +229,9 @@ export async function checkImplementations(
     return address ? [[key, address] as const] : []
   })
   const implementations = await Promise.all(proxies.map(([, address]) => implementationAt(client, address)))
+  const codes = await Promise.all(
+    implementations.map((address) => (address ? client.getCode({ address }) : undefined)),
+  )
   return proxies.map(([key, proxy], i) => {
     const implementation = implementations[i] ?? null
     const check = `implementation_${key}`
@@ -228,26 +241,128 @@ export async function checkImplementations(
         implementation: null,
       })
     }
-    const known = knownVersion(chainId, implementation, extra)
-    const details = { proxy, implementation, version: known?.version ?? null }
-    if (!known) {
-      return result(
-        check,
-        'warn',
-        `${key} runs implementation ${implementation}, not a known version: the service's ABIs were checked against the known ones only`,
-        details,
-      )
-    }
-    if (known.contract !== PROTOCOL_CONTRACT_OF[key]) {
-      return result(
-        check,
-        'warn',
-        `${key} runs implementation ${implementation}, which is ${known.contract} ${known.version}, not a ${PROTOCOL_CONTRACT_OF[key]} version`,
-        details,
-      )
-    }
-    return result(check, 'ok', `${key} runs ${known.contract} ${known.version} (${implementation})`, details)
+    return namedImplementation(check, key, proxy, implementation, {
+      byAddress: knownVersion(chainId, implementation, extra),
+      byCode: identifyCode(codes[i]),
+    })
   })
+}
+
+/** One proxy's implementation check from its two names (see `checkImplementations`). */
+function namedImplementation(
+  check: string,
+  key: ProxiedContractKey,
+  proxy: Address,
+  implementation: Address,
+  { byAddress, byCode }: { byAddress: KnownImplementation | undefined; byCode: CodeIdentity },
+): CheckResult {
+  const expected = PROTOCOL_CONTRACT_OF[key]
+  const code = byCode.known
+  const details = {
+    proxy,
+    implementation,
+    version: byAddress?.version ?? null,
+    code_contract: code?.contract ?? null,
+    code_version: code?.version ?? null,
+    code_hash: byCode.hash,
+    code_size: byCode.size,
+  }
+  const warn = (message: string) => result(check, 'warn', message, details)
+  const codeSays = code ? codeName(code) : undefined
+  const unknownCode =
+    byCode.size === 0
+      ? 'no code at the implementation'
+      : `code not a known protocol build (keccak256 ${byCode.hash}, ${byCode.size} bytes)`
+  if (code && (code.kind !== 'implementation' || code.contract !== expected)) {
+    return warn(
+      `${key} runs implementation ${implementation}, whose code is ${codeSays}, not a ${expected} version`,
+    )
+  }
+  if (!byAddress) {
+    if (code) {
+      return result(
+        check,
+        'ok',
+        `${key} runs ${codeSays} by its code (${implementation}, an address the version table does not list)`,
+        details,
+      )
+    }
+    return warn(
+      `${key} runs implementation ${implementation}, not a known version (${unknownCode}): the service's ABIs were checked against the known ones only`,
+    )
+  }
+  const addressSays = `${byAddress.contract} ${byAddress.version}`
+  if (code && (code.contract !== byAddress.contract || code.version !== byAddress.version)) {
+    return warn(
+      `${key} runs implementation ${implementation}, which the version table names ${addressSays} but whose code is ${codeSays}`,
+    )
+  }
+  if (byAddress.contract !== expected) {
+    return warn(
+      `${key} runs implementation ${implementation}, which is ${addressSays}, not a ${expected} version`,
+    )
+  }
+  if (!code) return warn(`${key} runs ${addressSays} (${implementation}): ${unknownCode}`)
+  return result(
+    check,
+    'ok',
+    `${key} runs ${addressSays} (${implementation}; its code is ${codeSays})`,
+    details,
+  )
+}
+
+/**
+ * The firewall's code (`contracts.firewall`), named by `chain/code-hashes.ts` with its immutable destination
+ * masked (Hoodi's build): the protocol's Firewall is ok; another known code or an unknown one is a warning
+ * (the allowlist writer calls it as the protocol's Firewall). No firewall configured: no result.
+ *
+ * @example
+ * await checkFirewallCode(client, contractsFor('mainnet'))
+ * // [{check: 'firewall_code', status: 'ok', message: 'firewall 0xf1b9... runs the protocol's Firewall (mainnet build)'}]
+ */
+export async function checkFirewallCode(
+  client: ChainClient,
+  contracts: ChainContracts,
+): Promise<CheckResult[]> {
+  const firewall = contracts.firewall
+  if (!firewall) return []
+  const found = identifyCode(await client.getCode({ address: firewall }))
+  const code = found.known
+  const details = {
+    firewall,
+    code_contract: code?.contract ?? null,
+    code_hash: found.hash,
+    code_size: found.size,
+  }
+  if (!code) {
+    return [
+      result(
+        'firewall_code',
+        'warn',
+        `firewall ${firewall}: code not a known protocol build (keccak256 ${found.hash}, ${found.size} bytes)`,
+        details,
+      ),
+    ]
+  }
+  if (code.kind !== 'firewall') {
+    return [
+      result(
+        'firewall_code',
+        'warn',
+        `firewall ${firewall} holds the code of ${codeName(code)}, not a Firewall`,
+        details,
+      ),
+    ]
+  }
+  const masked = code.immutables.length ? ', its immutable destination masked' : ''
+  return [
+    result(
+      'firewall_code',
+      'ok',
+      `firewall ${firewall} runs the protocol's Firewall (${code.chains.join(' and ')} build${masked})`,
+      details,
+    ),
+  ]
 }
 
 /**
@@ -494,8 +609,8 @@ async function checkPriceFeed(
 }
 
 /**
- * Runs the checks in order: chain id, archive reads, code, implementations, allower, start blocks, latest
- * report, price feeds. Stops at the first failure (later checks would only repeat it). Each result is passed to
+ * Runs the checks in order: chain id, archive reads, code, implementations, the firewall's code, allower,
+ * start blocks, latest report, price feeds. Stops at the first failure (later checks would only repeat it). Each result is passed to
  * `onResult` as soon as it is known; an unexpected error (an RPC failure) is that check's failure.
  *
  * @example
@@ -512,6 +627,7 @@ export async function runDoctorChecks(
     ['archive', () => checkArchive(client, contracts)],
     ['code', () => checkCode(client, contracts, input.implementations)],
     ['implementation', () => checkImplementations(client, input.chainId, contracts, input.implementations)],
+    ['firewall_code', () => checkFirewallCode(client, contracts)],
     ['allower', () => checkAllower(client, contracts, input.allower)],
     ['start_blocks', () => checkStartBlocks(client, contracts)],
     ['latest_report', () => checkLatestReport(client, contracts, input.reportLookback)],
