@@ -42,6 +42,8 @@ export interface TxRequest {
   gas: bigint
   /** what the transaction does, for error messages */
   label: string
+  /** a transaction meant to revert (a refused oracle report): mined, and an error only if it succeeds */
+  expectRevert?: boolean
 }
 
 /** A log as returned by JSON-RPC (hex quantities). */
@@ -241,8 +243,11 @@ export async function createBlockBuilder(deps: {
         failures.push({ label: tx.label, hash, reason: 'not mined' })
         continue
       }
-      if (receipt.status !== '0x1') {
-        failures.push({ label: tx.label, hash, reason: await describeFailure(tx, block.number) })
+      if ((receipt.status !== '0x1') !== (tx.expectRevert === true)) {
+        const reason = tx.expectRevert
+          ? 'succeeded, expected to revert'
+          : await describeFailure(tx, block.number)
+        failures.push({ label: tx.label, hash, reason })
       }
       receipts.push(receipt)
     }

@@ -105,6 +105,8 @@ export interface ConsensusModel {
     slashing: boolean
     /** false before withdrawals exist (River before 1.0.0): no sweeps and no withdrawals (default true) */
     withdrawals?: boolean
+    /** sweeps of balances above 32 ETH (default: as `withdrawals`; true from Shanghai on the protocol's code) */
+    skims?: boolean
   }): ConsensusDay
   validators(): readonly ValidatorModel[]
   facts(): ConsensusFacts | undefined
@@ -180,7 +182,7 @@ export function createConsensusModel(deps: { rng: Rng; operatorCount: number }):
       return started
     },
 
-    advance({ day, date, timestamp, epoch, slashing, withdrawals = true }) {
+    advance({ day, date, timestamp, epoch, slashing, withdrawals = true, skims = withdrawals }) {
       // 1. rewards of the day for validators live since the previous report
       const clApr = rng.between(p.clApr[0], p.clApr[1])
       let elApr = rng.between(p.elApr[0], p.elApr[1])
@@ -223,13 +225,14 @@ export function createConsensusModel(deps: { rng: Rng; operatorCount: number }):
       let withdrawnToday = 0n
       let skimmedToday = 0n
       const period = sweepPeriodDays()
-      for (const validator of withdrawals ? validators : []) {
-        if (validator.status === 'exiting' && validator.withdrawDay <= day) {
+      for (const validator of withdrawals || skims ? validators : []) {
+        if (withdrawals && validator.status === 'exiting' && validator.withdrawDay <= day) {
           withdrawnToday += validator.balance
           validator.balance = 0n
           validator.status = 'exited'
           stoppedByOperator[validator.operator] = (stoppedByOperator[validator.operator] ?? 0) + 1
         } else if (
+          skims &&
           validator.status === 'active' &&
           validator.balance > DEPOSIT_SIZE &&
           (validator.index + day) % period === 0

@@ -22,7 +22,7 @@ import {
   protocolCreations,
   wiringCalls,
 } from './deploy-plan.ts'
-import type { ProtocolLayout } from './protocol-deploy.ts'
+import type { ProtocolLayout } from './protocol-layout.ts'
 import {
   type ImplementationRecord,
   type ProxiedContract,

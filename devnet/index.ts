@@ -6,6 +6,7 @@ import { devAccount } from './accounts.ts'
 import { startAnvil } from './anvil.ts'
 import { createDevnetClients, DEVNET_ANVIL_ARGS } from './blocks.ts'
 import { type DevnetContracts, deployDevnet } from './deploy.ts'
+import { deployProtocolDevnet } from './protocol-deploy.ts'
 import { type RpcGate, startRpcGate } from './rpc-gate.ts'
 import {
   type CreateSimulatorOptions,
@@ -37,6 +38,12 @@ export type {
 } from './versions.ts'
 
 export const DEVNET_FILE = 'devnet.json'
+
+/** Which contracts a devnet runs: the protocol's own bytecode or the devnet's imitations. */
+export type DevnetBytecode = 'protocol' | 'imitation'
+
+/** The bytecode a devnet runs when its options do not say. */
+export const DEFAULT_DEVNET_BYTECODE: DevnetBytecode = 'protocol'
 export const CONSENSUS_FILE = 'devnet-consensus.json'
 
 export interface StartDevnetOptions {
@@ -65,6 +72,11 @@ export interface StartDevnetOptions {
   history?: HistoryKind
   /** upgrade days of a versioned history (default { v05Day: 7, v1Day: 20, v12Day: 35 }) */
   upgrades?: UpgradeDays
+  /**
+   * `protocol`: the protocol's own bytecode (protocol-deploy.ts); `imitation`: the devnet's Solidity imitations.
+   * Default: DEFAULT_DEVNET_BYTECODE.
+   */
+  bytecode?: DevnetBytecode
   /** further simulator options (loss day, fee change, deny and undeny days, report time, behaviour) */
   simulator?: Pick<
     CreateSimulatorOptions,
@@ -230,12 +242,16 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
     const rpcUrl = gate.url
     const { publicClient, testClient } = createDevnetClients(rpcUrl)
     const history = options.history ?? 'versioned'
-    const deployment = await deployDevnet({
+    const deployOptions = {
       publicClient,
       testClient,
       timestamp: timeline.genesisTimestamp + 12n,
       plan: versionPlan(history, options.upgrades),
-    })
+    }
+    const deployment =
+      (options.bytecode ?? DEFAULT_DEVNET_BYTECODE) === 'protocol'
+        ? await deployProtocolDevnet({ ...deployOptions, releaseDays: { ...options.upgrades } })
+        : await deployDevnet(deployOptions)
     let writeFile = () => {}
     simulator = await createSimulator({
       publicClient,

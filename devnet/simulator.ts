@@ -8,8 +8,10 @@
 import type { PublicClient, TestClient } from 'viem'
 import type { Logger } from '../common/logger.ts'
 import { type BlockBuilder, createBlockBuilder } from './blocks.ts'
+import { devnetErrorsAbi } from './compile.ts'
 import { type ConsensusFacts, createConsensusModel } from './consensus.ts'
 import type { DevnetDeployment } from './deploy.ts'
+import { protocolErrorsAbi } from './protocol-code.ts'
 import { createRng } from './rng.ts'
 import { createSimulationRunner, type SimulationRunner } from './simulation/live.ts'
 import { PRICE_WALK_START } from './simulation/prices.ts'
@@ -121,7 +123,11 @@ export async function createSimulator(options: CreateSimulatorOptions): Promise<
   }
   if (lossDay !== null && lossDay < 1) throw new Error('lossDay must be >= 1 (validators activate at day 0)')
 
-  const builder: BlockBuilder = await createBlockBuilder({ publicClient, testClient })
+  const builder: BlockBuilder = await createBlockBuilder({
+    publicClient,
+    testClient,
+    ...(deployment.protocol ? { errorsAbi: [...devnetErrorsAbi(), ...protocolErrorsAbi()] } : {}),
+  })
   const firstActivity = timeline.activityTimes(0)[0] as bigint
   if (builder.lastTimestamp() + 60n >= firstActivity) {
     throw new Error(
@@ -170,6 +176,9 @@ export async function createSimulator(options: CreateSimulatorOptions): Promise<
     walletByAddress: new Map(wallets.map((w) => [w.address.toLowerCase(), w])),
     openRequests: new Map(),
     requestedExits: new Array<number>(deployment.operators.length).fill(0),
+    fundedKeys: new Array<number>(deployment.operators.length).fill(0),
+    addedKeys: new Array<number>(deployment.operators.length).fill(0),
+    shanghaiDay: shanghaiDayOf(deployment),
     reports: [],
     factsHistory: [],
     counts: {
@@ -207,4 +216,16 @@ export async function createSimulator(options: CreateSimulatorOptions): Promise<
     consensus: () => ctx.factsHistory[ctx.factsHistory.length - 1],
     consensusHistory: () => [...ctx.factsHistory],
   }
+}
+
+/**
+ * Shanghai on the protocol's bytecode: five days before River 1.0.0 (not before 0.5.0's day + 1), so legacy
+ * reports run while skims gather in the Withdraw contract, booked at the first 1.x report. Undefined on the
+ * imitation contracts (skims start with River 1.0.0).
+ */
+function shanghaiDayOf(deployment: DevnetDeployment): number | undefined {
+  const days = deployment.protocol?.releaseDays
+  if (!days) return undefined
+  if (days['1.0.0'] < 0) return -1
+  return Math.max(days['0.5.0'] + 1, days['1.0.0'] - 5)
 }

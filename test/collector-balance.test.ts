@@ -25,9 +25,12 @@ describe.runIf(pgOk)('balances at the end of the report transaction (Postgres, a
 
   beforeAll(async () => {
     devnet = await startTestDevnet('collector-balance', {
-      // 0.4.0 and 0.5.0 reports (fee mint only), then 1.0.0 with the RedeemManager from day 2 and 1.2.1 from
-      // day 3: redeem requests are satisfied by reports, which burn the RedeemManager's shares in their tx
+      // the protocol's own bytecode: 0.4.0 and 0.5.0 reports (fee mint only), then 1.0.0 with the
+      // RedeemManager from day 2, 1.0.1 and 1.1.0 with it, 1.2.1 from day 3: redeem requests are satisfied
+      // by reports, which burn the RedeemManager's shares in their tx; coverage donations (days 3 and 6), a
+      // refused report (day 5), EL fees above the bound (day 8) and a 1.x loss day with EL fees (day 11)
       ...SHORT_VERSIONED_HISTORY,
+      bytecode: 'protocol',
       days: DAYS,
       walletCount: 30,
       startDate: '2026-04-24',
@@ -72,9 +75,17 @@ describe.runIf(pgOk)('balances at the end of the report transaction (Postgres, a
     let burnDays = 0
     for (const day of days) {
       const block = BigInt(day.block_number)
-      // the report is alone in its block on the devnet: balanceOf at the block is the end of its transaction
+      // the report's transaction is the last of its block (the oracle members' earlier votes move no LsETH):
+      // balanceOf at the block is the end of the report's transaction
       const { transactions } = await client.getBlock({ blockNumber: block })
-      expect(transactions, `report block ${block}`).toHaveLength(1)
+      const receipts = await Promise.all(transactions.map((hash) => client.getTransactionReceipt({ hash })))
+      const moving = receipts.filter((r) =>
+        r.logs.some((l) => l.address.toLowerCase() === river.toLowerCase()),
+      )
+      expect(
+        moving.map((r) => r.transactionHash),
+        `report block ${block}`,
+      ).toEqual([transactions.at(-1)])
       const collector = (
         await client.readContract({
           address: river,
@@ -162,5 +173,95 @@ describe.runIf(pgOk)('balances at the end of the report transaction (Postgres, a
     const residuals = await dbh.db('day_reconciliations').pluck('shares_residual')
     expect(residuals).toHaveLength(DAYS)
     expect(new Set(residuals)).toEqual(new Set(['0']))
+  })
+
+  test("behavior: the fee booked for each report is the shares River minted to the collector, and the holders' fees are their value", async () => {
+    const client = createPublicClient({ transport: http(devnet.rpcUrl) })
+    const river = devnet.contracts.river as Address
+    const rows: { report_epoch: string; block_number: string; gross_fee_lseth: string; date: string }[] =
+      await dbh
+        .db('protocol_records as p')
+        .join('days as d', function () {
+          this.on('d.report_epoch', 'p.report_epoch').andOn('d.visible_version', 'p.version')
+        })
+        .select(
+          'p.report_epoch',
+          'p.block_number',
+          'p.gross_fee_lseth',
+          dbh.db.raw("to_char(p.date, 'YYYY-MM-DD') as date"),
+        )
+        .orderBy('p.block_number')
+    expect(rows).toHaveLength(DAYS)
+    const holders = devnet.simulator.state().wallets.length + 2
+    let lossDaysWithFee = 0
+    let coveragePulls = 0n
+    let carriedFees = false
+    for (const row of rows) {
+      const block = BigInt(row.block_number)
+      const logs = await client.getContractEvents({
+        address: river,
+        abi: riverAbi,
+        fromBlock: block,
+        toBlock: block,
+      })
+      const collector = (
+        await client.readContract({
+          address: river,
+          abi: collectorAbi,
+          functionName: 'getCollector',
+          blockNumber: block,
+        })
+      ).toLowerCase()
+      const minted = logs
+        .filter(
+          (l) =>
+            l.eventName === 'Transfer' &&
+            l.args.from === ZERO_ADDRESS &&
+            l.args.to?.toLowerCase() === collector,
+        )
+        .reduce((sum, l) => sum + ((l.args as { value: bigint }).value ?? 0n), 0n)
+      expect(BigInt(row.gross_fee_lseth), `fee shares booked on ${row.date}`).toBe(minted)
+      // the holders' fees: the minted shares' value at the mint (RewardsEarned's new balance and supply), one
+      // floor per holder
+      const earned = logs.find((l) => l.eventName === 'RewardsEarned')?.args as
+        | { newTotalUnderlyingBalance: bigint; newTotalSupply: bigint }
+        | undefined
+      const [fees] = await dbh
+        .db('fee_records')
+        .where({ report_epoch: row.report_epoch, kind: 'all' })
+        .orderBy('version', 'desc')
+        .limit(1)
+        .pluck('fees_eth')
+      const value = earned ? (minted * earned.newTotalUnderlyingBalance) / earned.newTotalSupply : 0n
+      const residual = BigInt(fees ?? 0) - value
+      expect(
+        residual >= -BigInt(holders) && residual <= BigInt(holders),
+        `fees of ${row.date} off by ${residual}`,
+      ).toBe(true)
+      for (const l of logs) {
+        if (l.eventName === 'PulledCoverageFunds') coveragePulls += (l.args as { amount: bigint }).amount
+        if (l.eventName !== 'ProcessedConsensusLayerReport') continue
+        const { report, trace } = l.args as {
+          report: {
+            validatorsBalance: bigint
+            validatorsSkimmedBalance: bigint
+            validatorsExitedBalance: bigint
+          }
+          trace: { rewards: bigint; pulledELFees: bigint }
+        }
+        // a fee on EL fees while the validators lost: rewards are the EL fees alone
+        if (minted > 0n && trace.rewards === trace.pulledELFees && trace.pulledELFees > 0n)
+          lossDaysWithFee += 1
+      }
+      const left = await client.getBalance({
+        address: devnet.simulator.deployment.contracts.elFeeRecipient,
+        blockNumber: block,
+      })
+      if (left > 0n) carriedFees = true
+    }
+    // the history holds the days where the real contracts decide money differently
+    expect(lossDaysWithFee, 'a 1.x day where the validators lost while EL fees arrived').toBeGreaterThan(0)
+    expect(coveragePulls, 'coverage funds pulled').toBeGreaterThan(0n)
+    expect(carriedFees, "EL fees above a report's bound left for later reports").toBe(true)
   })
 })

@@ -9,8 +9,12 @@ import { devnetOperatorsRegistryAbi, devnetRiverAbi } from '../abi.ts'
 import type { TxRequest } from '../blocks.ts'
 import { ETH } from '../consensus.ts'
 import { upgradeTx } from '../deploy.ts'
+import { RELEASES } from '../protocol-layout.ts'
+import { releaseTxs } from '../protocol-release-txs.ts'
 import { atLeast } from '../versions.ts'
 import { mine } from './ledger.ts'
+import { coverageDonationTxs } from './protocol-events.ts'
+import { protocolClDepositTxs } from './protocol-keeper.ts'
 import { mineReport } from './report.ts'
 import type { DaySummary, SimulationContext, WalletState } from './state.ts'
 import { allowTxs, call, clDepositTx, depositTx, GAS, MINTER_PERMISSIONS } from './transactions.ts'
@@ -45,9 +49,30 @@ async function setup(ctx: SimulationContext): Promise<void> {
     initial.map((w) => depositTx(ctx, w, randomEth(rng, behavior.initialDepositEth))),
     next(),
   )
-  const clDeposit = await clDepositTx(ctx)
-  if (clDeposit) await mine(ctx, [clDeposit], next())
+  const clDeposits = ctx.deployment.protocol
+    ? await protocolClDepositTxs(ctx)
+    : await clDepositTx(ctx).then((tx) => (tx ? [tx] : []))
+  if (clDeposits.length > 0) await mine(ctx, clDeposits, next())
   ctx.setupDone = true
+}
+
+/**
+ * The upgrade transactions of `day`, first in its first block: the imitation's one transaction per step, or
+ * the protocol's releases of the day with their migration calls (protocol-releases.ts). The simulator acts
+ * through the new versions from then on.
+ */
+function upgradesOfDay(ctx: SimulationContext, day: number): TxRequest[] {
+  const { deployment } = ctx
+  const steps = deployment.plan.upgrades.filter((s) => s.day === day)
+  const protocol = deployment.protocol
+  if (!protocol) {
+    for (const step of steps) ctx.versions[step.contract] = step.version
+    return steps.map((step) => upgradeTx(deployment, step))
+  }
+  const fundedKeys = BigInt(ctx.fundedKeys.reduce((a, b) => a + b, 0))
+  return RELEASES.filter((release) => protocol.releaseDays[release] === day).flatMap((release) =>
+    releaseTxs({ roles: deployment.roles, protocol }, release, { fundedKeys }),
+  )
 }
 
 /** Voluntary exits the registry asked for that the model has not started yet (retried daily). */
@@ -76,21 +101,24 @@ export async function runDay(ctx: SimulationContext): Promise<DaySummary> {
 
   // first block: the day's upgrades, keeper, claims, onboarding, admin, then users; later blocks: users
   const txsA: TxRequest[] = []
-  // the proxy admin's upgrades come first: the rest of the day acts through the new versions
-  for (const step of ctx.deployment.plan.upgrades.filter((s) => s.day === day)) {
-    txsA.push(upgradeTx(ctx.deployment, step))
-    ctx.versions[step.contract] = step.version
-  }
-  const [clDeposit, exitDemand, claims] = await Promise.all([
-    clDepositTx(ctx),
-    publicClient.readContract({
-      address: contracts.operatorsRegistry,
-      abi: devnetOperatorsRegistryAbi,
-      functionName: 'getCurrentValidatorExitsDemand',
-    }),
+  // the proxy admin's upgrades come first: the rest of the day acts through the new versions (the protocol's
+  // releases in a block of their own a minute before, so the day's reads see the new implementations)
+  const upgrades = upgradesOfDay(ctx, day)
+  if (ctx.deployment.protocol) {
+    if (upgrades.length > 0) await mine(ctx, upgrades, (times[0] as bigint) - 60n)
+  } else txsA.push(...upgrades)
+  const [clDeposits, exitDemand, claims] = await Promise.all([
+    ctx.deployment.protocol ? protocolClDepositTxs(ctx) : clDepositTx(ctx).then((tx) => (tx ? [tx] : [])),
+    atLeast(ctx.versions.operatorsRegistry, '1.0.0')
+      ? publicClient.readContract({
+          address: contracts.operatorsRegistry,
+          abi: devnetOperatorsRegistryAbi,
+          functionName: 'getCurrentValidatorExitsDemand',
+        })
+      : 0n,
     claimTxs(ctx, rng),
   ])
-  if (clDeposit) txsA.push(clDeposit)
+  txsA.push(...clDeposits, ...coverageDonationTxs(ctx, day))
   if (exitDemand > 0n) {
     txsA.push(
       call(

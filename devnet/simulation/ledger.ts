@@ -11,6 +11,7 @@ import {
   keccak256,
   type Log,
   pad,
+  parseAbi,
   parseEventLogs,
   toEventSelector,
 } from 'viem'
@@ -25,10 +26,17 @@ import {
 import { devnetOperatorsRegistryAbi } from '../abi.ts'
 import type { MinedBlock, RpcLog, TxRequest } from '../blocks.ts'
 import { atLeast, PROXIED_CONTRACTS } from '../versions.ts'
+import { operatorOfKey } from './protocol-keeper.ts'
 import type { SimulationContext } from './state.ts'
 
 /** topic0 of SetAllowlistPermissions (the same with `accounts` indexed or not). */
 const PERMISSIONS_TOPIC = toEventSelector('SetAllowlistPermissions(address[],uint256[])')
+
+/** The protocol's funding events: River 0.4 / 0.5's per key, the 1.x OperatorsRegistry's per operator. */
+const fundingEventsAbi = parseAbi([
+  'event FundedValidatorKey(bytes publicKey)',
+  'event FundedValidatorKeys(uint256 indexed index, bytes[] publicKeys, bool deferred)',
+])
 
 const eventsAbi = [
   ...riverAbi,
@@ -36,6 +44,7 @@ const eventsAbi = [
   ...allowlistAbi,
   ...devnetOperatorsRegistryAbi,
   ...proxyAbi,
+  ...fundingEventsAbi,
 ]
 
 /**
@@ -104,6 +113,10 @@ export async function applyBlock(
     ...legacy.map((log) => ({ index: Number(BigInt(log.logIndex)), log: undefined, legacy: log })),
   ].sort((a, b) => a.index - b.index)
   let upgraded = false
+  const fund = (operator: number, count: number) => {
+    consensusModel.addDeposits(operator, count, timestamp)
+    ctx.fundedKeys[operator] = (ctx.fundedKeys[operator] ?? 0) + count
+  }
   for (const item of ordered) {
     if (item.legacy) {
       await replayIndexedPermissions(ctx, item.legacy)
@@ -158,7 +171,16 @@ export async function applyBlock(
       }
       case 'FundedValidators':
         if (address !== contracts.operatorsRegistry.toLowerCase()) break
-        consensusModel.addDeposits(Number(log.args.index), Number(log.args.count), timestamp)
+        fund(Number(log.args.index), Number(log.args.count))
+        break
+      case 'FundedValidatorKey':
+        if (address !== contracts.river.toLowerCase()) break
+        fund(operatorOfKey(log.args.publicKey), 1)
+        break
+      case 'FundedValidatorKeys':
+        // 1.0.0's re-emission of the keys funded before it (deferred) funds nothing
+        if (address !== contracts.operatorsRegistry.toLowerCase() || log.args.deferred) break
+        fund(Number(log.args.index), log.args.publicKeys.length)
         break
       case 'RequestedValidatorExits':
         if (address !== contracts.operatorsRegistry.toLowerCase()) break

@@ -11,6 +11,8 @@ import { type ConsensusDay, type ConsensusFacts, DEPOSIT_SIZE } from '../consens
 import { atLeast } from '../versions.ts'
 import { mine } from './ledger.ts'
 import { minePrices } from './prices.ts'
+import { elFeeSpike, isLossDay } from './protocol-events.ts'
+import { frameEpoch, legacyReportedBalance, memberReportTxs } from './protocol-report.ts'
 import type { ReportRecord, SimulationContext } from './state.ts'
 import { call, GAS } from './transactions.ts'
 
@@ -23,14 +25,18 @@ export async function mineReport(ctx: SimulationContext, day: number, date: stri
   const { contracts, roles } = ctx.deployment
   const readBalance = (address: Address) => publicClient.getBalance({ address })
   const timestamp = timeline.reportTime(day)
-  const epoch = timeline.epochAt(timestamp)
-  const slashing = day === ctx.lossDay
+  const protocol = ctx.deployment.protocol !== undefined
+  // the protocol's Oracle takes the first epoch of the report's frame
+  const epoch = protocol ? frameEpoch(timeline.epochAt(timestamp)) : timeline.epochAt(timestamp)
+  const slashing = isLossDay(ctx, day)
   const riverVersion = ctx.versions.river
   if (!riverVersion) throw new Error('River has no version')
   const legacy = !atLeast(ctx.versions.oracle, '1.0.0')
   // before River 1.0.0 (Shanghai) nothing leaves the consensus layer: no sweeps, no withdrawals
   const withdrawals = atLeast(riverVersion, '1.0.0')
-  const outcome = consensusModel.advance({ day, date, timestamp, epoch, slashing, withdrawals })
+  // on the protocol's bytecode, skims start at Shanghai, before River 1.0.0 (they wait in Withdraw until then)
+  const skims = withdrawals || (ctx.shanghaiDay !== undefined && day >= ctx.shanghaiDay)
+  const outcome = consensusModel.advance({ day, date, timestamp, epoch, slashing, withdrawals, skims })
   ctx.factsHistory.push(outcome.facts)
   const rebalance = ctx.reportRng.chance(ctx.behavior.rebalanceDepositToRedeem)
   // consensus-layer withdrawals and block rewards are credited without transactions, as on mainnet
@@ -38,6 +44,16 @@ export async function mineReport(ctx: SimulationContext, day: number, date: stri
     readBalance(contracts.withdraw),
     readBalance(contracts.elFeeRecipient),
   ])
+  const spike = elFeeSpike(
+    ctx,
+    day,
+    await publicClient.readContract({
+      address: contracts.river,
+      abi: riverAbi,
+      functionName: 'totalUnderlyingSupply',
+    }),
+  )
+  const elFees = outcome.elFees + spike
   await Promise.all([
     outcome.withdrawalCredit > 0n
       ? testClient.setBalance({
@@ -45,8 +61,8 @@ export async function mineReport(ctx: SimulationContext, day: number, date: stri
           value: withdrawBalance + outcome.withdrawalCredit,
         })
       : undefined,
-    outcome.elFees > 0n
-      ? testClient.setBalance({ address: contracts.elFeeRecipient, value: feeBalance + outcome.elFees })
+    elFees > 0n
+      ? testClient.setBalance({ address: contracts.elFeeRecipient, value: feeBalance + elFees })
       : undefined,
   ])
   const reportArgs = {
@@ -60,28 +76,28 @@ export async function mineReport(ctx: SimulationContext, day: number, date: stri
     rebalanceDepositToRedeemMode: rebalance,
     slashingContainmentMode: slashing,
   }
-  const data: Hex = legacy
-    ? encodeFunctionData({
-        abi: devnetOracleLegacyAbi,
-        functionName: 'reportConsensusLayerData',
-        // the 0.4 Oracle takes the balance in gwei (River receives it x 1e9)
-        args: [epoch, outcome.validatorsBalance / GWEI, outcome.validatorsCount],
-      })
-    : encodeFunctionData({
-        abi: devnetOracleAbi,
-        functionName: 'reportConsensusLayerData',
-        args: [reportArgs],
-      })
+  const data: Hex | undefined = protocol
+    ? undefined
+    : legacy
+      ? encodeFunctionData({
+          abi: devnetOracleLegacyAbi,
+          functionName: 'reportConsensusLayerData',
+          // the 0.4 Oracle takes the balance in gwei (River receives it x 1e9)
+          args: [epoch, outcome.validatorsBalance / GWEI, outcome.validatorsCount],
+        })
+      : encodeFunctionData({
+          abi: devnetOracleAbi,
+          functionName: 'reportConsensusLayerData',
+          args: [reportArgs],
+        })
   // the day's ETH prices, in a block of their own before the report's: the report's block reads them
   const prices = await minePrices(ctx, day, date, timestamp)
-  const [block] = await mine(
-    ctx,
-    [call(roles.oracleMember, contracts.oracle, data, GAS.report, `oracle report of ${date}`)],
-    timestamp,
-  )
+  const txs = data
+    ? [call(roles.oracleMember, contracts.oracle, data, GAS.report, `oracle report of ${date}`)]
+    : memberReportTxs(ctx, day, date, { epoch, outcome, rebalance, slashing })
+  const [block] = await mine(ctx, txs, timestamp)
   if (!block) throw new Error(`report of ${date} mined no block`)
-  const receipt = block.receipts[0]
-  const logs = (receipt?.logs ?? []) as unknown as Log[]
+  const logs = block.receipts.flatMap((r) => r.logs) as unknown as Log[]
   const trace = legacy
     ? await legacyTrace(ctx, logs, outcome, block.number, date)
     : processedTrace(logs, date)
@@ -183,7 +199,9 @@ async function legacyTrace(
     read('getCLValidatorTotalBalance'),
     read('getCLValidatorCount'),
   ])
-  const balance = (outcome.validatorsBalance / GWEI) * GWEI
+  const balance = ctx.deployment.protocol
+    ? legacyReportedBalance(outcome)
+    : (outcome.validatorsBalance / GWEI) * GWEI
   let pulledELFees: bigint | undefined
   let update: { validatorCount: bigint; validatorTotalBalance: bigint } | undefined
   let posted = false
@@ -192,6 +210,8 @@ async function legacyTrace(
     if (log.eventName === 'ConsensusLayerDataUpdate') update = log.args
     if (log.eventName === 'PostTotalShares') posted = true
   }
+  // the protocol's 0.4 / 0.5 River emits PulledELFees only when it pulled some
+  if (ctx.deployment.protocol) pulledELFees ??= 0n
   if (!update || !posted || pulledELFees === undefined) {
     throw new Error(`report of ${date} emitted no ConsensusLayerDataUpdate, PulledELFees or PostTotalShares`)
   }

@@ -161,6 +161,12 @@ export interface SimulationContext {
   openRequests: Map<number, OpenRedeemRequest>
   /** per operator: the exits the registry asked for */
   requestedExits: number[]
+  /** per operator: validator keys funded (replayed from FundedValidatorKey / FundedValidatorKeys logs) */
+  fundedKeys: number[]
+  /** per operator: validator keys the simulator added to the registry (the protocol's bytecode) */
+  addedKeys: number[]
+  /** the first day skims leave the validators (Shanghai; the protocol's bytecode: before River 1.0.0) */
+  shanghaiDay: number | undefined
   reports: ReportRecord[]
   factsHistory: ConsensusFacts[]
   counts: SimulatorCounts
