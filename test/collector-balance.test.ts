@@ -241,14 +241,7 @@ describe.runIf(pgOk)('balances at the end of the report transaction (Postgres, a
       for (const l of logs) {
         if (l.eventName === 'PulledCoverageFunds') coveragePulls += (l.args as { amount: bigint }).amount
         if (l.eventName !== 'ProcessedConsensusLayerReport') continue
-        const { report, trace } = l.args as {
-          report: {
-            validatorsBalance: bigint
-            validatorsSkimmedBalance: bigint
-            validatorsExitedBalance: bigint
-          }
-          trace: { rewards: bigint; pulledELFees: bigint }
-        }
+        const { trace } = l.args as { trace: { rewards: bigint; pulledELFees: bigint } }
         // a fee on EL fees while the validators lost: rewards are the EL fees alone
         if (minted > 0n && trace.rewards === trace.pulledELFees && trace.pulledELFees > 0n)
           lossDaysWithFee += 1
