@@ -43,7 +43,7 @@ describe('Allowlist', () => {
     Address,
   ]
   beforeAll(async () => {
-    chain = await startTestChain()
+    chain = await startTestChain({ bytecode: 'imitation' })
   })
   afterAll(() => chain?.stop())
 
@@ -240,7 +240,7 @@ describe('River and RedeemManager', () => {
   }
 
   beforeAll(async () => {
-    chain = await startTestChain()
+    chain = await startTestChain({ bytecode: 'imitation' })
     for (const account of [alice, bob, carol]) await chain.fund(account, 1_000n * ETH)
   })
   afterAll(() => chain?.stop())

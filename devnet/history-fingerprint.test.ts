@@ -19,7 +19,7 @@ const EXPECTED = 'fc2b1c6ced60bd4f6cee879e3b53c2eef91c0442707d98df5bf9806756b732
 
 describe('createSimulator', () => {
   test('behavior: a seeded 6-day history has the recorded fingerprint (blocks, logs, state, consensus facts)', async () => {
-    const chain = await startTestChain({ startDate: '2026-04-01' })
+    const chain = await startTestChain({ startDate: '2026-04-01', bytecode: 'imitation' })
     try {
       const simulator = await createSimulator({
         publicClient: chain.publicClient,

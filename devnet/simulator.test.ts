@@ -29,7 +29,7 @@ async function simulate(options: {
   denyDay?: number
   behavior?: { redeem?: number }
 }): Promise<Run> {
-  const chain = await startTestChain({ startDate: options.startDate })
+  const chain = await startTestChain({ startDate: options.startDate, bytecode: 'imitation' })
   try {
     const simulator = await createSimulator({
       publicClient: chain.publicClient,

@@ -20,8 +20,12 @@ import {
   type MinedBlock,
   type TxRequest,
 } from './blocks.ts'
+import { devnetErrorsAbi } from './compile.ts'
 import type { ValidatorFigures } from './consensus.ts'
 import { type DevnetDeployment, deployDevnet } from './deploy.ts'
+import type { DevnetBytecode } from './index.ts'
+import { protocolErrorsAbi } from './protocol-code.ts'
+import { deployProtocolTestChain, type TestChainStake } from './testing-protocol.ts'
 import { createTimeline, type Timeline } from './timeline.ts'
 import {
   atLeast,
@@ -77,21 +81,45 @@ export interface TestChain {
  * try { await chain.allow([wallet]) } finally { await chain.stop() }
  */
 export async function startTestChain(
-  options: { startDate?: string; history?: HistoryKind; upgrades?: UpgradeDays } = {},
+  options: {
+    startDate?: string
+    history?: HistoryKind
+    upgrades?: UpgradeDays
+    /** `protocol` (default): the protocol's own bytecode (testing-protocol.ts); `imitation`: the devnet's contracts */
+    bytecode?: DevnetBytecode
+    /** deposits and validators staked before the chain is handed over (on the protocol's code: on River 0.4.0) */
+    stake?: TestChainStake
+  } = {},
 ): Promise<TestChain> {
   const timeline = createTimeline(options.startDate ?? '2026-04-01')
   const anvil = await startAnvil({ timestamp: timeline.genesisTimestamp, args: DEVNET_ANVIL_ARGS })
   try {
     const { publicClient, testClient } = createDevnetClients(anvil.rpcUrl)
     await testClient.request({ method: 'anvil_autoImpersonateAccount', params: [true] } as never)
-    const builder = await createBlockBuilder({ publicClient, testClient })
-    const deployment = await deployDevnet({
+    const protocol = (options.bytecode ?? 'protocol') === 'protocol'
+    const builder = await createBlockBuilder({
       publicClient,
       testClient,
-      builder,
-      timestamp: timeline.genesisTimestamp + 12n,
-      plan: versionPlan(options.history ?? 'current', options.upgrades),
+      ...(protocol ? { errorsAbi: [...devnetErrorsAbi(), ...protocolErrorsAbi()] } : {}),
     })
+    const history = options.history ?? 'current'
+    const timestamp = timeline.genesisTimestamp + 12n
+    const deployment = protocol
+      ? await deployProtocolTestChain({
+          publicClient,
+          testClient,
+          builder,
+          timestamp,
+          history,
+          stake: options.stake,
+        })
+      : await deployDevnet({
+          publicClient,
+          testClient,
+          builder,
+          timestamp,
+          plan: versionPlan(history, options.upgrades),
+        })
     const { contracts, roles } = deployment
     const versionOf = async (contract: ProxiedContract, blockNumber?: bigint) => {
       const word = await publicClient.getStorageAt({
@@ -123,6 +151,7 @@ export async function startTestChain(
     const fund = async (address: Address, value: bigint) => {
       await testClient.setBalance({ address, value: (await publicClient.getBalance({ address })) + value })
     }
+    if (!protocol && options.stake) throw new Error('a stake at launch needs the protocol bytecode')
     return {
       anvil,
       publicClient,

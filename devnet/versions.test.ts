@@ -41,7 +41,7 @@ const logsOf = (block: MinedBlock) => block.logs as unknown as Log[]
 describe('AllowlistFirewall and proxies (current history)', () => {
   let chain: TestChain
   beforeAll(async () => {
-    chain = await startTestChain()
+    chain = await startTestChain({ bytecode: 'imitation' })
   })
   afterAll(() => chain?.stop())
 
@@ -167,7 +167,7 @@ describe('AllowlistFirewall and proxies (current history)', () => {
 describe('the 0.4.0 shapes (hand-driven)', () => {
   let chain: TestChain
   beforeAll(async () => {
-    chain = await startTestChain({ history: 'versioned' })
+    chain = await startTestChain({ history: 'versioned', bytecode: 'imitation' })
   })
   afterAll(() => chain?.stop())
 
@@ -290,7 +290,7 @@ const UPGRADES: UpgradeDays = { v05Day: 2, v1Day: 4, v12Day: 6 }
 
 /** A versioned 11-day history: loss under 0.5.0, fee change under 1.0.0, denial and its lifting under 1.2.1. */
 async function versionedHistory(): Promise<{ chain: TestChain; simulator: Simulator; fingerprint: string }> {
-  const chain = await startTestChain({ history: 'versioned', upgrades: UPGRADES })
+  const chain = await startTestChain({ history: 'versioned', upgrades: UPGRADES, bytecode: 'imitation' })
   const simulator = await createSimulator({
     publicClient: chain.publicClient,
     testClient: chain.testClient,

@@ -12,7 +12,7 @@ import { type TestChainService, testChainService } from './helpers/days.ts'
 import { dayStatuses, recordsHash, verifyRecordsAgainstChain } from './helpers/records.ts'
 import { readReportPosition } from './helpers/report-chain.ts'
 import { postgresAvailable } from './helpers/services.ts'
-import { depositAndStake, reportSequence } from './helpers/test-reports.ts'
+import { reportSequence } from './helpers/test-reports.ts'
 
 const pgOk = await postgresAvailable()
 const ETH = 10n ** 18n
@@ -50,15 +50,16 @@ describe.runIf(pgOk)('daily records across reorgs and bad data (Postgres, anvil)
     })
 
   beforeAll(async () => {
-    chain = await startTestChain({ startDate: '2026-04-20' })
-    await depositAndStake(
-      chain,
-      [
-        [alice, 100n * ETH],
-        [bob, 60n * ETH],
-      ],
-      [carol],
-    )
+    chain = await startTestChain({
+      startDate: '2026-04-20',
+      stake: {
+        deposits: [
+          [alice, 100n * ETH],
+          [bob, 60n * ETH],
+        ],
+        others: [carol],
+      },
+    })
     await report(128n * ETH + parseEther('0.1'))
     await transfer(alice, carol, 10n * ETH)
   }, 120_000)

@@ -14,7 +14,7 @@ import { createFollower } from '../jobs/follower/index.ts'
 import { devnetFollower } from './helpers/chain.ts'
 import { SHORT_VERSIONED_HISTORY, startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
 import { migratedTestDatabase, postgresAvailable } from './helpers/services.ts'
-import { depositAndStake, reportSequence } from './helpers/test-reports.ts'
+import { reportSequence } from './helpers/test-reports.ts'
 
 const pgOk = await postgresAvailable()
 const DAYS = 8
@@ -357,8 +357,7 @@ describe.runIf(pgOk)('report prices across a reorg (Postgres, anvil)', () => {
     ])
 
   beforeAll(async () => {
-    chain = await startTestChain({ startDate: '2026-04-20' })
-    await depositAndStake(chain, [[alice, 160n * ETH]])
+    chain = await startTestChain({ startDate: '2026-04-20', stake: { deposits: [[alice, 160n * ETH]] } })
     await setPrice(300_000_000_000n)
     await chain.report(reportInput(128n * ETH + 10n ** 17n))
   }, 120_000)

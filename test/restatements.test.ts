@@ -6,7 +6,7 @@ import { createPlatformService } from '../platform/service.ts'
 import { orgWithToken, startTestApi, type TestApi } from './helpers/api.ts'
 import { type TestChainService, testChainService } from './helpers/days.ts'
 import { postgresAvailable } from './helpers/services.ts'
-import { depositAndStake, reportSequence } from './helpers/test-reports.ts'
+import { reportSequence } from './helpers/test-reports.ts'
 
 const pgOk = await postgresAvailable()
 const ETH = 10n ** 18n
@@ -37,11 +37,15 @@ describe.runIf(pgOk)('restatements: versions, reasons and as_of (Postgres, anvil
   let dates: string[]
 
   beforeAll(async () => {
-    chain = await startTestChain({ startDate: '2026-05-04' })
-    await depositAndStake(chain, [
-      [alice, 100n * ETH],
-      [bob, 60n * ETH],
-    ])
+    chain = await startTestChain({
+      startDate: '2026-05-04',
+      stake: {
+        deposits: [
+          [alice, 100n * ETH],
+          [bob, 60n * ETH],
+        ],
+      },
+    })
     service = await testChainService(chain)
     // the platform registers alice with a discount before the reports (on the chain's clock)
     await service.sync()

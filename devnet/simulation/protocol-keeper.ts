@@ -76,23 +76,37 @@ async function fundableOperators(ctx: SimulationContext, registryAbi: Abi): Prom
   return all.filter((i) => states[i])
 }
 
+/** What a keeper's deposit needs to know: the deployment, the versions in force, the keys so far. */
+export interface KeeperState {
+  deployment: Pick<SimulationContext['deployment'], 'contracts' | 'roles'>
+  versions: Pick<SimulationContext['versions'], 'river' | 'operatorsRegistry'>
+  /** per operator: keys funded so far */
+  fundedKeys: number[]
+  /** per operator: keys added so far (updated by this function) */
+  addedKeys: number[]
+}
+
 /**
- * The keeper's transactions of a day's first block: keys and limits so that every operator can take an equal
- * share of the validators to fund, then the deposit (none when nothing can be funded).
+ * Keys and limits so that each of `operators` can take an equal share of `count` validators, then the deposit
+ * call of the River version in force, to be mined in the block after `lastBlock` (the limits' snapshot).
+ *
+ * @example
+ * keeperDepositTxs(state, [0, 1, 2, 3, 4], 10n, builder.lastBlockNumber())
  */
-export async function protocolClDepositTxs(ctx: SimulationContext): Promise<TxRequest[]> {
-  const count = await fundableCount(ctx)
-  if (count === 0n) return []
-  const { contracts, roles } = ctx.deployment
-  const registryAbi = abiAt('OperatorsRegistry', ctx.versions.operatorsRegistry)
-  const operators = await fundableOperators(ctx, registryAbi)
-  if (operators.length === 0) return []
+export function keeperDepositTxs(
+  state: KeeperState,
+  operators: readonly number[],
+  count: bigint,
+  lastBlock: bigint,
+): TxRequest[] {
+  const { contracts, roles } = state.deployment
+  const registryAbi = abiAt('OperatorsRegistry', state.versions.operatorsRegistry)
   const share = Number((count + BigInt(operators.length) - 1n) / BigInt(operators.length))
   const txs: TxRequest[] = []
   const limits: bigint[] = []
   for (const i of operators) {
-    const target = (ctx.fundedKeys[i] ?? 0) + share
-    const have = ctx.addedKeys[i] ?? 0
+    const target = (state.fundedKeys[i] ?? 0) + share
+    const have = state.addedKeys[i] ?? 0
     if (have < target) {
       const keys = Array.from({ length: target - have }, (_, k) =>
         concatHex([validatorKey(i, have + k), SIGNATURE]),
@@ -110,12 +124,11 @@ export async function protocolClDepositTxs(ctx: SimulationContext): Promise<TxRe
           `operator ${i}: ${target - have} keys`,
         ),
       )
-      ctx.addedKeys[i] = target
+      state.addedKeys[i] = target
     }
     limits.push(BigInt(Math.max(target, have)))
   }
   // the limits' snapshot is the block these transactions are mined in (keys edited in it are covered)
-  const snapshot = ctx.builder.lastBlockNumber() + 1n
   txs.push(
     call(
       roles.admin,
@@ -123,37 +136,54 @@ export async function protocolClDepositTxs(ctx: SimulationContext): Promise<TxRe
       encodeFunctionData({
         abi: registryAbi,
         functionName: 'setOperatorLimits',
-        args: [operators.map(BigInt), limits, snapshot],
+        args: [operators.map(BigInt), limits, lastBlock + 1n],
       } as never),
       GAS.admin + 30_000n * BigInt(operators.length),
       'operator limits',
     ),
   )
-  const river = ctx.versions.river
-  const riverAbi = abiAt('River', river)
-  const deposit = atLeast(river, '1.2.1')
-    ? call(
-        roles.keeper,
-        contracts.river,
-        encodeFunctionData({
-          abi: riverAbi,
-          functionName: 'depositToConsensusLayerWithDepositRoot',
-          args: [count, ZERO_ROOT],
-        } as never),
-        GAS.clDepositBase + 200_000n * count,
-        `keeper deposits ${count} validators`,
-      )
-    : call(
-        atLeast(river, '1.0.0') ? roles.keeper : roles.admin,
-        contracts.river,
-        encodeFunctionData({
-          abi: riverAbi,
-          functionName: 'depositToConsensusLayer',
-          args: [count],
-        } as never),
-        GAS.clDepositBase + 200_000n * count,
-        `${atLeast(river, '1.0.0') ? 'keeper' : 'admin'} deposits ${count} validators`,
-      )
-  txs.push(deposit)
+  txs.push(depositCall(state, count))
   return txs
+}
+
+/** The deposit call of the River version in force (see the file's comment). */
+function depositCall(state: KeeperState, count: bigint): TxRequest {
+  const { contracts, roles } = state.deployment
+  const river = state.versions.river
+  const riverAbi = abiAt('River', river)
+  const gas = GAS.clDepositBase + 200_000n * count
+  if (atLeast(river, '1.2.1')) {
+    return call(
+      roles.keeper,
+      contracts.river,
+      encodeFunctionData({
+        abi: riverAbi,
+        functionName: 'depositToConsensusLayerWithDepositRoot',
+        args: [count, ZERO_ROOT],
+      } as never),
+      gas,
+      `keeper deposits ${count} validators`,
+    )
+  }
+  const sender = atLeast(river, '1.0.0') ? 'keeper' : 'admin'
+  return call(
+    roles[sender],
+    contracts.river,
+    encodeFunctionData({ abi: riverAbi, functionName: 'depositToConsensusLayer', args: [count] } as never),
+    gas,
+    `${sender} deposits ${count} validators`,
+  )
+}
+
+/**
+ * The keeper's transactions of a day's first block: keys and limits so that every operator the registry can
+ * fund takes an equal share of the validators to fund, then the deposit (none when nothing can be funded).
+ */
+export async function protocolClDepositTxs(ctx: SimulationContext): Promise<TxRequest[]> {
+  const count = await fundableCount(ctx)
+  if (count === 0n) return []
+  const registryAbi = abiAt('OperatorsRegistry', ctx.versions.operatorsRegistry)
+  const operators = await fundableOperators(ctx, registryAbi)
+  if (operators.length === 0) return []
+  return keeperDepositTxs(ctx, operators, count, ctx.builder.lastBlockNumber())
 }
