@@ -1,5 +1,6 @@
 /**
- * How fast the simulator builds a history (not a test). Each configuration gets its own anvil.
+ * How fast the simulator builds a history on the protocol's own bytecode (not a test). Each configuration gets
+ * its own anvil.
  *
  *   npx tsx bench/devnet-history.ts                      # 30 d x 200 wallets and 200 d x 2000 wallets
  *   npx tsx bench/devnet-history.ts --days 91 --wallets 500
@@ -13,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { startAnvil } from '../devnet/anvil.ts'
 import { createDevnetClients, DEVNET_ANVIL_ARGS } from '../devnet/blocks.ts'
-import { deployDevnet } from '../devnet/deploy.ts'
+import { deployProtocolDevnet } from '../devnet/protocol-deploy.ts'
 import { createSimulator } from '../devnet/simulator.ts'
 import { createTimeline } from '../devnet/timeline.ts'
 
@@ -37,7 +38,7 @@ async function measure(days: number, wallets: number): Promise<Figures> {
   const anvil = await startAnvil({ timestamp: timeline.genesisTimestamp, args: DEVNET_ANVIL_ARGS })
   try {
     const { publicClient, testClient } = createDevnetClients(anvil.rpcUrl)
-    const deployment = await deployDevnet({
+    const deployment = await deployProtocolDevnet({
       publicClient,
       testClient,
       timestamp: timeline.genesisTimestamp + 12n,
