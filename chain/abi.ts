@@ -84,6 +84,17 @@ export const oracleLegacyAbi = parseAbi([
 ])
 
 /**
+ * The 1.x Oracle's (1.0.0 on) event of each member's vote it registered: `variant` is the hash of the report
+ * voted, `voteCount` the votes that variant holds with this one, `quorum` the votes it needs (the vote that
+ * reaches it runs River's report in the same transaction). The 0.4.0 Oracle's vote is `CLReported`
+ * (`oracleLegacyAbi`).
+ */
+export const oracleAbi = parseAbi([
+  'struct ConsensusLayerReport { uint256 epoch; uint256 validatorsBalance; uint256 validatorsSkimmedBalance; uint256 validatorsExitedBalance; uint256 validatorsExitingBalance; uint32 validatorsCount; uint32[] stoppedValidatorCountPerOperator; bool rebalanceDepositToRedeemMode; bool slashingContainmentMode; }',
+  'event ReportedConsensusLayerData(address indexed member, bytes32 indexed variant, ConsensusLayerReport report, uint256 voteCount, uint256 quorum)',
+])
+
+/**
  * The Allowlist's write before 1.2.1 (implementations 0.4.0 and 0.5.0): `allow`, selector 0xe580d994. 0.4.0's
  * `SetAllowlistPermissions` declared `accounts` indexed (see `chain/log-decoding.ts`).
  */

@@ -38,6 +38,7 @@ import {
   type ReportReads,
   reportShapeOf,
 } from './event-rows.ts'
+import { createOracleVoteCheck } from './oracle-votes.ts'
 import { feeChangesAfterReport, logsByBlock } from './report-state.ts'
 
 export interface FollowerDeps {
@@ -88,6 +89,8 @@ export function createFollower(deps: FollowerDeps) {
   // blocks already read (hash and time), the 10,000 most recently used; dropped on a reorg
   const blockTimes = new LRUCache<bigint, { hash: string; time: Date }>({ max: 10_000 })
   const alone = createExclusive(db, [FOLLOWER_LOCK_KEY, chainId])
+  // the members' votes that differ from each booked report, in the log (never stored, never failing a sync)
+  const oracleVotes = createOracleVoteCheck({ client, fetcher, chainId, contracts, logger, repos })
 
   async function block(number: bigint) {
     const cached = blockTimes.get(number)
@@ -400,6 +403,7 @@ export function createFollower(deps: FollowerDeps) {
         const converted = await rows(chunk.logs)
         const end = await block(chunk.toBlock)
         await inTransaction(db, (txRepos) => writeChunk(txRepos, stream, chunk, converted, end))
+        if (stream.name === 'river') await oracleVotes.afterChunk(chunk)
         for (const [table, list] of converted.tables) inserted[table] = (inserted[table] ?? 0) + list.length
         reports.push(...converted.reports)
         onProgress?.()
