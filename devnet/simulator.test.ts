@@ -1,4 +1,4 @@
-import { type Address, type Log, parseEventLogs, zeroAddress } from 'viem'
+import { type Abi, type Address, type Log, parseEventLogs, zeroAddress } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
   allowlistAbi,
@@ -8,46 +8,31 @@ import {
   redeemManagerAbi,
   riverAbi,
 } from '../chain/abi.ts'
-import { devnetRiverAbi } from './abi.ts'
-import { createSimulator, type Simulator } from './simulator.ts'
-import { referenceMath, startTestChain, type TestChain } from './testing.ts'
+import { implementationArtifact, protocolCode } from './protocol-code.ts'
+import { protocolEventDays } from './simulation/protocol-events.ts'
+import { referenceMath } from './testing.ts'
+import { type ProtocolHistory, type ProtocolHistoryOptions, startProtocolHistory } from './testing-history.ts'
 
 const ETH = 10n ** 18n
+/** River 1.2.1's own ABI (the buffers' reads the service does not need, e.g. getCommittedBalance). */
+const river121Abi: Abi = protocolCode(implementationArtifact('River', '1.2.1')).abi
 
-interface Run {
-  chain: TestChain
-  simulator: Simulator
-}
-
-async function simulate(options: {
-  seed: number
-  walletCount: number
-  days: number
-  startDate: string
-  lossDay?: number
-  feeChange?: { day: number; fee: number }
-  denyDay?: number
-  behavior?: { redeem?: number }
-}): Promise<Run> {
-  const chain = await startTestChain({ startDate: options.startDate, bytecode: 'imitation' })
+/** A `current` history on the protocol's bytecode (every release in the deploy block), `days` days long. */
+async function simulate(options: ProtocolHistoryOptions & { days: number }): Promise<ProtocolHistory> {
+  const { days, ...rest } = options
+  const run = await startProtocolHistory(rest)
   try {
-    const simulator = await createSimulator({
-      publicClient: chain.publicClient,
-      testClient: chain.testClient,
-      deployment: chain.deployment,
-      ...options,
-    })
-    await simulator.runDays(options.days)
-    return { chain, simulator }
+    await run.simulator.runDays(days)
+    return run
   } catch (error) {
-    await chain.stop()
+    await run.stop()
     throw error
   }
 }
 
 /** Every log of the chain, as comparable tuples. */
-async function allLogs(chain: TestChain) {
-  const logs = await chain.publicClient.getLogs({ fromBlock: 0n, toBlock: 'latest' })
+async function allLogs(run: ProtocolHistory) {
+  const logs = await run.logs()
   return logs.map((l) => [l.blockNumber, l.logIndex, l.address, l.topics, l.data, l.transactionHash])
 }
 
@@ -67,26 +52,24 @@ describe('createSimulator', () => {
       simulate({ ...options, seed: 12 }),
     ])
     try {
-      const [a, b, c] = await Promise.all(runs.map((run) => allLogs(run.chain)))
+      const [a, b, c] = await Promise.all(runs.map((run) => allLogs(run)))
       expect(a?.length).toBeGreaterThan(100)
       expect(b).toEqual(a)
       expect(c).not.toEqual(a)
-      const heads = await Promise.all(
-        runs.map((run) => run.chain.publicClient.getBlock({ blockTag: 'latest' })),
-      )
+      const heads = await Promise.all(runs.map((run) => run.publicClient.getBlock({ blockTag: 'latest' })))
       expect(heads[1]?.stateRoot).toBe(heads[0]?.stateRoot)
       expect(heads[1]?.hash).toBe(heads[0]?.hash)
       const [stateA, stateB] = runs.map((run) => run.simulator.state())
       expect(stateB?.wallets).toEqual(stateA?.wallets)
       expect(stateB?.reports).toEqual(stateA?.reports)
     } finally {
-      await Promise.all(runs.map((run) => run.chain.stop()))
+      await Promise.all(runs.map((run) => run.stop()))
     }
   }, 60_000)
 })
 
 describe('a 35-day history from 2026-04-10 (crosses the 2026-05-01 cutover)', () => {
-  let run: Run
+  let run: ProtocolHistory
   const days = 35
   const lossDay = 12
   const feeDay = 20
@@ -103,18 +86,30 @@ describe('a 35-day history from 2026-04-10 (crosses the 2026-05-01 cutover)', ()
       behavior: { redeem: 0.05 },
     })
   }, 60_000)
-  afterAll(() => run?.chain.stop())
+  afterAll(() => run?.stop())
 
   const read = <T>(functionName: string, blockNumber?: bigint, address?: Address, args?: unknown[]) =>
-    run.chain.publicClient.readContract({
-      address: address ?? run.chain.deployment.contracts.river,
-      abi: [...riverAbi, ...devnetRiverAbi, ...redeemManagerAbi, ...allowlistAbi, ...operatorsRegistryAbi],
+    run.publicClient.readContract({
+      address: address ?? run.deployment.contracts.river,
+      abi: [...river121Abi, ...riverAbi, ...redeemManagerAbi, ...allowlistAbi, ...operatorsRegistryAbi],
       functionName,
       ...(args ? { args } : {}),
       ...(blockNumber === undefined ? {} : { blockNumber }),
     } as never) as Promise<T>
+  /** River's logs of the whole history, decoded. */
+  const riverLogs = async () =>
+    parseEventLogs({
+      abi: riverAbi,
+      logs: (await run.publicClient.getLogs({
+        address: run.deployment.contracts.river,
+        fromBlock: 0n,
+        toBlock: 'latest',
+      })) as Log[],
+    })
+  /** The days the validators lose balance: the history's loss day and the protocol history's 1.x one. */
+  const lossDays = () => [lossDay, protocolEventDays(run.deployment.protocol?.releaseDays ?? {}).lossDay1x]
 
-  test('behavior: one report per day at 12:00 UTC, each with the published ProcessedConsensusLayerReport topic0', async () => {
+  test("behavior: one report per day at 12:00 UTC, its block the members' votes, the last one emitting the published ProcessedConsensusLayerReport topic0", async () => {
     const { reports } = run.simulator.state()
     expect(reports.map((r) => r.date)).toEqual(
       Array.from({ length: days }, (_, i) => new Date(Date.UTC(2026, 3, 10 + i)).toISOString().slice(0, 10)),
@@ -124,8 +119,8 @@ describe('a 35-day history from 2026-04-10 (crosses the 2026-05-01 cutover)', ()
     for (const report of reports) {
       expect(new Date(Number(report.timestamp) * 1000).toISOString()).toBe(`${report.date}T12:00:00.000Z`)
     }
-    const logs = await run.chain.publicClient.getLogs({
-      address: run.chain.deployment.contracts.river,
+    const logs = await run.publicClient.getLogs({
+      address: run.deployment.contracts.river,
       fromBlock: 0n,
       toBlock: 'latest',
     })
@@ -137,78 +132,133 @@ describe('a 35-day history from 2026-04-10 (crosses the 2026-05-01 cutover)', ()
       eventName: 'ProcessedConsensusLayerReport',
     })
     expect(decoded.map((l) => l.args.trace.rewards)).toEqual(reports.map((r) => r.rewards))
+    // the report block holds the members' votes only (two, or three on a dissent or refused-report day); the
+    // vote that completes the quorum, the block's last transaction, runs River's report
+    const members = (run.deployment.protocol?.oracleMembers ?? []).map((m) => m.toLowerCase())
+    expect(members).toHaveLength(3)
+    const voteCounts = new Set<number>()
+    for (const [i, report] of reports.entries()) {
+      const block = await run.publicClient.getBlock({
+        blockNumber: report.blockNumber,
+        includeTransactions: true,
+      })
+      voteCounts.add(block.transactions.length)
+      expect(block.transactions.length, report.date).toBeGreaterThanOrEqual(2)
+      expect(block.transactions.length, report.date).toBeLessThanOrEqual(4)
+      for (const tx of block.transactions) {
+        expect(tx.to?.toLowerCase()).toBe(run.deployment.contracts.oracle.toLowerCase())
+        expect(members).toContain(tx.from.toLowerCase())
+      }
+      expect(decoded[i]?.transactionHash).toBe(block.transactions.at(-1)?.hash)
+    }
+    expect([...voteCounts].sort()).toEqual([2, 3, 4])
   })
 
-  test('behavior: every fee mint equals floor(r*S0*f / (Unew*10000 - r*f)), the loss day mints nothing, the fee change applies', async () => {
+  test('behavior: every fee mint equals referenceMath.feeShares; a loss day mints a fee on the EL fees alone (River 1.x); the fee change applies', async () => {
     const { reports } = run.simulator.state()
-    const logs = await run.chain.publicClient.getLogs({
-      address: run.chain.deployment.contracts.river,
-      fromBlock: 0n,
-      toBlock: 'latest',
-    })
-    const parsed = parseEventLogs({ abi: riverAbi, logs })
+    const parsed = await riverLogs()
     expect(parsed.filter((l) => l.eventName === 'SetGlobalFee').map((l) => l.args.fee)).toEqual([
       1500n,
       1000n,
     ])
     let withFee = 0
+    let lossesWithFee = 0
     for (const report of reports) {
       const inBlock = parsed.filter((l) => l.blockNumber === report.blockNumber)
       const fee = await read<bigint>('getGlobalFee', report.blockNumber)
       expect(fee).toBe(report.day < feeDay ? 1500n : 1000n)
+      const processed = inBlock.find((l) => l.eventName === 'ProcessedConsensusLayerReport')
+      if (processed?.eventName !== 'ProcessedConsensusLayerReport')
+        throw new Error(`no report on ${report.date}`)
+      const { trace } = processed.args
       const earned = inBlock.find((l) => l.eventName === 'RewardsEarned')
-      if (report.day === lossDay) {
-        expect(report.rewards).toBe(0n)
+      const U0 = await read<bigint>('totalUnderlyingSupply', report.blockNumber - 1n)
+      const S0 = await read<bigint>('totalSupply', report.blockNumber - 1n)
+      const pulledOther = trace.pulledRedeemManagerExceedingEthBuffer + trace.pulledCoverageFunds
+      if (lossDays().includes(report.day)) {
+        // the validators lost balance, yet River 1.x mints on the EL fees it pulled (River 0.x netted them
+        // against the loss and minted nothing: versions.test.ts)
         expect(report.slashing).toBe(true)
+        expect(trace.pulledELFees).toBeGreaterThan(0n)
+        expect(trace.rewards).toBe(trace.pulledELFees)
+        if (earned?.eventName !== 'RewardsEarned') throw new Error(`no RewardsEarned on ${report.date}`)
+        const validatorsChange = earned.args.newTotalUnderlyingBalance - trace.pulledELFees - pulledOther - U0
+        expect(validatorsChange).toBeLessThan(0n)
+        lossesWithFee += 1
+      }
+      if (report.rewards === 0n) {
         expect(earned).toBeUndefined()
         continue
       }
-      if (report.rewards === 0n) continue
       if (earned?.eventName !== 'RewardsEarned') throw new Error(`no RewardsEarned on ${report.date}`)
-      const U0 = await read<bigint>('totalUnderlyingSupply', report.blockNumber - 1n)
-      const S0 = await read<bigint>('totalSupply', report.blockNumber - 1n)
-      const { oldTotalSupply, newTotalUnderlyingBalance, newTotalSupply } = earned.args
+      const { oldTotalSupply, oldTotalUnderlyingBalance, newTotalUnderlyingBalance, newTotalSupply } =
+        earned.args
       expect(oldTotalSupply).toBe(S0)
-      expect(newTotalUnderlyingBalance).toBe(U0 + report.rewards + report.pulledExceedingEth)
+      expect(newTotalUnderlyingBalance - oldTotalUnderlyingBalance).toBe(report.rewards)
+      // the rewards by the rule: the validators' change (pulls aside) when positive, plus the EL fees
+      expect(report.rewards).toBe(
+        referenceMath.reportRewards(
+          newTotalUnderlyingBalance - trace.pulledELFees - pulledOther - U0,
+          trace.pulledELFees,
+        ),
+      )
+      if (!lossDays().includes(report.day))
+        expect(newTotalUnderlyingBalance).toBe(U0 + report.rewards + pulledOther)
       expect(newTotalSupply - oldTotalSupply).toBe(
         referenceMath.feeShares(report.rewards, S0, fee, newTotalUnderlyingBalance),
       )
+      expect(report.feeShares).toBe(newTotalSupply - oldTotalSupply)
       const mint = inBlock.find(
-        (l) => l.eventName === 'Transfer' && l.args.from === zeroAddress && l.args.value === report.feeShares,
+        (l) =>
+          l.eventName === 'Transfer' &&
+          l.args.from === zeroAddress &&
+          l.args.to === run.deployment.roles.collector &&
+          l.args.value === report.feeShares,
       )
       expect(mint).toBeDefined()
       withFee += 1
     }
     expect(withFee).toBeGreaterThan(days - 5)
+    expect(lossesWithFee).toBe(2)
     const loss = reports[lossDay] ?? reports[0]
     const before = reports[lossDay - 1] ?? reports[0]
     if (!loss || !before) throw new Error('missing reports')
+    // the loss day lowers the rate U/S
     expect(loss.totalUnderlyingSupply * before.totalSupply).toBeLessThan(
       before.totalUnderlyingSupply * loss.totalSupply,
     )
   })
 
-  test('behavior: U is the sum of River buffers and validator balances at every report; River holds its buffers in ETH', async () => {
+  test('behavior: U is the sum of River buffers and validator balances at every report (River 1.2.1 _assetBalance); River holds its buffers in ETH', async () => {
+    const committedAtReports: bigint[] = []
     for (const report of run.simulator.state().reports) {
       const block = report.blockNumber
-      const [btd, btr, deposited, last, U, riverEth] = await Promise.all([
+      const [btd, committed, btr, deposited, last, U, riverEth] = await Promise.all([
         read<bigint>('getBalanceToDeposit', block),
+        read<bigint>('getCommittedBalance', block),
         read<bigint>('getBalanceToRedeem', block),
         read<bigint>('getDepositedValidatorCount', block),
         read<{ validatorsBalance: bigint; validatorsCount: number }>('getLastConsensusLayerReport', block),
         read<bigint>('totalUnderlyingSupply', block),
-        run.chain.publicClient.getBalance({
-          address: run.chain.deployment.contracts.river,
+        run.publicClient.getBalance({
+          address: run.deployment.contracts.river,
           blockNumber: block,
         }),
       ])
-      expect(riverEth).toBe(btd + btr)
+      committedAtReports.push(committed)
+      expect(riverEth).toBe(btd + committed + btr)
       expect(U).toBe(
-        last.validatorsBalance + btd + btr + (deposited - BigInt(last.validatorsCount)) * 32n * ETH,
+        last.validatorsBalance +
+          btd +
+          committed +
+          btr +
+          (deposited - BigInt(last.validatorsCount)) * 32n * ETH,
       )
       expect(U).toBe(report.totalUnderlyingSupply)
     }
-    // the net rate grew at a realistic pace outside the loss day (~3% a year less the fee)
+    // every buffer counts: the committed balance is not always empty at a report
+    expect(committedAtReports.some((c) => c > 0n)).toBe(true)
+    // the net rate grew at a realistic pace outside the loss days (~3% a year less the fee)
     const reports = run.simulator.state().reports
     const first = reports[lossDay + 1]
     const last = reports[reports.length - 1]
@@ -226,8 +276,8 @@ describe('a 35-day history from 2026-04-10 (crosses the 2026-05-01 cutover)', ()
   })
 
   test('behavior: balances replayed from Transfer logs equal balanceOf, sum to totalSupply, and match the simulator', async () => {
-    const { contracts } = run.chain.deployment
-    const logs = await run.chain.publicClient.getLogs({
+    const { contracts } = run.deployment
+    const logs = await run.publicClient.getLogs({
       address: contracts.river,
       fromBlock: 0n,
       toBlock: 'latest',
@@ -250,12 +300,12 @@ describe('a 35-day history from 2026-04-10 (crosses the 2026-05-01 cutover)', ()
     for (const wallet of run.simulator.state().wallets) {
       expect(wallet.shares).toBe(balances.get(wallet.address) ?? 0n)
     }
-    expect((balances.get(run.chain.deployment.roles.collector) ?? 0n) > 0n).toBe(true)
+    expect((balances.get(run.deployment.roles.collector) ?? 0n) > 0n).toBe(true)
   })
 
   test('behavior: every claim follows the claim math, some partially; resolveRedeemRequests agrees with the stack', async () => {
-    const { contracts } = run.chain.deployment
-    const logs = await run.chain.publicClient.getLogs({
+    const { contracts } = run.deployment
+    const logs = await run.publicClient.getLogs({
       address: contracts.redeemManager,
       fromBlock: 0n,
       toBlock: 'latest',
@@ -334,7 +384,7 @@ describe('a 35-day history from 2026-04-10 (crosses the 2026-05-01 cutover)', ()
   })
 
   test('behavior: one wallet is denied on chain; operators and consensus facts are consistent with the reports', async () => {
-    const { contracts } = run.chain.deployment
+    const { contracts } = run.deployment
     const state = run.simulator.state()
     const denied = state.wallets.filter((w) => w.denied)
     expect(denied).toHaveLength(1)

@@ -252,12 +252,30 @@ function minBigint(a: bigint, b: bigint): bigint {
 
 /**
  * The integer math of PROTOCOL.md, written independently of the contracts, for tests that check the chain
- * against it.
+ * against it (devnet/protocol-contracts.test.ts holds it to River, RedeemManager and OperatorsRegistry 1.2.1).
  */
 export const referenceMath = {
-  /** shares minted for a deposit of `amount` wei: floor(a * S / U), 1:1 on an empty pool */
-  depositShares: (amount: bigint, S: bigint, U: bigint): bigint => (U === 0n ? amount : (amount * S) / U),
-  /** fee shares minted on rewards r: floor(r * S0 * f / (Unew * 10000 - r * f)) */
+  /**
+   * shares minted for a deposit of `amount` wei: floor(a * S / U), U and S before the deposit; 1:1 when
+   * either is zero (an empty pool, or ETH in River with no shares)
+   */
+  depositShares: (amount: bigint, S: bigint, U: bigint): bigint =>
+    U === 0n || S === 0n ? amount : (amount * S) / U,
+  /**
+   * River 1.x's rewards of a report: the pool's growth from the report's balances and the consensus-layer
+   * funds pulled (`U` after them minus `U` before the report, 32 ETH counted per validator deposited and not
+   * yet reported), or 0 when it shrank, plus the EL fees pulled. A loss day with EL fees still has rewards,
+   * the EL fees; ETH pulled back from the RedeemManager's exceeding buffer and coverage funds are never rewards.
+   *
+   * @example
+   * referenceMath.reportRewards(-10n ** 18n, 10n ** 17n) // 10n ** 17n: the fee is charged on the EL fees
+   */
+  reportRewards: (balanceChange: bigint, elFeesPulled: bigint): bigint =>
+    (balanceChange > 0n ? balanceChange : 0n) + elFeesPulled,
+  /**
+   * fee shares minted on rewards r (`reportRewards`): floor(r * S0 * f / (Unew * 10000 - r * f)), S0 the
+   * supply before the mint, Unew River's `U` after every pull of the report (exceeding ETH included)
+   */
   feeShares: (r: bigint, S0: bigint, fee: bigint, Unew: bigint): bigint => {
     const denominator = Unew * 10_000n - r * fee
     return denominator === 0n ? 0n : (r * S0 * fee) / denominator
