@@ -1,17 +1,16 @@
 import { parseAbi } from 'viem'
 
 /**
- * ABIs of the devnet-only calls (deposits, redeems, claims, the oracle report, keeper and admin calls).
- * The mainnet reads and events the service uses live in `chain/abi.ts`.
+ * ABIs of the calls the devnet and its tests send to the protocol (deposits, redeems, claims, the oracle report,
+ * keeper and admin calls), each as a real version declares it (test/abi-fixtures.test.ts checks them), and of
+ * the devnet's own price feeds. The mainnet reads and events the service uses live in `chain/abi.ts`.
  */
 
 const CONSENSUS_LAYER_REPORT =
   'struct ConsensusLayerReport { uint256 epoch; uint256 validatorsBalance; uint256 validatorsSkimmedBalance; uint256 validatorsExitedBalance; uint256 validatorsExitingBalance; uint32 validatorsCount; uint32[] stoppedValidatorCountPerOperator; bool rebalanceDepositToRedeemMode; bool slashingContainmentMode; }'
 
 export const devnetRiverAbi = parseAbi([
-  'struct Config { address allowlist; address redeemManager; address operatorsRegistry; address oracle; address elFeeRecipient; address withdraw; address depositContract; address collector; address keeper; uint256 globalFee; }',
   'struct StoredConsensusLayerReport { uint256 epoch; uint256 validatorsBalance; uint256 validatorsSkimmedBalance; uint256 validatorsExitedBalance; uint256 validatorsExitingBalance; uint32 validatorsCount; bool rebalanceDepositToRedeemMode; bool slashingContainmentMode; }',
-  'function initialize(address admin, Config config)',
   'function initRiverV1_1(address redeemManager, uint64 epochsPerFrame, uint64 slotsPerEpoch, uint64 secondsPerSlot, uint64 genesisTime, uint64 epochsToAssumedFinality, uint256 annualAprUpperBound, uint256 relativeLowerBound, uint128 maxDailyNetCommittableAmount, uint128 maxDailyRelativeCommittableAmount)',
   'function initRiverV1_2()',
   'function getAdmin() view returns (address)',
@@ -38,7 +37,6 @@ export const devnetRiverAbi = parseAbi([
   'function getOperatorsRegistry() view returns (address)',
   'function getOracle() view returns (address)',
   'function getELFeeRecipient() view returns (address)',
-  'function getWithdraw() view returns (address)',
   'function getKeeper() view returns (address)',
   'function getBalanceToDeposit() view returns (uint256)',
   'function getBalanceToRedeem() view returns (uint256)',
@@ -135,14 +133,12 @@ export const devnetFirewallAbi = parseAbi([
 ])
 
 export const devnetOperatorsRegistryAbi = parseAbi([
-  'function setKeeper(address keeper)',
   'function initOperatorsRegistryV1(address admin, address river)',
   'function addOperator(string name, address operatorAddress) returns (uint256)',
   'function requestValidatorExits(uint256 count)',
   'function getCurrentValidatorExitsDemand() view returns (uint256)',
   'function getTotalValidatorExitsRequested() view returns (uint256)',
   'function getStoppedAndRequestedExitCounts() view returns (uint32, uint256)',
-  'event FundedValidators(uint256 indexed index, uint256 count)',
   'event RequestedValidatorExits(uint256 indexed index, uint256 count)',
   'event UpdatedRequestedValidatorExitsUponStopped(uint256 indexed index, uint32 oldRequestedExits, uint32 newRequestedExits)',
 ])

@@ -14,6 +14,7 @@ import {
   toHex,
 } from 'viem'
 import { devnetErrorsAbi } from './compile.ts'
+import { protocolErrorsAbi } from './protocol-code.ts'
 
 /** anvil arguments the devnet needs: on-demand mining, fee-ordered pool, zero base fee, roomy blocks. */
 export const DEVNET_ANVIL_ARGS = [
@@ -124,11 +125,11 @@ export class DevnetTxError extends Error {
 export async function createBlockBuilder(deps: {
   publicClient: PublicClient
   testClient: TestClient
-  /** custom errors used to name reverts (default: every devnet contract error) */
+  /** custom errors used to name reverts (default: every protocol and devnet contract error) */
   errorsAbi?: Abi
 }): Promise<BlockBuilder> {
   const { publicClient, testClient } = deps
-  const errorsAbi = deps.errorsAbi ?? devnetErrorsAbi()
+  const errorsAbi = deps.errorsAbi ?? [...protocolErrorsAbi(), ...devnetErrorsAbi()]
   const latest = await publicClient.getBlock({ blockTag: 'latest' })
   let lastTimestamp = latest.timestamp
   let lastNumber = latest.number

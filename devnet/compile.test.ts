@@ -1,8 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { toEventSelector } from 'viem'
 import { describe, expect, test } from 'vitest'
-import { PROCESSED_REPORT_TOPIC } from '../chain/abi.ts'
 import { ARTIFACTS_PATH, type Artifacts, compileContracts, hashSources, readSources } from './compile.ts'
 
 describe('compileContracts', () => {
@@ -17,15 +15,6 @@ describe('compileContracts', () => {
       expect(cached.bytecode, name).toBe(artifact.bytecode)
       expect(cached.abi, name).toEqual(artifact.abi)
     }
-  })
-
-  test('behavior: River 1.x declares ProcessedConsensusLayerReport with the published topic0', () => {
-    const committed = JSON.parse(readFileSync(ARTIFACTS_PATH, 'utf8')) as Artifacts
-    const event = committed.contracts.RiverV1_2.abi.find(
-      (item) => item.type === 'event' && item.name === 'ProcessedConsensusLayerReport',
-    )
-    if (event?.type !== 'event') throw new Error('event missing')
-    expect(toEventSelector(event)).toBe(PROCESSED_REPORT_TOPIC)
   })
 
   test('behavior: deploying from the committed artifacts never loads solc (~130 MB, ~1 s)', () => {

@@ -29,29 +29,11 @@ const CONTRACTS_DIR = path.join(here, 'contracts')
 export const ARTIFACTS_PATH = path.join(here, 'build', 'artifacts.json')
 
 /**
- * The contracts the devnet deploys (contract name -> source file): each implementation version of the proxied
- * contracts (see `versions.ts`), the proxy, the AllowlistFirewall, the ETH vaults, and the ETH price feeds
- * (Chainlink-shaped, not protocol contracts).
+ * The devnet's own contracts (contract name -> source file): only what has no real counterpart on a local
+ * chain, the ETH price feeds (Chainlink-shaped, not protocol contracts). The protocol itself runs its own
+ * bytecode (protocol-code.ts); the beacon deposit contract is a five-byte stub (protocol-releases.ts).
  */
 export const CONTRACT_SOURCES = {
-  RiverV0_4: 'River.sol',
-  RiverV0_5: 'River.sol',
-  RiverV1_0: 'River.sol',
-  RiverV1_2: 'River.sol',
-  AllowlistV0_4: 'Allowlist.sol',
-  AllowlistV0_5: 'Allowlist.sol',
-  AllowlistV1_2: 'Allowlist.sol',
-  RedeemManagerV1_0: 'RedeemManager.sol',
-  RedeemManagerV1_2: 'RedeemManager.sol',
-  OracleV0_4: 'Oracle.sol',
-  OracleV1_0: 'Oracle.sol',
-  OracleV1_2: 'Oracle.sol',
-  OperatorsRegistry: 'OperatorsRegistry.sol',
-  TransparentProxy: 'Proxy.sol',
-  AllowlistFirewall: 'Firewall.sol',
-  ELFeeRecipient: 'Vaults.sol',
-  Withdraw: 'Vaults.sol',
-  DepositContract: 'Vaults.sol',
   PriceFeed: 'PriceFeed.sol',
 } as const
 

@@ -5,7 +5,7 @@ import type { Logger } from '../common/logger.ts'
 import { devAccount } from './accounts.ts'
 import { startAnvil } from './anvil.ts'
 import { createDevnetClients, DEVNET_ANVIL_ARGS } from './blocks.ts'
-import { type DevnetContracts, deployDevnet } from './deploy.ts'
+import type { DevnetContracts } from './deployment.ts'
 import { deployProtocolDevnet } from './protocol-deploy.ts'
 import { type RpcGate, startRpcGate } from './rpc-gate.ts'
 import {
@@ -27,7 +27,7 @@ import {
 } from './versions.ts'
 
 export type { ConsensusFacts } from './consensus.ts'
-export type { DevnetContracts, DevnetDeployment } from './deploy.ts'
+export type { DevnetContracts, DevnetDeployment } from './deployment.ts'
 export type { DaySummary, ReportRecord, Simulator, SimulatorState, WalletState } from './simulator.ts'
 export type {
   HistoryKind,
@@ -39,11 +39,6 @@ export type {
 
 export const DEVNET_FILE = 'devnet.json'
 
-/** Which contracts a devnet runs: the protocol's own bytecode or the devnet's imitations. */
-export type DevnetBytecode = 'protocol' | 'imitation'
-
-/** The bytecode a devnet runs when its options do not say. */
-export const DEFAULT_DEVNET_BYTECODE: DevnetBytecode = 'protocol'
 export const CONSENSUS_FILE = 'devnet-consensus.json'
 
 export interface StartDevnetOptions {
@@ -72,11 +67,6 @@ export interface StartDevnetOptions {
   history?: HistoryKind
   /** upgrade days of a versioned history (default { v05Day: 7, v1Day: 20, v12Day: 35 }) */
   upgrades?: UpgradeDays
-  /**
-   * `protocol`: the protocol's own bytecode (protocol-deploy.ts); `imitation`: the devnet's Solidity imitations.
-   * Default: DEFAULT_DEVNET_BYTECODE.
-   */
-  bytecode?: DevnetBytecode
   /** further simulator options (loss day, fee change, deny and undeny days, report time, behaviour) */
   simulator?: Pick<
     CreateSimulatorOptions,
@@ -242,16 +232,13 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
     const rpcUrl = gate.url
     const { publicClient, testClient } = createDevnetClients(rpcUrl)
     const history = options.history ?? 'versioned'
-    const deployOptions = {
+    const deployment = await deployProtocolDevnet({
       publicClient,
       testClient,
       timestamp: timeline.genesisTimestamp + 12n,
       plan: versionPlan(history, options.upgrades),
-    }
-    const deployment =
-      (options.bytecode ?? DEFAULT_DEVNET_BYTECODE) === 'protocol'
-        ? await deployProtocolDevnet({ ...deployOptions, releaseDays: { ...options.upgrades } })
-        : await deployDevnet(deployOptions)
+      releaseDays: { ...options.upgrades },
+    })
     let writeFile = () => {}
     simulator = await createSimulator({
       publicClient,

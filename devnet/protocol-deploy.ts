@@ -3,16 +3,15 @@
  * proxy administered by its own proxy Firewall (governor: the proxy admin, dev account #7), the Allowlist
  * behind the AllowlistFirewall, a deposit contract stub at mainnet's address, and initializes everything as
  * mainnet's deploy scripts did at the 0.4.0 launch (protocol-layout.ts); each later release's transactions come
- * from protocol-release-txs.ts. Every implementation of the whole history is deployed in the deploy block, as
- * the imitation deployment does (deploy.ts).
+ * from protocol-release-txs.ts. Every implementation of the whole history is deployed in the deploy block
+ * (mainnet deployed each before its release).
  */
 import { type Abi, type Address, encodeDeployData, encodeFunctionData, getContractAddress } from 'viem'
 import { type DevRole, devRoles } from './accounts.ts'
 import { type BlockBuilder, createBlockBuilder, type TxRequest } from './blocks.ts'
-import { type Artifacts, devnetErrorsAbi, loadArtifacts } from './compile.ts'
-import type { DeployOptions, DevnetDeployment } from './deploy.ts'
-import { CALL_GAS, devnetOperators } from './deploy-plan.ts'
-import { protocolErrorsAbi } from './protocol-code.ts'
+import { type Artifacts, loadArtifacts } from './compile.ts'
+import type { DeployOptions, DevnetDeployment } from './deployment.ts'
+import { CALL_GAS, devnetOperators } from './deployment.ts'
 import {
   abiOf,
   launchCreations,
@@ -47,13 +46,7 @@ export async function deployProtocolDevnet(
   const initialFee = options.initialFee ?? 1500
   const roles = devRoles()
   const artifacts = options.artifacts ?? loadArtifacts()
-  const builder: BlockBuilder =
-    options.builder ??
-    (await createBlockBuilder({
-      publicClient,
-      testClient,
-      errorsAbi: [...devnetErrorsAbi(artifacts), ...protocolErrorsAbi()],
-    }))
+  const builder: BlockBuilder = options.builder ?? (await createBlockBuilder({ publicClient, testClient }))
   await testClient.setCode({ address: DEPOSIT_CONTRACT_ADDRESS, bytecode: DEPOSIT_CONTRACT_STUB })
   const [firstNonce, proxyAdminNonce] = await Promise.all([
     publicClient.getTransactionCount({ address: roles.admin, blockTag: 'pending' }),

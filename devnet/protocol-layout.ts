@@ -15,7 +15,7 @@ import {
 } from 'viem'
 import { type DevRole, devRoles } from './accounts.ts'
 import type { TxRequest } from './blocks.ts'
-import { EXECUTOR_SELECTORS } from './deploy-plan.ts'
+import { EXECUTOR_SELECTORS } from './deployment.ts'
 import { implementationArtifact, protocolCode } from './protocol-code.ts'
 import {
   ALL_PROXIES,

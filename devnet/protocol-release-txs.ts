@@ -5,7 +5,7 @@
  */
 import { encodeFunctionData } from 'viem'
 import type { TxRequest } from './blocks.ts'
-import type { DevnetDeployment } from './deploy.ts'
+import type { DevnetDeployment } from './deployment.ts'
 import { protocolCode } from './protocol-code.ts'
 import {
   abiOf,

@@ -8,10 +8,8 @@
 import type { PublicClient, TestClient } from 'viem'
 import type { Logger } from '../common/logger.ts'
 import { type BlockBuilder, createBlockBuilder } from './blocks.ts'
-import { devnetErrorsAbi } from './compile.ts'
 import { type ConsensusFacts, createConsensusModel } from './consensus.ts'
-import type { DevnetDeployment } from './deploy.ts'
-import { protocolErrorsAbi } from './protocol-code.ts'
+import type { DevnetDeployment } from './deployment.ts'
 import { createRng } from './rng.ts'
 import { createSimulationRunner, type SimulationRunner } from './simulation/live.ts'
 import { PRICE_WALK_START } from './simulation/prices.ts'
@@ -123,11 +121,7 @@ export async function createSimulator(options: CreateSimulatorOptions): Promise<
   }
   if (lossDay !== null && lossDay < 1) throw new Error('lossDay must be >= 1 (validators activate at day 0)')
 
-  const builder: BlockBuilder = await createBlockBuilder({
-    publicClient,
-    testClient,
-    ...(deployment.protocol ? { errorsAbi: [...devnetErrorsAbi(), ...protocolErrorsAbi()] } : {}),
-  })
+  const builder: BlockBuilder = await createBlockBuilder({ publicClient, testClient })
   const firstActivity = timeline.activityTimes(0)[0] as bigint
   if (builder.lastTimestamp() + 60n >= firstActivity) {
     throw new Error(
@@ -219,13 +213,11 @@ export async function createSimulator(options: CreateSimulatorOptions): Promise<
 }
 
 /**
- * Shanghai on the protocol's bytecode: five days before River 1.0.0 (not before 0.5.0's day + 1), so legacy
- * reports run while skims gather in the Withdraw contract, booked at the first 1.x report. Undefined on the
- * imitation contracts (skims start with River 1.0.0).
+ * Shanghai: five days before River 1.0.0 (not before 0.5.0's day + 1), so legacy reports run while skims gather
+ * in the Withdraw contract, booked at the first 1.x report; from the start when 1.0.0 is in the deploy block.
  */
-function shanghaiDayOf(deployment: DevnetDeployment): number | undefined {
-  const days = deployment.protocol?.releaseDays
-  if (!days) return undefined
+function shanghaiDayOf(deployment: DevnetDeployment): number {
+  const days = deployment.protocol.releaseDays
   if (days['1.0.0'] < 0) return -1
   return Math.max(days['0.5.0'] + 1, days['1.0.0'] - 5)
 }

@@ -10,7 +10,7 @@ import { getAddress, type Log, type PublicClient, slice, type TestClient } from 
 import { EIP1967_IMPLEMENTATION_SLOT } from '../chain/abi.ts'
 import { type Anvil, startAnvil } from './anvil.ts'
 import { createDevnetClients, DEVNET_ANVIL_ARGS } from './blocks.ts'
-import type { DevnetDeployment } from './deploy.ts'
+import type { DevnetDeployment } from './deployment.ts'
 import { deployProtocolDevnet } from './protocol-deploy.ts'
 import { type CreateSimulatorOptions, createSimulator, type Simulator } from './simulator.ts'
 import { createTimeline } from './timeline.ts'

@@ -8,7 +8,7 @@
 import { type Address, encodeFunctionData, type PublicClient, type TestClient } from 'viem'
 import { allowlistLegacyAbi, PERMISSION } from '../chain/abi.ts'
 import type { BlockBuilder, TxRequest } from './blocks.ts'
-import type { DevnetDeployment } from './deploy.ts'
+import type { DevnetDeployment } from './deployment.ts'
 import { implementationArtifact, protocolCode } from './protocol-code.ts'
 import { deployProtocolDevnet } from './protocol-deploy.ts'
 import { RELEASES } from './protocol-layout.ts'

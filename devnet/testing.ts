@@ -20,21 +20,11 @@ import {
   type MinedBlock,
   type TxRequest,
 } from './blocks.ts'
-import { devnetErrorsAbi } from './compile.ts'
 import type { ValidatorFigures } from './consensus.ts'
-import { type DevnetDeployment, deployDevnet } from './deploy.ts'
-import type { DevnetBytecode } from './index.ts'
-import { protocolErrorsAbi } from './protocol-code.ts'
+import type { DevnetDeployment } from './deployment.ts'
 import { deployProtocolTestChain, type TestChainStake } from './testing-protocol.ts'
 import { createTimeline, type Timeline } from './timeline.ts'
-import {
-  atLeast,
-  type HistoryKind,
-  type ProtocolVersion,
-  type ProxiedContract,
-  type UpgradeDays,
-  versionPlan,
-} from './versions.ts'
+import { atLeast, type HistoryKind, type ProtocolVersion, type ProxiedContract } from './versions.ts'
 
 /** A consensus-layer report as the Oracle takes it. */
 export interface ReportInput extends ValidatorFigures {
@@ -84,9 +74,6 @@ export async function startTestChain(
   options: {
     startDate?: string
     history?: HistoryKind
-    upgrades?: UpgradeDays
-    /** `protocol` (default): the protocol's own bytecode (testing-protocol.ts); `imitation`: the devnet's contracts */
-    bytecode?: DevnetBytecode
     /** deposits and validators staked before the chain is handed over (on the protocol's code: on River 0.4.0) */
     stake?: TestChainStake
   } = {},
@@ -96,30 +83,15 @@ export async function startTestChain(
   try {
     const { publicClient, testClient } = createDevnetClients(anvil.rpcUrl)
     await testClient.request({ method: 'anvil_autoImpersonateAccount', params: [true] } as never)
-    const protocol = (options.bytecode ?? 'protocol') === 'protocol'
-    const builder = await createBlockBuilder({
+    const builder = await createBlockBuilder({ publicClient, testClient })
+    const deployment = await deployProtocolTestChain({
       publicClient,
       testClient,
-      ...(protocol ? { errorsAbi: [...devnetErrorsAbi(), ...protocolErrorsAbi()] } : {}),
+      builder,
+      timestamp: timeline.genesisTimestamp + 12n,
+      history: options.history ?? 'current',
+      stake: options.stake,
     })
-    const history = options.history ?? 'current'
-    const timestamp = timeline.genesisTimestamp + 12n
-    const deployment = protocol
-      ? await deployProtocolTestChain({
-          publicClient,
-          testClient,
-          builder,
-          timestamp,
-          history,
-          stake: options.stake,
-        })
-      : await deployDevnet({
-          publicClient,
-          testClient,
-          builder,
-          timestamp,
-          plan: versionPlan(history, options.upgrades),
-        })
     const { contracts, roles } = deployment
     const versionOf = async (contract: ProxiedContract, blockNumber?: bigint) => {
       const word = await publicClient.getStorageAt({
@@ -151,7 +123,6 @@ export async function startTestChain(
     const fund = async (address: Address, value: bigint) => {
       await testClient.setBalance({ address, value: (await publicClient.getBalance({ address })) + value })
     }
-    if (!protocol && options.stake) throw new Error('a stake at launch needs the protocol bytecode')
     return {
       anvil,
       publicClient,
@@ -239,8 +210,6 @@ export const riverCall = {
     encodeFunctionData({ abi: devnetRiverAbi, functionName: 'requestRedeem', args: [amount, recipient] }),
   claim: (ids: number[], events: number[]) =>
     encodeFunctionData({ abi: devnetRiverAbi, functionName: 'claimRedeemRequests', args: [ids, events] }),
-  depositToConsensusLayer: (count: bigint) =>
-    encodeFunctionData({ abi: devnetRiverAbi, functionName: 'depositToConsensusLayer', args: [count] }),
   setGlobalFee: (fee: bigint) =>
     encodeFunctionData({ abi: devnetRiverAbi, functionName: 'setGlobalFee', args: [fee] }),
 }

@@ -1,10 +1,8 @@
-import type { ContractName } from './compile.ts'
-
 /**
- * The protocol's implementation versions the devnet imitates, and the plan of a history: which version each
- * proxy starts on and which upgrades happen on which day. Mainnet ran 0.4.0 (October 2022), 0.5.0, 1.0.0
- * (withdrawals and redemptions, mid-2023), 1.0.1, 1.1.0 and 1.2.1; the devnet has the shapes that changed what
- * the service reads: 0.4.0, 0.5.0, 1.0.0 and 1.2.1.
+ * The protocol's implementation versions and the plan of a devnet history: which version each of the five
+ * proxies the service reads starts on and which upgrades happen on which day. Mainnet ran 0.4.0 (October
+ * 2022), 0.5.0, 1.0.0 (withdrawals and redemptions, mid-2023), 1.0.1, 1.1.0 and 1.2.1; the devnet replays them
+ * all on the protocol's own bytecode (protocol-releases.ts holds each release's actions).
  */
 
 /** The contracts the devnet deploys behind EIP-1967 proxies. */
@@ -18,21 +16,8 @@ export const PROXIED_CONTRACTS: readonly ProxiedContract[] = [
   'operatorsRegistry',
 ]
 
-/** Mainnet's implementation versions (the imitation contracts have 0.4.0, 0.5.0, 1.0.0 and 1.2.1). */
+/** Mainnet's implementation versions. */
 export type ProtocolVersion = '0.4.0' | '0.5.0' | '1.0.0' | '1.0.1' | '1.1.0' | '1.2.1'
-
-/**
- * The implementation contract of each version of each proxied contract (a version missing from a contract's
- * map kept the previous implementation on mainnet). The OperatorsRegistry is devnet-specific: one
- * implementation, labelled 1.2.1, serves every River version.
- */
-export const IMPLEMENTATIONS: Record<ProxiedContract, Partial<Record<ProtocolVersion, ContractName>>> = {
-  river: { '0.4.0': 'RiverV0_4', '0.5.0': 'RiverV0_5', '1.0.0': 'RiverV1_0', '1.2.1': 'RiverV1_2' },
-  oracle: { '0.4.0': 'OracleV0_4', '1.0.0': 'OracleV1_0', '1.2.1': 'OracleV1_2' },
-  allowlist: { '0.4.0': 'AllowlistV0_4', '0.5.0': 'AllowlistV0_5', '1.2.1': 'AllowlistV1_2' },
-  redeemManager: { '1.0.0': 'RedeemManagerV1_0', '1.2.1': 'RedeemManagerV1_2' },
-  operatorsRegistry: { '1.2.1': 'OperatorsRegistry' },
-}
 
 /** Days (indices) of the three protocol upgrades of a versioned history. */
 export interface UpgradeDays {

@@ -1,5 +1,5 @@
 /**
- * Every ABI the service uses (chain/abi.ts) and every ABI the devnet compiles (devnet/build/artifacts.json) is
+ * Every ABI the service uses (chain/abi.ts) and every ABI the devnet sends to the protocol (devnet/abi.ts) is
  * checked against the protocol's real implementation ABIs (fixtures/protocol, extracted from the protocol's
  * deployment files): an event must have the same topic0 and the same `indexed` flags, a function the same
  * selector and the same output types, as in at least one real version of the matching contract. Each test's
@@ -10,11 +10,11 @@ import path from 'node:path'
 import { type AbiEvent, type AbiFunction, toEventSelector, toFunctionSelector } from 'viem'
 import { describe, expect, test } from 'vitest'
 import * as chainAbis from '../chain/abi.ts'
+import * as devnetAbis from '../devnet/abi.ts'
 import { type ChainIndex, compareVersions } from '../fixtures/protocol/extract.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 const FIXTURES = path.join(ROOT, 'fixtures/protocol')
-const ARTIFACTS = path.join(ROOT, 'devnet/build/artifacts.json')
 
 /** The real contracts the ABIs are compared with: the five proxied ones, the AllowlistFirewall, the proxy. */
 type Contract =
@@ -248,85 +248,38 @@ describe('the ABIs of chain/abi.ts against the real implementations', () => {
   }
 })
 
-/**
- * Devnet contract name -> real contract, by prefix (checked in order). Names matching none (the ETH vaults,
- * the deposit contract) have no counterpart whose ABI the service reads.
- */
+/** devnet/abi.ts export -> real contract, by name prefix (checked in order). */
 const DEVNET_PREFIXES: readonly [RegExp, Contract][] = [
-  [/^(AllowlistFirewall|Firewall)/, 'Firewall'],
-  [/Proxy/, 'Proxy'],
-  [/^River/, 'River'],
-  [/^Oracle/, 'Oracle'],
-  [/^RedeemManager/, 'RedeemManager'],
-  [/^OperatorsRegistry/, 'OperatorsRegistry'],
-  [/^Allowlist/, 'Allowlist'],
+  [/^devnetFirewall/, 'Firewall'],
+  [/^devnetProxy/, 'Proxy'],
+  [/^devnetRiver/, 'River'],
+  [/^devnetOracle/, 'Oracle'],
+  [/^devnetRedeemManager/, 'RedeemManager'],
+  [/^devnetOperatorsRegistry/, 'OperatorsRegistry'],
+  [/^devnetAllowlist/, 'Allowlist'],
 ]
 
-/**
- * Devnet-only names: events and functions of the simulator contracts that no real version of the contract
- * has (simulator plumbing: how the simulator moves ETH and drives reports). Anything else the devnet
- * declares must exist in a real version with the same signature. Add a name here only for plumbing the
- * service never reads.
- */
-const DEVNET_ONLY: Record<Contract, readonly string[]> = {
-  River: ['getWithdraw', 'initialize'],
-  Allowlist: [],
-  RedeemManager: [],
-  Oracle: [],
-  OperatorsRegistry: ['FundedValidators', 'fundValidators', 'keeper', 'setKeeper'],
-  Firewall: [],
-  Proxy: [],
-}
+describe('the ABIs the devnet sends to the protocol (devnet/abi.ts) against the real implementations', () => {
+  const exports = Object.entries(devnetAbis as Record<string, unknown>).filter(
+    (entry): entry is [string, readonly Item[]] => Array.isArray(entry[1]) && entry[1].length > 0,
+  )
+  const mapped = exports.filter(([name]) => DEVNET_PREFIXES.some(([re]) => re.test(name)))
+  const unmapped = exports.filter(([name]) => !mapped.some(([m]) => m === name)).map(([name]) => name)
 
-interface Artifacts {
-  contracts: Record<string, { abi: Item[] }>
-}
-
-describe('the devnet artifacts against the real implementations', () => {
-  const artifacts = readJson<Artifacts>(ARTIFACTS)
-  const names = Object.keys(artifacts.contracts)
-  const mapped = names.filter((n) => DEVNET_PREFIXES.some(([re]) => re.test(n)))
-  const unmapped = names.filter((n) => !mapped.includes(n))
-
-  test(`behavior: devnet contracts compared: ${mapped.join(', ')}; without a real counterpart: ${unmapped.join(', ') || 'none'}`, () => {
+  test(`behavior: compared: ${mapped.map(([name]) => name).join(', ')}; not protocol ABIs: ${unmapped.join(', ')}`, () => {
     expect(mapped.length).toBeGreaterThan(0)
+    expect(unmapped).toEqual(['devnetPriceFeedAbi'])
   })
 
-  test('behavior: every name listed in DEVNET_ONLY is still declared by a devnet contract (the list stays exact)', () => {
-    const stale = Object.entries(DEVNET_ONLY).flatMap(([contract, listed]) =>
-      listed
-        .filter(
-          (item) =>
-            !mapped.some(
-              (name) =>
-                DEVNET_PREFIXES.find(([re]) => re.test(name))![1] === contract &&
-                artifacts.contracts[name]!.abi.some((i) => i.name === item),
-            ),
-        )
-        .map((item) => `${contract}.${item}`),
-    )
-    expect(stale, 'remove these from DEVNET_ONLY').toEqual([])
-  })
-
-  for (const name of mapped) {
+  for (const [name, abi] of mapped) {
     const contract = DEVNET_PREFIXES.find(([re]) => re.test(name))![1]
-    const items = artifacts.contracts[name]!.abi.filter(isSignatureItem)
-    describe(`devnet ${name} (real: ${contract})`, () => {
-      const shared = items.filter((item) => nameExists(contract, item))
-      const extras = items.filter((item) => !nameExists(contract, item))
-      for (const item of shared) {
+    describe(`${name} (real: ${contract})`, () => {
+      for (const item of abi.filter(isSignatureItem)) {
         const matches = matchingVersions(contract, item)
         test(`${item.type} ${item.name}: ${matches.length ? describeVersions(matches) : 'NO real version'}`, () => {
           expect(matches.length, mismatchMessage(`devnet ${name}`, contract, item)).toBeGreaterThan(0)
         })
       }
-      test(`behavior: devnet-only names are the listed ones (${extras.map((i) => i.name).join(', ') || 'none'})`, () => {
-        const unlisted = extras.filter((i) => !DEVNET_ONLY[contract].includes(i.name!)).map(describeItem)
-        expect(
-          unlisted,
-          `devnet ${name} declares names no real ${contract} version has; list them in DEVNET_ONLY if they are simulator plumbing`,
-        ).toEqual([])
-      })
     })
   }
 })

@@ -8,7 +8,6 @@ import { allowlistAbi, PERMISSION } from '../../chain/abi.ts'
 import { devnetOperatorsRegistryAbi, devnetRiverAbi } from '../abi.ts'
 import type { TxRequest } from '../blocks.ts'
 import { ETH } from '../consensus.ts'
-import { upgradeTx } from '../deploy.ts'
 import { RELEASES } from '../protocol-layout.ts'
 import { releaseTxs } from '../protocol-release-txs.ts'
 import { atLeast } from '../versions.ts'
@@ -17,7 +16,7 @@ import { coverageDonationTxs } from './protocol-events.ts'
 import { protocolClDepositTxs } from './protocol-keeper.ts'
 import { mineReport } from './report.ts'
 import type { DaySummary, SimulationContext, WalletState } from './state.ts'
-import { allowTxs, call, clDepositTx, depositTx, GAS, MINTER_PERMISSIONS } from './transactions.ts'
+import { allowTxs, call, depositTx, GAS, MINTER_PERMISSIONS } from './transactions.ts'
 import { canUse, claimTxs, randomEth, userTxs } from './users.ts'
 
 const WALLET_ETH = 100_000n * ETH
@@ -49,29 +48,20 @@ async function setup(ctx: SimulationContext): Promise<void> {
     initial.map((w) => depositTx(ctx, w, randomEth(rng, behavior.initialDepositEth))),
     next(),
   )
-  const clDeposits = ctx.deployment.protocol
-    ? await protocolClDepositTxs(ctx)
-    : await clDepositTx(ctx).then((tx) => (tx ? [tx] : []))
+  const clDeposits = await protocolClDepositTxs(ctx)
   if (clDeposits.length > 0) await mine(ctx, clDeposits, next())
   ctx.setupDone = true
 }
 
 /**
- * The upgrade transactions of `day`, first in its first block: the imitation's one transaction per step, or
- * the protocol's releases of the day with their migration calls (protocol-releases.ts). The simulator acts
- * through the new versions from then on.
+ * The protocol's releases of `day` with their migration calls (protocol-releases.ts); the simulator acts through
+ * the new versions once the proxies' Upgraded logs are replayed.
  */
 function upgradesOfDay(ctx: SimulationContext, day: number): TxRequest[] {
-  const { deployment } = ctx
-  const steps = deployment.plan.upgrades.filter((s) => s.day === day)
-  const protocol = deployment.protocol
-  if (!protocol) {
-    for (const step of steps) ctx.versions[step.contract] = step.version
-    return steps.map((step) => upgradeTx(deployment, step))
-  }
+  const { roles, protocol } = ctx.deployment
   const fundedKeys = BigInt(ctx.fundedKeys.reduce((a, b) => a + b, 0))
   return RELEASES.filter((release) => protocol.releaseDays[release] === day).flatMap((release) =>
-    releaseTxs({ roles: deployment.roles, protocol }, release, { fundedKeys }),
+    releaseTxs({ roles, protocol }, release, { fundedKeys }),
   )
 }
 
@@ -101,14 +91,11 @@ export async function runDay(ctx: SimulationContext): Promise<DaySummary> {
 
   // first block: the day's upgrades, keeper, claims, onboarding, admin, then users; later blocks: users
   const txsA: TxRequest[] = []
-  // the proxy admin's upgrades come first: the rest of the day acts through the new versions (the protocol's
-  // releases in a block of their own a minute before, so the day's reads see the new implementations)
+  // the day's releases first, in a block of their own a minute before: the day's reads see the new versions
   const upgrades = upgradesOfDay(ctx, day)
-  if (ctx.deployment.protocol) {
-    if (upgrades.length > 0) await mine(ctx, upgrades, (times[0] as bigint) - 60n)
-  } else txsA.push(...upgrades)
+  if (upgrades.length > 0) await mine(ctx, upgrades, (times[0] as bigint) - 60n)
   const [clDeposits, exitDemand, claims] = await Promise.all([
-    ctx.deployment.protocol ? protocolClDepositTxs(ctx) : clDepositTx(ctx).then((tx) => (tx ? [tx] : [])),
+    protocolClDepositTxs(ctx),
     atLeast(ctx.versions.operatorsRegistry, '1.0.0')
       ? publicClient.readContract({
           address: contracts.operatorsRegistry,

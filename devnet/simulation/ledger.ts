@@ -169,10 +169,6 @@ export async function applyBlock(
         upgraded = true
         break
       }
-      case 'FundedValidators':
-        if (address !== contracts.operatorsRegistry.toLowerCase()) break
-        fund(Number(log.args.index), Number(log.args.count))
-        break
       case 'FundedValidatorKey':
         if (address !== contracts.river.toLowerCase()) break
         fund(operatorOfKey(log.args.publicKey), 1)

@@ -49,10 +49,9 @@ export function protocolEventDays(releaseDays: Record<string, number>): Protocol
   }
 }
 
-/** The event days of the simulation's deployment (none on the imitation contracts). */
-export function eventDaysOf(ctx: SimulationContext): ProtocolEventDays | undefined {
-  const protocol = ctx.deployment.protocol
-  return protocol ? protocolEventDays(protocol.releaseDays) : undefined
+/** The event days of the simulation's deployment. */
+export function eventDaysOf(ctx: SimulationContext): ProtocolEventDays {
+  return protocolEventDays(ctx.deployment.protocol.releaseDays)
 }
 
 /**
@@ -62,7 +61,7 @@ export function eventDaysOf(ctx: SimulationContext): ProtocolEventDays | undefin
 export function coverageDonationTxs(ctx: SimulationContext, day: number): TxRequest[] {
   const days = eventDaysOf(ctx)
   const coverageFund = ctx.deployment.contracts.coverageFund
-  if (!days?.coverageDonations.includes(day) || !coverageFund) return []
+  if (!days.coverageDonations.includes(day)) return []
   const { admin } = ctx.deployment.roles
   return [
     ...allowTxs(ctx, [admin], [PERMISSION.DONATE], 'coverage donor'),
@@ -82,7 +81,7 @@ export function coverageDonationTxs(ctx: SimulationContext, day: number): TxRequ
  * bound of the pool for a day), so most of it waits in the ELFeeRecipient for later reports.
  */
 export function elFeeSpike(ctx: SimulationContext, day: number, totalUnderlying: bigint): bigint {
-  if (eventDaysOf(ctx)?.elFeeSpike !== day) return 0n
+  if (eventDaysOf(ctx).elFeeSpike !== day) return 0n
   return (
     (4n * totalUnderlying * REPORT_BOUNDS.annualAprUpperBound * 86_400n) / (BASIS_POINTS * SECONDS_PER_YEAR)
   )
@@ -90,8 +89,8 @@ export function elFeeSpike(ctx: SimulationContext, day: number, totalUnderlying:
 
 /** Whether `day` is a loss day: the history's own, or the protocol history's 1.x one. */
 export const isLossDay = (ctx: SimulationContext, day: number): boolean =>
-  day === ctx.lossDay || eventDaysOf(ctx)?.lossDay1x === day
+  day === ctx.lossDay || eventDaysOf(ctx).lossDay1x === day
 
 /** Whether the members' first report of `day` is one the contract refuses. */
 export const isRefusedReportDay = (ctx: SimulationContext, day: number): boolean =>
-  eventDaysOf(ctx)?.refusedReport === day
+  eventDaysOf(ctx).refusedReport === day

@@ -90,8 +90,8 @@ export function memberReportTxs(
   date: string,
   report: MemberReport,
 ): TxRequest[] {
-  const members = ctx.deployment.protocol?.oracleMembers
-  if (!members || members.length < 3) throw new Error('the protocol deployment has no three oracle members')
+  const members = ctx.deployment.protocol.oracleMembers
+  if (members.length < 3) throw new Error('the protocol deployment has no three oracle members')
   const [first, second, third] = members as [Hex, Hex, Hex]
   const agreed = reportData(ctx, report, 0n)
   const oracle = ctx.deployment.contracts.oracle

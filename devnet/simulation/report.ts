@@ -4,9 +4,8 @@
  * outcome and rewrites the consensus facts file.
  */
 import { renameSync, writeFileSync } from 'node:fs'
-import { type Address, encodeFunctionData, type Hex, type Log, parseEventLogs } from 'viem'
+import { type Address, type Log, parseEventLogs } from 'viem'
 import { oracleLegacyAbi, redeemManagerAbi, riverAbi, riverLegacyAbi } from '../../chain/abi.ts'
-import { devnetOracleAbi, devnetOracleLegacyAbi } from '../abi.ts'
 import { type ConsensusDay, type ConsensusFacts, DEPOSIT_SIZE } from '../consensus.ts'
 import { atLeast } from '../versions.ts'
 import { mine } from './ledger.ts'
@@ -14,7 +13,6 @@ import { minePrices } from './prices.ts'
 import { elFeeSpike, isLossDay } from './protocol-events.ts'
 import { frameEpoch, legacyReportedBalance, memberReportTxs } from './protocol-report.ts'
 import type { ReportRecord, SimulationContext } from './state.ts'
-import { call, GAS } from './transactions.ts'
 
 /**
  * Mines the oracle report of `day` at its report time and returns its record (also kept in `ctx.reports`);
@@ -22,12 +20,11 @@ import { call, GAS } from './transactions.ts'
  */
 export async function mineReport(ctx: SimulationContext, day: number, date: string): Promise<ReportRecord> {
   const { timeline, consensusModel, publicClient, testClient, logger } = ctx
-  const { contracts, roles } = ctx.deployment
+  const { contracts } = ctx.deployment
   const readBalance = (address: Address) => publicClient.getBalance({ address })
   const timestamp = timeline.reportTime(day)
-  const protocol = ctx.deployment.protocol !== undefined
-  // the protocol's Oracle takes the first epoch of the report's frame
-  const epoch = protocol ? frameEpoch(timeline.epochAt(timestamp)) : timeline.epochAt(timestamp)
+  // the Oracle takes the first epoch of the report's frame
+  const epoch = frameEpoch(timeline.epochAt(timestamp))
   const slashing = isLossDay(ctx, day)
   const riverVersion = ctx.versions.river
   if (!riverVersion) throw new Error('River has no version')
@@ -35,7 +32,7 @@ export async function mineReport(ctx: SimulationContext, day: number, date: stri
   // before River 1.0.0 (Shanghai) nothing leaves the consensus layer: no sweeps, no withdrawals
   const withdrawals = atLeast(riverVersion, '1.0.0')
   // on the protocol's bytecode, skims start at Shanghai, before River 1.0.0 (they wait in Withdraw until then)
-  const skims = withdrawals || (ctx.shanghaiDay !== undefined && day >= ctx.shanghaiDay)
+  const skims = withdrawals || day >= ctx.shanghaiDay
   const outcome = consensusModel.advance({ day, date, timestamp, epoch, slashing, withdrawals, skims })
   ctx.factsHistory.push(outcome.facts)
   const rebalance = ctx.reportRng.chance(ctx.behavior.rebalanceDepositToRedeem)
@@ -65,36 +62,9 @@ export async function mineReport(ctx: SimulationContext, day: number, date: stri
       ? testClient.setBalance({ address: contracts.elFeeRecipient, value: feeBalance + elFees })
       : undefined,
   ])
-  const reportArgs = {
-    epoch,
-    validatorsBalance: outcome.validatorsBalance,
-    validatorsSkimmedBalance: outcome.validatorsSkimmedBalance,
-    validatorsExitedBalance: outcome.validatorsExitedBalance,
-    validatorsExitingBalance: outcome.validatorsExitingBalance,
-    validatorsCount: outcome.validatorsCount,
-    stoppedValidatorCountPerOperator: outcome.stoppedValidatorCountPerOperator,
-    rebalanceDepositToRedeemMode: rebalance,
-    slashingContainmentMode: slashing,
-  }
-  const data: Hex | undefined = protocol
-    ? undefined
-    : legacy
-      ? encodeFunctionData({
-          abi: devnetOracleLegacyAbi,
-          functionName: 'reportConsensusLayerData',
-          // the 0.4 Oracle takes the balance in gwei (River receives it x 1e9)
-          args: [epoch, outcome.validatorsBalance / GWEI, outcome.validatorsCount],
-        })
-      : encodeFunctionData({
-          abi: devnetOracleAbi,
-          functionName: 'reportConsensusLayerData',
-          args: [reportArgs],
-        })
   // the day's ETH prices, in a block of their own before the report's: the report's block reads them
   const prices = await minePrices(ctx, day, date, timestamp)
-  const txs = data
-    ? [call(roles.oracleMember, contracts.oracle, data, GAS.report, `oracle report of ${date}`)]
-    : memberReportTxs(ctx, day, date, { epoch, outcome, rebalance, slashing })
+  const txs = memberReportTxs(ctx, day, date, { epoch, outcome, rebalance, slashing })
   const [block] = await mine(ctx, txs, timestamp)
   if (!block) throw new Error(`report of ${date} mined no block`)
   const logs = block.receipts.flatMap((r) => r.logs) as unknown as Log[]
@@ -159,8 +129,6 @@ export async function mineReport(ctx: SimulationContext, day: number, date: stri
   return record
 }
 
-const GWEI = 10n ** 9n
-
 interface Trace {
   rewards: bigint
   pulledELFees: bigint
@@ -199,9 +167,7 @@ async function legacyTrace(
     read('getCLValidatorTotalBalance'),
     read('getCLValidatorCount'),
   ])
-  const balance = ctx.deployment.protocol
-    ? legacyReportedBalance(outcome)
-    : (outcome.validatorsBalance / GWEI) * GWEI
+  const balance = legacyReportedBalance(outcome)
   let pulledELFees: bigint | undefined
   let update: { validatorCount: bigint; validatorTotalBalance: bigint } | undefined
   let posted = false
@@ -210,8 +176,8 @@ async function legacyTrace(
     if (log.eventName === 'ConsensusLayerDataUpdate') update = log.args
     if (log.eventName === 'PostTotalShares') posted = true
   }
-  // the protocol's 0.4 / 0.5 River emits PulledELFees only when it pulled some
-  if (ctx.deployment.protocol) pulledELFees ??= 0n
+  // River 0.5.0 emits PulledELFees only when it pulled some (0.4.0 also with 0 when it had room to pull)
+  pulledELFees ??= 0n
   if (!update || !posted || pulledELFees === undefined) {
     throw new Error(`report of ${date} emitted no ConsensusLayerDataUpdate, PulledELFees or PostTotalShares`)
   }

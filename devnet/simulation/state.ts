@@ -7,7 +7,7 @@ import type { Logger } from '../../common/logger.ts'
 import { derivedAddress } from '../accounts.ts'
 import type { BlockBuilder } from '../blocks.ts'
 import type { ConsensusFacts, ConsensusModel } from '../consensus.ts'
-import type { DevnetDeployment } from '../deploy.ts'
+import type { DevnetDeployment } from '../deployment.ts'
 import type { Rng } from '../rng.ts'
 import type { Timeline } from '../timeline.ts'
 import type { ProtocolVersion, ProxiedContract } from '../versions.ts'
@@ -166,7 +166,7 @@ export interface SimulationContext {
   /** per operator: validator keys the simulator added to the registry (the protocol's bytecode) */
   addedKeys: number[]
   /** the first day skims leave the validators (Shanghai; the protocol's bytecode: before River 1.0.0) */
-  shanghaiDay: number | undefined
+  shanghaiDay: number
   reports: ReportRecord[]
   factsHistory: ConsensusFacts[]
   counts: SimulatorCounts

@@ -1,12 +1,11 @@
 /**
- * The transactions the simulator sends, built from its roles and the deployed contracts: allowlisting,
- * deposits, the keeper's consensus-layer deposits, and the gas each is given.
+ * The transactions the simulator sends, built from its roles and the deployed contracts: allowlisting and
+ * deposits (the keeper's consensus-layer deposits: protocol-keeper.ts), and the gas each is given.
  */
 import { type Address, encodeFunctionData, type Hex } from 'viem'
 import { allowlistAbi, allowlistLegacyAbi, PERMISSION } from '../../chain/abi.ts'
 import { devnetRiverAbi } from '../abi.ts'
 import type { TxRequest } from '../blocks.ts'
-import { DEPOSIT_SIZE } from '../consensus.ts'
 import { atLeast } from '../versions.ts'
 import type { SimulationContext, WalletState } from './state.ts'
 
@@ -27,7 +26,6 @@ export const GAS = {
   report: 3_000_000n,
 }
 const ALLOWLIST_CHUNK = 200
-const MAX_CL_DEPOSITS_PER_DAY = 5_000n
 
 /** The permissions of an onboarded minter: DEPOSIT and REDEEM. */
 export const MINTER_PERMISSIONS = PERMISSION.DEPOSIT | PERMISSION.REDEEM
@@ -102,25 +100,5 @@ export function depositTx(
     GAS.deposit,
     `deposit by wallet ${wallet.index}`,
     amount,
-  )
-}
-
-/** The keeper's deposit of every full 32 ETH of the deposit buffer (at most 5000 validators), if any. */
-export async function clDepositTx(ctx: SimulationContext): Promise<TxRequest | undefined> {
-  const { contracts, roles } = ctx.deployment
-  const balance = await ctx.publicClient.readContract({
-    address: contracts.river,
-    abi: devnetRiverAbi,
-    functionName: 'getBalanceToDeposit',
-  })
-  let count = balance / DEPOSIT_SIZE
-  if (count > MAX_CL_DEPOSITS_PER_DAY) count = MAX_CL_DEPOSITS_PER_DAY
-  if (count === 0n) return undefined
-  return call(
-    roles.keeper,
-    contracts.river,
-    encodeFunctionData({ abi: devnetRiverAbi, functionName: 'depositToConsensusLayer', args: [count] }),
-    GAS.clDepositBase + GAS.clDepositPerValidator * count,
-    `keeper deposits ${count} validators`,
   )
 }
