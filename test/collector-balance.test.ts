@@ -30,7 +30,6 @@ describe.runIf(pgOk)('balances at the end of the report transaction (Postgres, a
       // by reports, which burn the RedeemManager's shares in their tx; coverage donations (days 3 and 6), a
       // refused report (day 5), EL fees above the bound (day 8) and a 1.x loss day with EL fees (day 11)
       ...SHORT_VERSIONED_HISTORY,
-      bytecode: 'protocol',
       days: DAYS,
       walletCount: 30,
       startDate: '2026-04-24',

@@ -79,7 +79,6 @@ describe.runIf(pgOk)('oracle votes not booked, on the protocol bytecode (Postgre
 
   beforeAll(async () => {
     devnet = await startTestDevnet('oracle-votes', {
-      bytecode: 'protocol',
       history: 'current',
       days: DAYS,
       walletCount: 20,
@@ -254,7 +253,6 @@ describe.runIf(pgOk)('oracle votes not booked across the versions (Postgres)', (
   beforeAll(async () => {
     // the Oracle 0.4.0 until day 6 (the dissent of day 4 is a CLReported vote), 1.2.1 from day 7 (refused on day 9)
     devnet = await startTestDevnet('oracle-votes-versions', {
-      bytecode: 'protocol',
       history: 'versioned',
       upgrades: { v05Day: 1, v1Day: 6, v12Day: 7 },
       days: DAYS,
