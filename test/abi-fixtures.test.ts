@@ -170,12 +170,6 @@ function realForms(contract: Contract, item: Item): string[] {
   return [...forms].map(([form, where]) => `${form} in ${describeVersions(where)}`)
 }
 
-function nameExists(contract: Contract, item: Item): boolean {
-  return REAL.some(
-    (r) => r.contract === contract && r.abi.some((x) => x.type === item.type && x.name === item.name),
-  )
-}
-
 /** A mismatch's message: our form and the real forms of the same name. */
 function mismatchMessage(where: string, contract: Contract, item: Item): string {
   const forms = realForms(contract, item)
