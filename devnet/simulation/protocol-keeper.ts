@@ -13,6 +13,9 @@ import type { SimulationContext } from './state.ts'
 import { call, GAS } from './transactions.ts'
 
 const MAX_CL_DEPOSITS_PER_DAY = 5_000n
+/** Validator keys per `addValidators` transaction, and the gas each key is given (six slots and calldata). */
+const KEYS_PER_TX = 100
+const GAS_PER_KEY = 200_000n
 const ZERO_ROOT = padHex('0x', { size: 32 })
 
 /**
@@ -107,10 +110,10 @@ export function keeperDepositTxs(
   for (const i of operators) {
     const target = (state.fundedKeys[i] ?? 0) + share
     const have = state.addedKeys[i] ?? 0
-    if (have < target) {
-      const keys = Array.from({ length: target - have }, (_, k) =>
-        concatHex([validatorKey(i, have + k), SIGNATURE]),
-      )
+    // the keys in transactions of at most KEYS_PER_TX (each key takes six storage slots)
+    for (let from = have; from < target; from += KEYS_PER_TX) {
+      const count = Math.min(KEYS_PER_TX, target - from)
+      const keys = Array.from({ length: count }, (_, k) => concatHex([validatorKey(i, from + k), SIGNATURE]))
       txs.push(
         call(
           roles.admin,
@@ -118,14 +121,14 @@ export function keeperDepositTxs(
           encodeFunctionData({
             abi: registryAbi,
             functionName: 'addValidators',
-            args: [BigInt(i), target - have, concatHex(keys)],
+            args: [BigInt(i), count, concatHex(keys)],
           } as never),
-          GAS.admin + 120_000n * BigInt(target - have),
-          `operator ${i}: ${target - have} keys`,
+          GAS.admin + GAS_PER_KEY * BigInt(count),
+          `operator ${i}: ${count} keys`,
         ),
       )
-      state.addedKeys[i] = target
     }
+    if (have < target) state.addedKeys[i] = target
     limits.push(BigInt(Math.max(target, have)))
   }
   // the limits' snapshot is the block these transactions are mined in (keys edited in it are covered)
