@@ -12,11 +12,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { startAnvil } from '../devnet/anvil.ts'
-import { createDevnetClients, DEVNET_ANVIL_ARGS } from '../devnet/blocks.ts'
-import { deployProtocolDevnet } from '../devnet/protocol-deploy.ts'
-import { createSimulator } from '../devnet/simulator.ts'
-import { createTimeline } from '../devnet/timeline.ts'
+import { startProtocolHistory } from '../devnet/testing-history.ts'
 
 interface Figures {
   days: number
@@ -32,29 +28,14 @@ interface Figures {
 }
 
 async function measure(days: number, wallets: number): Promise<Figures> {
-  const startDate = '2026-04-01'
-  const timeline = createTimeline(startDate)
   const started = performance.now()
-  const anvil = await startAnvil({ timestamp: timeline.genesisTimestamp, args: DEVNET_ANVIL_ARGS })
+  // anvil, the deployment and the simulator (the simulator's setup of the wallets runs with the first day)
+  const run = await startProtocolHistory({ seed: 1, walletCount: wallets, startDate: '2026-04-01' })
   try {
-    const { publicClient, testClient } = createDevnetClients(anvil.rpcUrl)
-    const deployment = await deployProtocolDevnet({
-      publicClient,
-      testClient,
-      timestamp: timeline.genesisTimestamp + 12n,
-    })
     const deployed = performance.now()
-    const simulator = await createSimulator({
-      publicClient,
-      testClient,
-      deployment,
-      seed: 1,
-      walletCount: wallets,
-      startDate,
-    })
-    await simulator.runDays(days)
+    await run.simulator.runDays(days)
     const finished = performance.now()
-    const { counts, reports } = simulator.state()
+    const { counts, reports } = run.simulator.state()
     const historyMs = finished - deployed
     return {
       days,
@@ -69,7 +50,7 @@ async function measure(days: number, wallets: number): Promise<Figures> {
       reports: reports.length,
     }
   } finally {
-    await anvil.stop()
+    await run.stop()
   }
 }
 
