@@ -3,14 +3,13 @@
  * every part of it shares: the operators registered at launch, the selectors the AllowlistFirewall's executor
  * may forward, the gas of a wiring call.
  */
-import type { Address, PublicClient, TestClient } from 'viem'
-import { toFunctionSelector } from 'viem'
-import { allowlistAbi } from '../chain/abi.ts'
+import { type Address, getAddress, type PublicClient, slice, type TestClient, toFunctionSelector } from 'viem'
+import { allowlistAbi, EIP1967_IMPLEMENTATION_SLOT } from '../chain/abi.ts'
 import { type DevRole, derivedAddress } from './accounts.ts'
 import type { BlockBuilder } from './blocks.ts'
 import type { Artifacts } from './compile.ts'
 import type { ProtocolLayout } from './protocol-layout.ts'
-import type { ImplementationRecord, ProxiedContract, VersionPlan } from './versions.ts'
+import type { ImplementationRecord, ProtocolVersion, ProxiedContract, VersionPlan } from './versions.ts'
 
 /** Node operators registered at deployment (fictional names). */
 export const DEVNET_OPERATOR_NAMES = [
@@ -95,4 +94,25 @@ export interface DeployOptions {
   builder?: BlockBuilder
   /** the versions of the history (default: `versionPlan('current')`, every proxy on 1.2.1, no upgrades) */
   plan?: VersionPlan
+}
+
+/**
+ * The version a proxy points at (its EIP-1967 slot at `blockNumber`, or the head), mapped through the
+ * deployment's implementations; throws for an address the deployment does not know.
+ */
+export async function implementationVersionAt(
+  publicClient: PublicClient,
+  deployment: Pick<DevnetDeployment, 'contracts' | 'implementations'>,
+  contract: ProxiedContract,
+  blockNumber?: bigint,
+): Promise<ProtocolVersion> {
+  const word = await publicClient.getStorageAt({
+    address: deployment.contracts[contract],
+    slot: EIP1967_IMPLEMENTATION_SLOT,
+    ...(blockNumber === undefined ? {} : { blockNumber }),
+  })
+  const address = getAddress(slice(word ?? '0x', 12))
+  const record = deployment.implementations[contract].find((r) => r.address === address)
+  if (!record) throw new Error(`${contract} points at ${address}, not a devnet implementation`)
+  return record.version
 }

@@ -6,11 +6,10 @@
  * the simulator has mined. (The hand-driven `startTestChain` takes one oracle vote and wide bounds instead,
  * which the simulator's reports do not expect.)
  */
-import { getAddress, type Log, type PublicClient, slice, type TestClient } from 'viem'
-import { EIP1967_IMPLEMENTATION_SLOT } from '../chain/abi.ts'
+import type { Log, PublicClient, TestClient } from 'viem'
 import { type Anvil, startAnvil } from './anvil.ts'
 import { createDevnetClients, DEVNET_ANVIL_ARGS } from './blocks.ts'
-import type { DevnetDeployment } from './deployment.ts'
+import { type DevnetDeployment, implementationVersionAt } from './deployment.ts'
 import { deployProtocolDevnet } from './protocol-deploy.ts'
 import { type CreateSimulatorOptions, createSimulator, type Simulator } from './simulator.ts'
 import { createTimeline } from './timeline.ts'
@@ -74,17 +73,8 @@ export async function startProtocolHistory(options: ProtocolHistoryOptions): Pro
       testClient,
       deployment,
       simulator,
-      async versionOf(contract, blockNumber) {
-        const word = await publicClient.getStorageAt({
-          address: deployment.contracts[contract],
-          slot: EIP1967_IMPLEMENTATION_SLOT,
-          ...(blockNumber === undefined ? {} : { blockNumber }),
-        })
-        const address = getAddress(slice(word ?? '0x', 12))
-        const record = deployment.implementations[contract].find((r) => r.address === address)
-        if (!record) throw new Error(`${contract} points at ${address}, not a devnet implementation`)
-        return record.version
-      },
+      versionOf: (contract, blockNumber) =>
+        implementationVersionAt(publicClient, deployment, contract, blockNumber),
       logs: () => publicClient.getLogs({ fromBlock: 0n, toBlock: 'latest' }) as Promise<Log[]>,
       async stop() {
         await simulator.stop().catch(() => undefined)

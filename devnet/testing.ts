@@ -3,13 +3,11 @@ import {
   BaseError,
   ContractFunctionRevertedError,
   encodeFunctionData,
-  getAddress,
   type Hex,
   type PublicClient,
-  slice,
   type TestClient,
 } from 'viem'
-import { allowlistAbi, allowlistLegacyAbi, EIP1967_IMPLEMENTATION_SLOT, PERMISSION } from '../chain/abi.ts'
+import { allowlistAbi, allowlistLegacyAbi, PERMISSION } from '../chain/abi.ts'
 import { devnetOracleAbi, devnetOracleLegacyAbi, devnetRiverAbi } from './abi.ts'
 import { type Anvil, startAnvil } from './anvil.ts'
 import {
@@ -21,7 +19,7 @@ import {
   type TxRequest,
 } from './blocks.ts'
 import type { ValidatorFigures } from './consensus.ts'
-import type { DevnetDeployment } from './deployment.ts'
+import { type DevnetDeployment, implementationVersionAt } from './deployment.ts'
 import { deployProtocolTestChain, type TestChainStake } from './testing-protocol.ts'
 import { createTimeline, type Timeline } from './timeline.ts'
 import { atLeast, type HistoryKind, type ProtocolVersion, type ProxiedContract } from './versions.ts'
@@ -93,17 +91,8 @@ export async function startTestChain(
       stake: options.stake,
     })
     const { contracts, roles } = deployment
-    const versionOf = async (contract: ProxiedContract, blockNumber?: bigint) => {
-      const word = await publicClient.getStorageAt({
-        address: contracts[contract],
-        slot: EIP1967_IMPLEMENTATION_SLOT,
-        ...(blockNumber === undefined ? {} : { blockNumber }),
-      })
-      const address = getAddress(slice(word ?? '0x', 12))
-      const record = deployment.implementations[contract].find((r) => r.address === address)
-      if (!record) throw new Error(`${contract} points at ${address}, not a devnet implementation`)
-      return record.version
-    }
+    const versionOf = (contract: ProxiedContract, blockNumber?: bigint) =>
+      implementationVersionAt(publicClient, deployment, contract, blockNumber)
     const mine = async (txs: TxRequest[], seconds = 12n) => {
       const [block] = await builder.mine(txs, builder.lastTimestamp() + seconds)
       if (!block) throw new Error('no block mined')

@@ -6,7 +6,7 @@
  * refuses (out of bounds) before the members' accepted one.
  */
 import { encodeFunctionData, parseAbi } from 'viem'
-import { PERMISSION } from '../../chain/abi.ts'
+import { PERMISSION, riverAbi } from '../../chain/abi.ts'
 import type { TxRequest } from '../blocks.ts'
 import { ETH } from '../consensus.ts'
 import { REPORT_BOUNDS } from '../protocol-releases.ts'
@@ -80,8 +80,14 @@ export function coverageDonationTxs(ctx: SimulationContext, day: number): TxRequ
  * The extra EL fees of `day`: on the spike day, four times what a day's report may book (the annual APR
  * bound of the pool for a day), so most of it waits in the ELFeeRecipient for later reports.
  */
-export function elFeeSpike(ctx: SimulationContext, day: number, totalUnderlying: bigint): bigint {
+export async function elFeeSpike(ctx: SimulationContext, day: number): Promise<bigint> {
   if (eventDaysOf(ctx).elFeeSpike !== day) return 0n
+  // the pool read only on the spike day
+  const totalUnderlying = await ctx.publicClient.readContract({
+    address: ctx.deployment.contracts.river,
+    abi: riverAbi,
+    functionName: 'totalUnderlyingSupply',
+  })
   return (
     (4n * totalUnderlying * REPORT_BOUNDS.annualAprUpperBound * 86_400n) / (BASIS_POINTS * SECONDS_PER_YEAR)
   )

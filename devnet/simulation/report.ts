@@ -41,15 +41,7 @@ export async function mineReport(ctx: SimulationContext, day: number, date: stri
     readBalance(contracts.withdraw),
     readBalance(contracts.elFeeRecipient),
   ])
-  const spike = elFeeSpike(
-    ctx,
-    day,
-    await publicClient.readContract({
-      address: contracts.river,
-      abi: riverAbi,
-      functionName: 'totalUnderlyingSupply',
-    }),
-  )
+  const spike = await elFeeSpike(ctx, day)
   const elFees = outcome.elFees + spike
   await Promise.all([
     outcome.withdrawalCredit > 0n
