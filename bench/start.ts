@@ -9,7 +9,10 @@
  * - the phase lines the start printed, with their times.
  * Then stops it with SIGTERM. Prints a table and writes bench/results/start.json.
  *
- *   npm run bench:start [-- --runs 3] [-- --direct]
+ * `--live-seconds N` (default 60) keeps sampling for N seconds of live mode after the banner (a new day every 5 s):
+ * the peak of that window is reported apart, so a growth after the history shows.
+ *
+ *   npm run bench:start [-- --runs 3] [-- --direct] [-- --live-seconds 60]
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import fs from 'node:fs'
@@ -22,6 +25,9 @@ const repo = path.resolve(import.meta.dirname, '..')
 const args = process.argv.slice(2)
 const runs = Number(args[args.indexOf('--runs') + 1] ?? 1) || 1
 const direct = args.includes('--direct')
+const liveSeconds = args.includes('--live-seconds') ? Number(args[args.indexOf('--live-seconds') + 1]) : 60
+if (!Number.isFinite(liveSeconds) || liveSeconds < 0)
+  throw new Error('--live-seconds takes a number of seconds')
 const LIMIT_MS = 240_000
 const FIRST_DATE = '2026-04-01'
 
@@ -39,15 +45,26 @@ async function status(url: string): Promise<number> {
   }
 }
 
+/**
+ * Stops the start as Ctrl-C in its terminal does: SIGTERM to its whole process group (npm passes no signal on
+ * to the service it runs, which was left running, orphaned, beside the next run), SIGKILL after 15 s.
+ */
 function stop(child: ChildProcess): Promise<void> {
+  const group = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-(child.pid as number), signal)
+    } catch {
+      // the group is gone
+    }
+  }
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+    const timer = setTimeout(() => group('SIGKILL'), 15_000)
     child.once('exit', () => {
       clearTimeout(timer)
       resolve()
     })
-    child.kill('SIGTERM')
+    group('SIGTERM')
   })
 }
 
@@ -57,9 +74,16 @@ interface Run {
   banner_ms: number | null
   peak_rss_mb: number
   peak_rss_at_ms: number
+  /** peak RSS of the tree during the live window after the banner, and the RSS at its end */
+  live_peak_rss_mb: number | null
+  live_end_rss_mb: number | null
+  /** the tree's RSS every 10 s of the live window, per process: [seconds after the banner, { name: MB }] */
+  live_samples: [number, Record<string, number>][]
   peak_by_process_mb: Record<string, number>
   phases: { at_ms: number; line: string }[]
 }
+
+const mb = (bytes: number) => Math.round(bytes / 2 ** 20)
 
 async function once(): Promise<Run> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lsreport-bench-start-'))
@@ -74,7 +98,8 @@ async function once(): Promise<Run> {
     cwd: repo,
     env: { ...env, DATA_DIR: dataDir, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
-    detached: false,
+    // a process group of its own, stopped whole (see stop)
+    detached: true,
   })
   const since = () => Math.round(performance.now() - started)
   const phases: Run['phases'] = []
@@ -92,10 +117,23 @@ async function once(): Promise<Run> {
   })
   let peak = 0
   let peakAt = 0
+  let livePeak: number | null = null
+  let liveEnd: number | null = null
+  let inLive = false
+  let liveStarted = 0
+  const liveSamples: Run['live_samples'] = []
   const peakEach = new Map<number, [string, number]>()
   const sampler = setInterval(() => {
     if (child.pid === undefined) return
     const { total, each } = treeRss(child.pid)
+    if (inLive) {
+      livePeak = Math.max(livePeak ?? 0, total)
+      liveEnd = total
+      const at = Math.floor((performance.now() - liveStarted) / 10_000) * 10
+      if (liveSamples.length === 0 || (liveSamples[liveSamples.length - 1]?.[0] ?? 0) < at) {
+        liveSamples.push([at, Object.fromEntries([...each.values()].map(([name, rss]) => [name, mb(rss)]))])
+      }
+    }
     if (total > peak) {
       peak = total
       peakAt = since()
@@ -118,20 +156,24 @@ async function once(): Promise<Run> {
       if (health !== null && firstDay !== null && banner !== null) break
       await new Promise((r) => setTimeout(r, 50))
     }
-    // a little longer in live mode, to see the memory settle
-    await new Promise((r) => setTimeout(r, 3_000))
+    // longer in live mode, to see the memory settle (or grow)
+    inLive = true
+    liveStarted = performance.now()
+    await new Promise((r) => setTimeout(r, liveSeconds * 1000))
   } finally {
     clearInterval(sampler)
     await stop(child)
     fs.rmSync(dataDir, { recursive: true, force: true })
   }
-  const mb = (bytes: number) => Math.round(bytes / 2 ** 20)
   return {
     health_ms: health,
     first_day_ms: firstDay,
     banner_ms: banner,
     peak_rss_mb: mb(peak),
     peak_rss_at_ms: peakAt,
+    live_peak_rss_mb: livePeak === null ? null : mb(livePeak),
+    live_end_rss_mb: liveEnd === null ? null : mb(liveEnd),
+    live_samples: liveSamples,
     peak_by_process_mb: Object.fromEntries(
       [...peakEach].map(([pid, [name, rss]]) => [`${name} (${pid})`, mb(rss)]),
     ),
@@ -152,9 +194,16 @@ for (let i = 0; i < runs; i++) {
   results.push(run)
   console.log(
     `run ${i + 1}: /health ${seconds(run.health_ms)}, first day computed ${seconds(run.first_day_ms)}, ` +
-      `history computed (banner) ${seconds(run.banner_ms)}, peak RSS ${run.peak_rss_mb} MB at ${seconds(run.peak_rss_at_ms)}`,
+      `history computed (banner) ${seconds(run.banner_ms)}, peak RSS ${run.peak_rss_mb} MB at ${seconds(run.peak_rss_at_ms)}; ` +
+      `${liveSeconds} s of live mode: peak ${run.live_peak_rss_mb ?? '-'} MB, ${run.live_end_rss_mb ?? '-'} MB at its end`,
   )
   for (const [name, rss] of Object.entries(run.peak_by_process_mb)) console.log(`  ${name}: peak ${rss} MB`)
+  for (const [at, each] of run.live_samples)
+    console.log(
+      `  live +${at} s: ${Object.entries(each)
+        .map(([name, rss]) => `${name} ${rss} MB`)
+        .join(', ')}`,
+    )
   for (const phase of run.phases) console.log(`  ${seconds(phase.at_ms).padStart(7)}  ${phase.line}`)
 }
 const median = (values: number[]) => {
@@ -169,6 +218,7 @@ const summary = {
   cores: os.availableParallelism(),
   load_average_at_start: os.loadavg()[0],
   runs: results.length,
+  live_seconds: liveSeconds,
   median_health_ms: pick('health_ms'),
   median_first_day_ms: pick('first_day_ms'),
   median_banner_ms: pick('banner_ms'),

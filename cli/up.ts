@@ -10,6 +10,7 @@ import { memoizeSuccess } from '../common/memo.ts'
 import { migrate } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
 import type { DaySummary, LaunchedDevnet } from '../devnet/index.ts'
+import { followerPace } from '../jobs/follower/pace.ts'
 import type { ChainSetup } from '../jobs/index.ts'
 import type { Processor } from '../jobs/runner.ts'
 import { createServiceMetrics, instrumentProcessors, type ServiceMetrics } from '../metrics/index.ts'
@@ -21,6 +22,11 @@ export const DEMO_ACCOUNT_KEY = 'demo'
 const DEMO_WALLETS = 3
 /** Days of devnet history built at start (2026-04-01 .. 2026-06-30), then a new day every 5 s. */
 const HISTORY_DAYS = 91
+/**
+ * Blocks whose state the embedded devnet's anvil keeps (a copy of the whole state each: 500 blocks of the
+ * protocol's contracts took 250 MB), the follower kept within half of them (bench/start.ts measures it).
+ */
+const DEVNET_STATE_BLOCKS = 64
 /** How often the start looks at the days while the follower catches up; plain lines at most this often. */
 const POLL_MS = 500
 const LINE_MS = 2_000
@@ -277,6 +283,7 @@ export async function up(env: NodeJS.ProcessEnv): Promise<void> {
     devnet = await launchDevnet({
       dataDir: config.dataDir,
       days: HISTORY_DAYS,
+      stateHistoryBlocks: DEVNET_STATE_BLOCKS,
       logger: ctx.logger.child({ component: 'devnet' }),
     })
     ctx.shutdown.add('devnet', () => devnet?.stop())
@@ -284,6 +291,8 @@ export async function up(env: NodeJS.ProcessEnv): Promise<void> {
   }
   const chain = devnet ? setupFromDevnet(devnet) : await setupFromConfig(config)
   const jobs = await buildJobs(ctx, chain, metrics)
+  // the simulator waits for the follower: every block it has still to read keeps its state on the devnet
+  devnet?.simulator.setPace(followerPace(ctx.dbh.db, chain.chainId, { maxLead: DEVNET_STATE_BLOCKS / 2 }))
 
   let account: DemoAccount | undefined
   if (devnet) {

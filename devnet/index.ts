@@ -61,6 +61,13 @@ export interface StartDevnetOptions {
   chainId?: number
   logger?: Logger
   /**
+   * Blocks whose state anvil keeps (`--prune-history`; default: every block's). Reads at an older block fail,
+   * so a devnet that keeps few paces its days by its reader (`simulator.setPace`): `lsreport up` keeps 64 and
+   * its follower stays within 32 blocks of the head. Bounds anvil's memory, which otherwise holds a copy of the
+   * whole state for each of its latest 500 blocks.
+   */
+  stateHistoryBlocks?: number
+  /**
    * `versioned` (default): the protocol's version history, starting on 0.4.0 and upgraded to 0.5.0, 1.0.0 and
    * 1.2.1 (docs/chain.md "Runtime"). `current`: every proxy on the 1.2.1 shapes from the start, no upgrades.
    */
@@ -168,6 +175,15 @@ export function initialHolders(wallets: readonly WalletState[], count = 5): Addr
     .map((w) => w.address)
 }
 
+/** The devnet's anvil flags, with `--prune-history` when only the latest `stateHistoryBlocks` keep their state. */
+function anvilArgs(stateHistoryBlocks: number | undefined): string[] {
+  if (stateHistoryBlocks === undefined) return DEVNET_ANVIL_ARGS
+  if (!Number.isInteger(stateHistoryBlocks) || stateHistoryBlocks < 1) {
+    throw new Error(`stateHistoryBlocks must be a positive integer, not ${stateHistoryBlocks}`)
+  }
+  return [...DEVNET_ANVIL_ARGS, '--prune-history', String(stateHistoryBlocks)]
+}
+
 /** devnet.json's form of the implementation records (block numbers as numbers). */
 function implementationEntries(
   records: Record<ProxiedContract, ImplementationRecord[]>,
@@ -222,7 +238,7 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
     port: 0,
     ...(options.chainId === undefined ? {} : { chainId: options.chainId }),
     timestamp: timeline.genesisTimestamp,
-    args: DEVNET_ANVIL_ARGS,
+    args: anvilArgs(options.stateHistoryBlocks),
   })
   let simulator: Simulator | undefined
   let gate: RpcGate | undefined

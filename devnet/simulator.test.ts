@@ -1,5 +1,5 @@
 import { type Abi, type Address, type Log, parseEventLogs, zeroAddress } from 'viem'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import {
   allowlistAbi,
   operatorsRegistryAbi,
@@ -64,6 +64,28 @@ describe('createSimulator', () => {
       expect(stateB?.reports).toEqual(stateA?.reports)
     } finally {
       await Promise.all(runs.map((run) => run.stop()))
+    }
+  }, 60_000)
+
+  test('behavior: with a pace, each day first waits for it with the head block; stop() ends a day waiting for it and the days in flight', async () => {
+    const run = await startProtocolHistory({ seed: 5, walletCount: 10, startDate: '2026-04-01' })
+    try {
+      const heads: bigint[] = []
+      run.simulator.setPace(async (head, signal) => {
+        heads.push(head)
+        // the third day waits until the simulator stops
+        if (heads.length === 3) await new Promise((resolve) => signal.addEventListener('abort', resolve))
+      })
+      const days = run.simulator.runDays(5)
+      await vi.waitFor(() => expect(heads).toHaveLength(3), { timeout: 30_000 })
+      const head = await run.publicClient.getBlockNumber()
+      expect(heads[2]).toBe(head) // the head the pace was given is the chain's, and nothing is mined meanwhile
+      expect(heads[1]).toBeLessThan(head)
+      await run.simulator.stop()
+      expect((await days).map((d) => d.day)).toEqual([0, 1])
+      expect(await run.publicClient.getBlockNumber()).toBe(head)
+    } finally {
+      await run.stop()
     }
   }, 60_000)
 })

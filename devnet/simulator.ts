@@ -197,6 +197,7 @@ export async function createSimulator(options: CreateSimulatorOptions): Promise<
     minePending: runner.minePending,
     startLive: runner.startLive,
     stop: runner.stop,
+    setPace: runner.setPace,
     state: (): SimulatorState => ({
       day: ctx.nextDay,
       reports: ctx.reports.map((r) => ({ ...r })),

@@ -139,6 +139,23 @@ describe('lsreport up (embedded default)', () => {
       simulator: { day_seconds: 86400, first_report_date: '2026-04-01' },
     })
     expect(first.output()).toContain(devnetInfo.rpc_url)
+    // its anvil keeps the state of the latest blocks only (bounded memory), and the history was paced by the
+    // follower, which read every report: a read at an early block is refused, one at the head answers
+    const balanceAt = async (block: string) =>
+      (await (
+        await fetch(devnetInfo.rpc_url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'eth_getBalance',
+            params: [devnetInfo.contracts.river, block],
+          }),
+        })
+      ).json()) as { result?: string; error?: { message: string } }
+    expect((await balanceAt('0x1')).error?.message).toMatch(/BlockOutOfRange/)
+    expect((await balanceAt('latest')).result).toMatch(/^0x/)
     const address = '0x00000000000000000000000000000000000a11ce'
     const added = await call('POST', '/v0/platform/accounts/demo-user/wallets', { address, type: 'ETH' })
     expect([added.status, added.body.status]).toEqual([200, 'NOT_READY'])

@@ -48,22 +48,28 @@ export async function bundleCli({ root = ROOT, outdir, runDir = outdir }) {
       })
     },
   }
-  const result = await esbuild.build({
-    absWorkingDir: root,
-    entryPoints: { main: path.join(root, 'cli', 'main.ts') },
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    splitting: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    sourcemap: 'linked',
-    metafile: true,
-    logLevel: 'silent',
-    plugins: [ownPaths],
-  })
+  // esbuild's service process (~60 MB) would otherwise live as long as the process that bundled: a first
+  // `npm start` bundles, then runs for hours
+  const result = await esbuild
+    .build({
+      absWorkingDir: root,
+      entryPoints: { main: path.join(root, 'cli', 'main.ts') },
+      outdir,
+      outExtension: { '.js': '.mjs' },
+      bundle: true,
+      splitting: true,
+      packages: 'external',
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      sourcemap: 'linked',
+      // stack traces name the .ts file and line; the sources' text would only sit in every process's memory
+      sourcesContent: false,
+      metafile: true,
+      logLevel: 'silent',
+      plugins: [ownPaths],
+    })
+    .finally(() => esbuild.stop())
   return result.metafile
 }
 

@@ -8,6 +8,12 @@ import { runDay } from './day.ts'
 import { mine } from './ledger.ts'
 import type { DaySummary, SimulationContext } from './state.ts'
 
+/**
+ * Waits, before a day is simulated, until the chain's reader is close enough to `head` (the latest block); ends
+ * early when `signal` aborts (the simulator stops). See `SimulationRunner.setPace`.
+ */
+export type DayPace = (head: bigint, signal: AbortSignal) => Promise<void>
+
 /** Settings of live mode. */
 export interface LiveOptions {
   /** wall-clock milliseconds between simulated days; 0 = no new days, only mine others' transactions */
@@ -26,6 +32,12 @@ export interface SimulationRunner {
   startLive(options?: LiveOptions): void
   /** Stops live mode (and a `runDays` in flight after its current day) and waits for the work in flight. */
   stop(): Promise<void>
+  /**
+   * Makes every later day wait for `pace` first (undefined: days run freely). A devnet whose node keeps only the
+   * state of its latest blocks (anvil `--prune-history`) paces its days by its follower, so that every block
+   * the follower still has to read keeps its state.
+   */
+  setPace(pace: DayPace | undefined): void
   /** whether live mode's timers are running */
   live(): boolean
   /** the error that stopped live mode, if any */
@@ -50,6 +62,15 @@ export function createSimulationRunner(ctx: SimulationContext): SimulationRunner
   /** set by stop(): a runDays in flight ends after its current day */
   let stopping = false
   let blockQueued = false
+  let pace: DayPace | undefined
+  const stopped = new AbortController()
+
+  /** The next day, once the pace allows it; undefined when the simulator stopped meanwhile. */
+  const pacedDay = async (): Promise<DaySummary | undefined> => {
+    if (pace) await pace(builder.lastBlockNumber(), stopped.signal)
+    if (stopping) return undefined
+    return runDay(ctx)
+  }
 
   const enqueue = <T>(work: () => Promise<T>): Promise<T> => {
     const result = queue.then(work)
@@ -86,7 +107,8 @@ export function createSimulationRunner(ctx: SimulationContext): SimulationRunner
         const started = performance.now()
         const summaries: DaySummary[] = []
         for (let i = 0; i < n && !stopping; i++) {
-          const summary = await runDay(ctx)
+          const summary = await pacedDay()
+          if (!summary) break
           summaries.push(summary)
           onDay?.(summary)
         }
@@ -125,7 +147,8 @@ export function createSimulationRunner(ctx: SimulationContext): SimulationRunner
           if (dayQueued) return
           dayQueued = true
           enqueue(async () => {
-            const summary = await runDay(ctx)
+            const summary = await pacedDay()
+            if (!summary) return
             logger?.info(
               { day: summary.day, date: summary.date, report_block: Number(summary.reportBlock) },
               'devnet day simulated',
@@ -139,8 +162,12 @@ export function createSimulationRunner(ctx: SimulationContext): SimulationRunner
         dayTimer.unref()
       }
     },
+    setPace(next) {
+      pace = next
+    },
     async stop() {
       stopping = true
+      stopped.abort()
       stopTimers()
       await queue
     },
