@@ -111,12 +111,13 @@ export function backfillRate(doneThisRun: number, elapsedMs: number, remaining: 
 }
 
 /** The progress display: a bar on a terminal, plain lines (at most every 2 s) otherwise. */
-interface ProgressView {
+export interface ProgressView {
   update(progress: BackfillProgress): void
   stop(progress: BackfillProgress): void
 }
 
-function createProgressView(stream: NodeJS.WriteStream, initial: BackfillProgress): ProgressView {
+/** The backfill's progress display on `stream`, from its first progress `initial` (rates count from it). */
+export function createProgressView(stream: NodeJS.WriteStream, initial: BackfillProgress): ProgressView {
   const startedAt = Date.now()
   const figures = (p: BackfillProgress) =>
     backfillRate(Math.max(0, p.computed - initial.computed), Date.now() - startedAt, p.total - p.computed)

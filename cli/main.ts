@@ -134,13 +134,20 @@ program
     parseRecomputeReason,
   )
   .action(async (opts: { from: string; to: string; recompute?: boolean; reason?: RecomputeReason }) => {
-    const [{ validateRange }, { backfillCommand }] = await Promise.all([
+    const [{ validateRange }, { backfillCommand }, { runningServiceClient }] = await Promise.all([
       import('../jobs/days/backfill.ts'),
       import('./days.ts'),
+      import('./operator-client.ts'),
     ])
     asUsageError(() => validateRange(opts)) // before opening the database
     if (opts.reason !== undefined && opts.recompute !== true)
       program.error('error: --reason goes with --recompute')
+    // the embedded database held by a running `lsreport up`: through its admin endpoint
+    const running = await runningServiceClient(process.env)
+    if (running) {
+      const { remoteBackfill } = await import('./backfill-remote.ts')
+      process.exit(await remoteBackfill(running, opts))
+    }
     process.exit(await withContext((ctx) => backfillCommand(ctx, opts)))
   })
 

@@ -16,6 +16,7 @@ import type { Processor } from '../jobs/runner.ts'
 import { createServiceMetrics, instrumentProcessors, type ServiceMetrics } from '../metrics/index.ts'
 import { type DemoAccount, type DemoClient, ensureDemoClient } from './admin.ts'
 import { type Context, createContext, migrationOptions } from './context.ts'
+import { ensureOperatorClient } from './operator-client.ts'
 
 /** The demo account's key, and how many devnet wallets it holds. */
 export const DEMO_ACCOUNT_KEY = 'demo'
@@ -303,6 +304,15 @@ export async function up(env: NodeJS.ProcessEnv): Promise<void> {
       key: DEMO_ACCOUNT_KEY,
       wallets: initialHolders(devnet.simulator.state().wallets, DEMO_WALLETS),
     }
+  }
+  if (!config.databaseUrl) {
+    // commands that need the embedded database while this process holds it act through the API with it
+    const operator = await ensureOperatorClient(ctx.dbh.db, {
+      dataDir: config.dataDir,
+      baseUrl: config.baseUrl,
+      authUrl: config.authUrl,
+    })
+    ctx.logger.info({ client_id: operator.client_id }, 'operator client written')
   }
   const { file, demo, created } = await ensureDemoClient(ctx.dbh.db, {
     dataDir: config.dataDir,

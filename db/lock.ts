@@ -11,6 +11,20 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The live process (other than this one) that holds `dir`'s lock, or undefined when none does. */
+export function dataDirHolder(dir: string): number | undefined {
+  let holder: number
+  try {
+    holder = Number(fs.readFileSync(`${dir}.lock`, 'utf8'))
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw err
+  }
+  return Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)
+    ? holder
+    : undefined
+}
+
 /**
  * PGlite allows one process per data directory. Takes `<dir>.lock` (holding our pid) or throws a clear
  * error naming the process that holds it. Returns the release function.
@@ -24,8 +38,8 @@ export function lockDataDir(dir: string): () => void {
       return () => fs.rmSync(file, { force: true })
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
-      const holder = Number(fs.readFileSync(file, 'utf8'))
-      if (Number.isInteger(holder) && holder !== process.pid && alive(holder)) {
+      const holder = dataDirHolder(dir)
+      if (holder !== undefined) {
         throw new LsReportError(
           `the embedded database ${dir} is in use by process ${holder} (PGlite allows one process per data directory): ` +
             'stop it first, or set DATABASE_URL to use a Postgres server shared by several processes',

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, test } from 'vitest'
 import { clientToken, freePort, http } from './helpers/api.ts'
-import { spawnCli } from './helpers/cli.ts'
+import { cli, spawnCli } from './helpers/cli.ts'
 
 const run = promisify(execFile)
 const README = path.resolve(import.meta.dirname, '../README.md')
@@ -156,6 +156,16 @@ describe('lsreport up (embedded default)', () => {
       ).json()) as { result?: string; error?: { message: string } }
     expect((await balanceAt('0x1')).error?.message).toMatch(/BlockOutOfRange/)
     expect((await balanceAt('latest')).result).toMatch(/^0x/)
+    // a restatement while `up` holds the embedded database: the CLI acts through the running service (its
+    // operator client in the data directory); unchanged records publish no version
+    const versionsBefore = await call('GET', '/v1/reports/2026-04-02/versions')
+    expect(versionsBefore.status).toBe(200)
+    const recomputed = await cli<{ days: number; computed: number }>(
+      ['backfill', '--from', '2026-04-01', '--to', '2026-04-03', '--recompute', '--reason', 'discount'],
+      env,
+    )
+    expect(recomputed).toMatchObject({ days: 3, computed: 3 })
+    expect((await call('GET', '/v1/reports/2026-04-02/versions')).body).toEqual(versionsBefore.body)
     const address = '0x00000000000000000000000000000000000a11ce'
     const added = await call('POST', '/v0/platform/accounts/demo-user/wallets', { address, type: 'ETH' })
     expect([added.status, added.body.status]).toEqual([200, 'NOT_READY'])

@@ -11,6 +11,7 @@ import type { SigningKeys } from '../auth/signing-keys.ts'
 import { toErrorReply } from '../error-reply.ts'
 import { parseFormBody } from '../plugins/input-rules.ts'
 import { adminRoutes } from './admin.ts'
+import { adminBackfillRoutes } from './admin-backfill.ts'
 import { discountRoutes } from './discounts.ts'
 import { feeRoutes } from './fees/index.ts'
 import { healthRoutes } from './health.ts'
@@ -88,6 +89,7 @@ export async function registerRoutes(app: FastifyInstance, deps: RoutesDeps): Pr
   // the exit queue's consensus figures are the consensus job's latest snapshot (jobs/consensus.ts)
   projectionRoutes(app, { repos })
   adminRoutes(app, { repos })
+  adminBackfillRoutes(app, { db: deps.db, repos })
   webhookRoutes(app, {
     repos,
     allowPrivate: deps.config.webhooks.allowPrivate,

@@ -1,16 +1,12 @@
 import { ValidationError } from '../../common/errors.ts'
+import { type BackfillStart, type DateRange, prepareBackfill } from '../../db/backfill.ts'
 import type { Db } from '../../db/index.ts'
 import type { DayRow, RecomputeReason } from '../../db/repos/days.ts'
-import { createRepos, inTransaction } from '../../db/repos/index.ts'
+import { createRepos } from '../../db/repos/index.ts'
 import { DATE_YEARS, parseDateOnly } from '../../engine/index.ts'
 import type { Processor } from '../runner.ts'
-import { SCHEDULER_LOCK_KEY } from './scheduler.ts'
 
-/** A closed range of UTC dates, YYYY-MM-DD. */
-export interface DateRange {
-  from: string
-  to: string
-}
+export type { BackfillStart, DateRange } from '../../db/backfill.ts'
 
 /**
  * Checks a YYYY-MM-DD calendar date (2026-02-30 is refused). Returns it unchanged; `name` goes in the message.
@@ -42,25 +38,9 @@ export function validateRange(range: DateRange, names = { from: '--from', to: '-
   return { from, to }
 }
 
-/** What `startBackfill` found and changed. */
-export interface BackfillStart extends DateRange {
-  /** days (oracle reports) in the range */
-  days: number
-  /** failed days sent back to pending (in the range or before it: the range needs them) */
-  retried: number
-  /** days of the range sent back to pending by `recompute` */
-  recomputed: number
-  /** the ingested reports, first and last date */
-  ingested: DateRange
-}
-
 /**
- * Prepares a backfill of a date range: adds a day for every report the follower has ingested (up to the
- * River cursor, as the scheduler does), checks the range against them, sends failed days up to `to` back to
- * pending (a rerun retries them; a failed day before the range blocks it) and, with `recompute`, every day of
- * the range (its new versions logged with `reason`, default 'recompute requested'). Days that are computed and
- * current stay as they are: running a range twice changes nothing.
- * The day jobs then compute the pending days in chain order.
+ * Checks the range's dates, then prepares the backfill (db/backfill.ts `prepareBackfill`: failed days, and with
+ * `recompute` every day of the range, back to pending). `names`: how the range's ends are named in messages.
  *
  * @example
  * await startBackfill(db, 1, { from: '2026-04-01', to: '2026-04-30', recompute: false })
@@ -68,46 +48,14 @@ export interface BackfillStart extends DateRange {
 export async function startBackfill(
   db: Db,
   chainId: number,
-  options: DateRange & { recompute: boolean; reason?: RecomputeReason },
+  options: DateRange & { recompute: boolean; reason?: RecomputeReason; names?: { from: string; to: string } },
 ): Promise<BackfillStart> {
-  const range = validateRange(options)
-  return inTransaction(db, async (repos, tx) => {
-    // a backfill's setup and a scheduling pass never interleave
-    await tx.raw('select pg_advisory_xact_lock(?, ?)', [SCHEDULER_LOCK_KEY, chainId])
-    const cursor = await repos.chain.cursor(chainId, 'river')
-    if (cursor) await repos.days.syncWithReports(chainId, BigInt(cursor.block_number))
-    const all = await repos.days.list(chainId)
-    const first = all[0]
-    const last = all.at(-1)
-    if (!first || !last) {
-      throw new ValidationError(
-        `no oracle report has been ingested for chain ${chainId}: run \`lsreport sync\` first`,
-      )
-    }
-    const ingested = { from: first.date, to: last.date }
-    if (range.to > last.date) {
-      throw new ValidationError(
-        `--to ${range.to} is after the latest ingested report: reports are ingested up to ${last.date}; ` +
-          'run `lsreport sync` to ingest newer ones, or pick an earlier --to',
-      )
-    }
-    const inRange = all.filter((d) => d.date >= range.from && d.date <= range.to)
-    if (inRange.length === 0) {
-      throw new ValidationError(
-        `no oracle report between ${range.from} and ${range.to} (reports are ingested from ${ingested.from} to ${ingested.to})`,
-      )
-    }
-    let retried = 0
-    const failedDates = new Set(
-      all.filter((d) => d.status === 'failed' && d.date <= range.to).map((d) => d.date),
-    )
-    for (const date of failedDates) {
-      retried += await repos.days.requestRecompute(chainId, { from: date, to: date })
-    }
-    const recomputed = options.recompute
-      ? await repos.days.requestRecompute(chainId, range, options.reason ?? 'recompute requested')
-      : 0
-    return { ...range, days: inRange.length, retried, recomputed, ingested }
+  const names = options.names ?? { from: '--from', to: '--to' }
+  const range = validateRange(options, names)
+  return prepareBackfill(db, chainId, range, {
+    recompute: options.recompute,
+    ...(options.reason ? { reason: options.reason } : {}),
+    toName: names.to,
   })
 }
 

@@ -1,4 +1,5 @@
 import type { Logger } from '../../common/logger.ts'
+import { SCHEDULER_LOCK_KEY } from '../../db/backfill.ts'
 import type { Db, Tx } from '../../db/index.ts'
 import { inTransaction, type Repos } from '../../db/repos/index.ts'
 import type { Flow } from '../runner.ts'
@@ -48,9 +49,6 @@ export interface SchedulerDeps {
    */
   jobShards?: number
 }
-
-/** One scheduler at a time across every worker: the key of its transaction-scoped advisory lock ('lsrd'). */
-export const SCHEDULER_LOCK_KEY = 0x6c737264
 
 /**
  * A run is added to the queue just after its transaction commits; a computing day whose job is not (yet)
