@@ -2,8 +2,9 @@ import type { FastifyRequest } from 'fastify'
 import { LRUCache } from 'lru-cache'
 import { type TSchema, Type } from 'typebox'
 import type { Price, ReportPrices } from '../db/repos/index.ts'
-import { FIAT_DECIMALS, fiatValue, formatPrice, formatUnits, parseUnits } from '../engine/index.ts'
+import { fiatValue, formatPrice } from '../engine/index.ts'
 import { ApiError } from './errors.ts'
+import { derivedPriceFieldNames, derivedPriceFields, derivedPriceSchema } from './price-fields.ts'
 import { Nullable, StringEnum } from './schemas.ts'
 
 /**
@@ -11,8 +12,9 @@ import { Nullable, StringEnum } from './schemas.ts'
  * balance of a record gains a `<name>_usd` / `<name>_eur` value (its ETH amount x the ETH price stored beside
  * its report, `engine/fiat.ts`: exact, rounded once half-even to 8 places) and the record names the price it
  * used (`price_usd`, its feed, round and time). Running totals (`total_*`) gain none: their fiat value would
- * re-price old flows at a later price; a summary's totals in fiat are the sums of its days' values. A day
- * without a price answers null values and `price_<currency>_missing_reason`, never 0.
+ * re-price old flows at a later price. A summary's totals and periods in fiat follow the stock/flow rule
+ * (api/routes/rewards/rollup-presenting.ts): a flow's value is the sum of its days', a balance's its value at
+ * that date's price. A day without a price answers null values and `price_<currency>_missing_reason`, never 0.
  */
 
 /** A fiat currency of the reads. */
@@ -80,7 +82,14 @@ function pairsFor(fields: readonly string[], sources: ReadonlySet<string>, curre
 /** The price fields a record carries with its fiat values. */
 function priceFieldNames(currency: Currency): string[] {
   const p = `price_${currency}`
-  return [p, `${p}_feed`, `${p}_round_id`, `${p}_time`, `${p}_missing_reason`]
+  return [
+    p,
+    `${p}_feed`,
+    `${p}_round_id`,
+    `${p}_time`,
+    `${p}_missing_reason`,
+    ...derivedPriceFieldNames(currency),
+  ]
 }
 
 /**
@@ -97,6 +106,7 @@ export function withFiatSchema(
       out[name] = Type.Optional(Nullable('string'))
     }
     for (const name of priceFieldNames(currency)) out[name] = Type.Optional(Nullable('string'))
+    Object.assign(out, derivedPriceSchema(currency))
   }
   return out
 }
@@ -112,10 +122,18 @@ export function fieldsWithFiat(
 }
 
 /** The price fields of a record (all null but the reason when the price is missing). */
-function priceFields(price: Price, currency: Currency): Record<string, string | null> {
+function priceFields(price: Price, currency: Currency): Record<string, string | boolean | null> {
   const [p, feed, round, time, reason] = priceFieldNames(currency) as [string, string, string, string, string]
+  const derived = derivedPriceFields(price, currency)
   if (!('answer' in price)) {
-    return { [p]: null, [feed]: price.feed, [round]: null, [time]: null, [reason]: price.missing_reason }
+    return {
+      [p]: null,
+      [feed]: price.feed,
+      [round]: null,
+      [time]: null,
+      [reason]: price.missing_reason,
+      ...derived,
+    }
   }
   return {
     [p]: formatPrice(price.answer, price.decimals),
@@ -123,6 +141,7 @@ function priceFields(price: Price, currency: Currency): Record<string, string | 
     [round]: price.round_id.toString(),
     [time]: price.price_time.toISOString(),
     [reason]: null,
+    ...derived,
   }
 }
 
@@ -144,7 +163,7 @@ export function withFiat<T extends Record<string, unknown>>(
   sources: ReadonlySet<string>,
   price: Price,
   currency: Currency,
-): T & Record<string, string | null> {
+): T & Record<string, string | boolean | null> {
   const out: Record<string, unknown> = { ...presented }
   for (const [name, { source, field }] of fiatPairs(Object.keys(presented), sources, currency)) {
     const wei = amount(source)
@@ -154,33 +173,5 @@ export function withFiat<T extends Record<string, unknown>>(
         : fiatValue(wei, price.answer, price.decimals)
   }
   Object.assign(out, priceFields(price, currency))
-  return out as T & Record<string, string | null>
-}
-
-/**
- * A summary's totals in fiat: each fiat field the sum of the days' values (each day at its own price); null
- * when a day of the range has no value for it (the missing prices are named by the days).
- */
-export function sumFiat(
-  totals: Record<string, unknown>,
-  days: readonly Record<string, unknown>[],
-  sources: ReadonlySet<string>,
-  currency: Currency,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...totals }
-  for (const [name, { field }] of fiatPairs(Object.keys(totals), sources, currency)) {
-    if (totals[field] === null) {
-      out[name] = null
-      continue
-    }
-    let sum = 0n
-    let complete = days.length > 0
-    for (const day of days) {
-      const value = day[name]
-      if (typeof value !== 'string') complete = false
-      else sum += parseUnits(value, FIAT_DECIMALS)
-    }
-    out[name] = complete ? formatUnits(sum, FIAT_DECIMALS) : null
-  }
-  return out
+  return out as T & Record<string, string | boolean | null>
 }

@@ -39,7 +39,7 @@ function addressesOf(contracts: ChainContracts): string[] {
 }
 
 describe('contractsFor', () => {
-  test('behavior: mainnet has the five PROTOCOL.md proxies, the firewall and the ETH / USD feed (in the stored form: lower case), each proxy from its deployment block', () => {
+  test('behavior: mainnet has the five PROTOCOL.md proxies, the firewall, the ETH / USD and EUR / USD feeds (in the stored form: lower case), each proxy from its deployment block', () => {
     const mainnet = contractsFor('mainnet')
     expect(mainnet).toEqual({
       river: '0x8c1bed5b9a0928467c9b1341da1d7bd5e10b6549',
@@ -48,8 +48,11 @@ describe('contractsFor', () => {
       oracle: '0x895a57ed71025d51fe4080530a3489d92e230683',
       operatorsRegistry: '0x1235f1b60df026b2620e48e735c422425e06b725',
       firewall: '0xf1b958564edf538dda1302d3d81eb58ee204b87f',
-      // Chainlink ETH / USD; no ETH / EUR feed (chain/addresses.ts says why)
-      priceFeeds: { usd: '0x5f4ec3df9cbd43714fe2740f5e3616155c5b8419' },
+      // Chainlink ETH / USD and EUR / USD: no ETH / EUR feed exists, ETH / EUR is derived (chain/addresses.ts)
+      priceFeeds: {
+        usd: '0x5f4ec3df9cbd43714fe2740f5e3616155c5b8419',
+        eurUsd: '0xb49f677943bc038e9857d61e7d053caa2c1734c1',
+      },
       startBlocks: {
         river: 15_676_402n,
         redeemManager: 17_371_894n,
@@ -130,5 +133,25 @@ describe('contractsFor', () => {
     expect(() => toContracts({ ...base, startBlocks: { river: 1n } })).toThrow(
       /no start block for redeemManager/,
     )
+  })
+
+  test('behavior: EUR comes from a direct ETH / EUR feed or a EUR / USD feed (derived), never both', () => {
+    const river = '0x8c1BEd5b9a0928467c9B1341Da1D7BD5e10b6549'
+    const base = { river, redeemManager: river, allowlist: river, startBlock: 1n }
+    const feed = '0xb49f677943BC038e9857d61E7d053CaA2C1734C1'
+    expect(toContracts({ ...base, priceFeeds: { usd: river, eurUsd: feed } }).priceFeeds).toEqual({
+      usd: river.toLowerCase(),
+      eurUsd: feed.toLowerCase(),
+    })
+    expect(toContracts({ ...base, priceFeeds: { eur: feed } }).priceFeeds).toEqual({
+      eur: feed.toLowerCase(),
+    })
+    expect(() => toContracts({ ...base, priceFeeds: { usd: river, eur: feed, eurUsd: feed } })).toThrow(
+      ConfigError,
+    )
+    // the checksum is checked on the new key too
+    expect(() =>
+      toContracts({ ...base, priceFeeds: { eurUsd: '0xB49f677943BC038e9857d61E7d053CaA2C1734C1' } }),
+    ).toThrow(/priceFeeds.eurUsd has mixed case/)
   })
 })

@@ -13,10 +13,15 @@ export interface StartBlocks {
 /**
  * The Chainlink-shaped (AggregatorV3) feeds of ETH's price in each fiat currency on one chain
  * (chain/price-feeds.ts reads them at every report's block). A currency without a feed stores a missing price.
+ * EUR comes from one of two sources, never both: `eur`, a direct ETH / EUR feed, or `eurUsd`, a EUR / USD feed
+ * (EUR's price in USD) from which ETH / EUR is derived as ETH / USD / EUR / USD (`usd` is then needed too).
  */
 export interface PriceFeeds {
   usd?: Address
+  /** a direct ETH / EUR feed (description "ETH / EUR") */
   eur?: Address
+  /** a EUR / USD feed (description "EUR / USD"): ETH / EUR derived from it and `usd` */
+  eurUsd?: Address
 }
 
 /**
@@ -81,12 +86,12 @@ const CONTRACTS: Record<KnownChain, ContractAddresses> = {
     priceFeeds: {
       // Chainlink ETH / USD (EACAggregatorProxy, 8 decimals), docs.chain.link/data-feeds/price-feeds/addresses
       usd: '0x5f4eC3Df9cbd43714FE2740f5E3616155c5b8419',
-      // eur: none. 0xb49f677943BC038e9857d61E7d053CaA2C1734C1, proposed as ETH / EUR, is Chainlink's EUR / USD
-      // (a fiat cross rate, ~1.08, 8 decimals): so named in Enzyme's and Synthetix's mainnet configurations and
-      // others found with the search tools (2026-11); no mainnet ETH / EUR feed was found. Stored as ETH/EUR it
-      // would be wrong by a factor of ~3,000 (the doctor and the reader refuse a feed whose description() is
-      // not "ETH / EUR"). Deriving ETH/EUR as ETH/USD / EUR/USD is a methodology choice left open: until one is
-      // made, EUR prices on mainnet are missing ('no ETH/EUR feed is configured for chain 1').
+      // No mainnet ETH / EUR feed exists: ETH / EUR is derived from ETH / USD and Chainlink's EUR / USD
+      // (EACAggregatorProxy, 8 decimals, description "EUR / USD", ~1.08). So named in Synthetix's ExchangeRates
+      // set-up ("EUR"), in a mainnet currency-aggregator table beside this ETH / USD feed, in DODO's EUR / USD
+      // oracle (latestAnswer() / 100: 8 -> 6 decimals) and in ETH / EUR oracles built as ETH / USD / EUR / USD
+      // (checked with the search tools, 2026-11). The reader refuses it if description() is not "EUR / USD".
+      eurUsd: '0xb49f677943BC038e9857d61E7d053CaA2C1734C1',
     },
     startBlocks: START_BLOCKS.mainnet,
   },
@@ -129,8 +134,8 @@ export interface ContractAddresses {
   oracle?: string | undefined
   operatorsRegistry?: string | undefined
   firewall?: string | undefined
-  /** ETH price feeds (a devnet's are its deployment's PriceFeed contracts) */
-  priceFeeds?: { usd?: string | undefined; eur?: string | undefined } | undefined
+  /** ETH price feeds (a devnet's are its deployment's PriceFeed contracts); `eur` or `eurUsd`, not both */
+  priceFeeds?: { usd?: string | undefined; eur?: string | undefined; eurUsd?: string | undefined } | undefined
   startBlock?: bigint | undefined
   startBlocks?: Partial<StartBlocks> | undefined
 }
@@ -173,10 +178,19 @@ export function toContracts(raw: ContractAddresses): ChainContracts {
   }
 }
 
-/** The configured price feeds in the stored address form (currencies without one left out). */
+/**
+ * The configured price feeds in the stored address form (currencies without one left out). A direct ETH / EUR
+ * feed and a EUR / USD feed together are refused: which one a EUR price came from would depend on the code.
+ */
 function toPriceFeeds(raw: NonNullable<ContractAddresses['priceFeeds']>): PriceFeeds {
+  if (raw.eur && raw.eurUsd)
+    throw new ConfigError(
+      'priceFeeds: give eur (an ETH / EUR feed) or eurUsd (a EUR / USD feed, ETH / EUR derived), not both',
+      { details: { eur: raw.eur, eurUsd: raw.eurUsd } },
+    )
   return {
     ...(raw.usd ? { usd: toAddress(raw.usd, 'priceFeeds.usd') } : {}),
     ...(raw.eur ? { eur: toAddress(raw.eur, 'priceFeeds.eur') } : {}),
+    ...(raw.eurUsd ? { eurUsd: toAddress(raw.eurUsd, 'priceFeeds.eurUsd') } : {}),
   }
 }

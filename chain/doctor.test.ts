@@ -225,6 +225,7 @@ function mainnetContracts(
     },
     [MAINNET.firewall!]: { from: 15_676_394n, code: runtimeCodeOf('mainnet', 'Firewall') },
     [MAINNET.priceFeeds!.usd!]: { from: 10_606_501n, calls: feedCalls('ETH / USD', 312_345_678_901n) },
+    [MAINNET.priceFeeds!.eurUsd!]: { from: 10_606_501n, calls: feedCalls('EUR / USD', 108_700_000n) },
   }
   for (const [address, o] of Object.entries(overrides))
     base[address] = { ...base[address]!, ...o } as FakeContract
@@ -581,7 +582,7 @@ describe('checkPriceFeeds', () => {
   const FEED = '0x00000000000000000000000000000000000000fe' as Address
   const withFeeds = (feeds: { usd?: Address; eur?: Address }) => ({ ...MAINNET, priceFeeds: feeds })
 
-  test('behavior: a configured feed with code that answers as ETH / USD is ok, with its price and round; a currency without a feed is a warning naming it and the chain', async () => {
+  test('behavior: a configured feed with code that answers as ETH / USD is ok, with its price and round; EUR on mainnet is its EUR / USD feed (ETH/EUR derived); a currency without a feed is a warning naming it and the chain', async () => {
     const [usd, eur] = await checkPriceFeeds(fakeNode({ contracts: mainnetContracts() }), 1, MAINNET)
     expect(usd).toMatchObject({
       check: 'price_feed_usd',
@@ -589,6 +590,15 @@ describe('checkPriceFeeds', () => {
       message: `ETH / USD price feed ${MAINNET.priceFeeds!.usd}: 3123.45678901 (round 42, updated 2023-11-14 22:13:20 UTC)`,
     })
     expect(eur).toMatchObject({
+      check: 'price_feed_eur',
+      status: 'ok',
+      message: `EUR / USD price feed ${MAINNET.priceFeeds!.eurUsd}: 1.087 (round 42, updated 2023-11-14 22:13:20 UTC)`,
+    })
+    const [, noEur] = await checkPriceFeeds(fakeNode({ contracts: mainnetContracts() }), 1, {
+      ...MAINNET,
+      priceFeeds: { usd: MAINNET.priceFeeds!.usd! },
+    })
+    expect(noEur).toMatchObject({
       check: 'price_feed_eur',
       status: 'warn',
       message:
@@ -681,7 +691,7 @@ describe('runDoctorChecks', () => {
       'ok start_blocks',
       'ok latest_report',
       'ok price_feed_usd',
-      'warn price_feed_eur',
+      'ok price_feed_eur',
     ])
   })
 

@@ -19,7 +19,7 @@ import type { ChainClient } from './client.ts'
 import { type CodeIdentity, codeName, identifyCode } from './code-hashes.ts'
 import { AllowlistWriteRefusedError } from './errors.ts'
 import { createLogFetcher } from './log-fetcher.ts'
-import { aggregatorV3Abi, CURRENCIES, type Currency, feedDescription } from './price-feeds.ts'
+import { aggregatorV3Abi, CURRENCIES, type Currency, feedSourceOf } from './price-feeds.ts'
 import { revertReasonOf } from './revert-reasons.ts'
 import { shortMessage } from './rpc-values.ts'
 import {
@@ -526,8 +526,8 @@ async function checkPriceFeed(
   currency: Currency,
 ): Promise<CheckResult> {
   const check = `price_feed_${currency}`
-  const pair = feedDescription(currency)
-  const feed = contracts.priceFeeds?.[currency]
+  // EUR without an ETH / EUR feed: the EUR / USD feed ETH/EUR is derived from
+  const { feed, description: pair } = feedSourceOf(contracts.priceFeeds, currency)
   if (!feed) {
     return result(
       check,

@@ -1,6 +1,8 @@
 /**
  * ETH prices from Chainlink-shaped price feeds (AggregatorV3Interface), read at a report's block: the ETH/USD
- * and ETH/EUR answers stored beside every oracle report. A feed that is not configured, has no code yet,
+ * and ETH/EUR answers stored beside every oracle report. ETH/EUR comes from a direct ETH / EUR feed or, where
+ * none exists (mainnet), from the ETH / USD and EUR / USD rounds at the block (both returned: the division is
+ * the engine's `derivedPrice`, done where the rows are made). A feed that is not configured, has no code yet,
  * reverts or answers a non-positive price is a missing price with its reason; an RPC or transport failure is
  * not (it is thrown, for the caller to retry).
  */
@@ -47,6 +49,9 @@ export function feedDescription(currency: Currency): string {
   return `ETH / ${currency.toUpperCase()}`
 }
 
+/** The `description()` of a EUR / USD feed (EUR's price in USD), the feed ETH/EUR is derived from. */
+export const EUR_USD_DESCRIPTION = 'EUR / USD'
+
 /** A feed's answer at a block: the latest round, its price (`answer` / 10^`decimals`) and when it was set. */
 export interface FeedPrice {
   feed: Address
@@ -66,8 +71,30 @@ export interface MissingPrice {
 /** The price of one currency at a block: an answer, or a missing price with its reason. */
 export type PriceRead = FeedPrice | MissingPrice
 
-/** The ETH price in every currency at one block. */
-export type PriceReads = Record<Currency, PriceRead>
+/**
+ * ETH/EUR where no ETH / EUR feed is configured: the two rounds at the block it is derived from, ETH / USD
+ * (`eth_usd`, the same read as the USD price) and EUR / USD (`eur_usd`); ETH/EUR = ETH/USD / EUR/USD.
+ */
+export interface DerivedRounds {
+  eth_usd: FeedPrice
+  eur_usd: FeedPrice
+}
+
+/** The ETH price in every currency at one block (EUR as an answer, the rounds to derive it from, or missing). */
+export interface PriceReads {
+  usd: PriceRead
+  eur: PriceRead | DerivedRounds
+}
+
+/**
+ * Whether a EUR read is the two rounds ETH/EUR is derived from.
+ *
+ * @example
+ * if (isDerived(reads.eur)) derivedPrice(reads.eur.eth_usd, reads.eur.eur_usd)
+ */
+export function isDerived(read: PriceRead | DerivedRounds): read is DerivedRounds {
+  return 'eur_usd' in read
+}
 
 /**
  * Whether a price read holds an answer.
@@ -75,26 +102,51 @@ export type PriceReads = Record<Currency, PriceRead>
  * @example
  * if (hasPrice(reads.usd)) reads.usd.answer // 350012345678n
  */
-export function hasPrice(read: PriceRead): read is FeedPrice {
+export function hasPrice(read: PriceRead | DerivedRounds): read is FeedPrice {
   return 'answer' in read
 }
 
 const FUNCTIONS = ['latestRoundData', 'decimals', 'description'] as const
 
+/** The feed read for a currency: its ETH feed, or for EUR without one the EUR / USD feed (`derived`). */
+export interface FeedSource {
+  currency: Currency
+  feed: Address | undefined
+  /** the `description()` the feed must answer ("ETH / USD", "ETH / EUR" or "EUR / USD") */
+  description: string
+  /** true: the EUR / USD feed ETH/EUR is derived from (with the ETH / USD feed) */
+  derived: boolean
+}
+
+/**
+ * The feed read for `currency` (a direct ETH / EUR feed wins: toContracts refuses both).
+ *
+ * @example
+ * feedSourceOf(contractsFor('mainnet').priceFeeds, 'eur') // { currency: 'eur', feed: '0xb49f…', description: 'EUR / USD', derived: true }
+ */
+export function feedSourceOf(feeds: PriceFeeds | undefined, currency: Currency): FeedSource {
+  return currency === 'eur' && !feeds?.eur && feeds?.eurUsd
+    ? { currency, feed: feeds.eurUsd, description: EUR_USD_DESCRIPTION, derived: true }
+    : { currency, feed: feeds?.[currency], description: feedDescription(currency), derived: false }
+}
+
+/** The feed of each currency, in `CURRENCIES` order. */
+function sourcesOf(feeds: PriceFeeds | undefined): FeedSource[] {
+  return CURRENCIES.map((currency) => feedSourceOf(feeds, currency))
+}
+
 /**
  * The view calls of `priceReadsFrom`, to put into a multicall at the block to read (three per configured
- * feed: latestRoundData, decimals, description, in `CURRENCIES` order).
+ * feed: latestRoundData, decimals, description, in `CURRENCIES` order; for EUR, the EUR / USD feed when no
+ * ETH / EUR feed is configured).
  *
  * @example
  * const outcomes = await readAllAtBlock(client, [...riverCalls, ...priceFeedCalls(feeds)], block)
  */
 export function priceFeedCalls(feeds: PriceFeeds | undefined): ViewCall[] {
-  return CURRENCIES.flatMap((currency) => {
-    const feed = feeds?.[currency]
-    return feed
-      ? FUNCTIONS.map((functionName) => ({ address: feed, abi: aggregatorV3Abi, functionName }))
-      : []
-  })
+  return sourcesOf(feeds).flatMap(({ feed }) =>
+    feed ? FUNCTIONS.map((functionName) => ({ address: feed, abi: aggregatorV3Abi, functionName })) : [],
+  )
 }
 
 /** Why a failed call is a missing price, or undefined when it is an RPC failure (to be thrown). */
@@ -135,12 +187,15 @@ function revertText(error: Error): string {
  * The prices at `blockNumber` from the outcomes of `priceFeedCalls(feeds)` (in its order) read at that block.
  * Missing, with the reason: no feed configured for the currency, a feed without code at the block (its address
  * is checked with one `eth_getCode`, only when a call answered no data), a revert, an answer that does not
- * decode, a description other than `feedDescription(currency)`, a non-positive answer. An RPC failure in the
- * outcomes is thrown.
+ * decode, a description other than the pair's ("ETH / USD", "ETH / EUR", "EUR / USD"), a non-positive answer.
+ * With a EUR / USD feed instead of an ETH / EUR one, EUR is the two rounds (`DerivedRounds`), or missing when
+ * either is, its reason naming which ("the EUR/USD price is missing (ETH/EUR is derived from ETH/USD and
+ * EUR/USD): the feed reverted at block …"). An RPC failure in the outcomes is thrown.
  *
  * @example
  * const reads = await priceReadsFrom(client, 1, feeds, outcomes, 21_000_000n)
  * reads.usd // { feed: '0x5f4e…', round_id: 1107…n, answer: 350012345678n, decimals: 8, price_time: 2024-10-… }
+ * reads.eur // { eth_usd: reads.usd, eur_usd: { feed: '0xb49f…', round_id: …, answer: 108700000n, decimals: 8, … } }
  */
 export async function priceReadsFrom(
   client: ChainClient,
@@ -149,32 +204,48 @@ export async function priceReadsFrom(
   outcomes: readonly ViewOutcome[],
   blockNumber: bigint,
 ): Promise<PriceReads> {
-  const reads = {} as PriceReads
+  const read = {} as Record<Currency, PriceRead>
   let position = 0
-  for (const currency of CURRENCIES) {
-    const feed = feeds?.[currency]
-    const pair = feedDescription(currency).replaceAll(' ', '')
+  for (const { currency, feed, description } of sourcesOf(feeds)) {
+    const pair = description.replaceAll(' ', '')
     if (!feed) {
-      reads[currency] = { feed: null, missing_reason: `no ${pair} feed is configured for chain ${chainId}` }
+      read[currency] = { feed: null, missing_reason: `no ${pair} feed is configured for chain ${chainId}` }
       continue
     }
     const mine = outcomes.slice(position, position + FUNCTIONS.length)
     position += FUNCTIONS.length
     if (mine.length !== FUNCTIONS.length) throw new Error(`priceReadsFrom: no outcomes for the ${pair} feed`)
-    reads[currency] = await priceOf(
+    read[currency] = await priceOf(
       client,
-      currency,
+      description,
       feed,
       mine as [ViewOutcome, ViewOutcome, ViewOutcome],
       blockNumber,
     )
   }
-  return reads
+  if (!sourcesOf(feeds).some((source) => source.derived)) return read
+  return { usd: read.usd, eur: derivedRead(read.usd, read.eur) }
+}
+
+/** ETH/EUR from the ETH / USD and EUR / USD reads: both rounds, or missing naming the one that is. */
+function derivedRead(ethUsd: PriceRead, eurUsd: PriceRead): DerivedRounds | MissingPrice {
+  const how = '(ETH/EUR is derived from ETH/USD and EUR/USD)'
+  if (!hasPrice(ethUsd))
+    return {
+      feed: ethUsd.feed,
+      missing_reason: `the ETH/USD price is missing ${how}: ${ethUsd.missing_reason}`,
+    }
+  if (!hasPrice(eurUsd))
+    return {
+      feed: eurUsd.feed,
+      missing_reason: `the EUR/USD price is missing ${how}: ${eurUsd.missing_reason}`,
+    }
+  return { eth_usd: ethUsd, eur_usd: eurUsd }
 }
 
 async function priceOf(
   client: ChainClient,
-  currency: Currency,
+  expected: string,
   feed: Address,
   [round, decimals, description]: [ViewOutcome, ViewOutcome, ViewOutcome],
   blockNumber: bigint,
@@ -200,7 +271,6 @@ async function priceOf(
     const reason = await failed(outcome)
     if (reason) return reason
   }
-  const expected = feedDescription(currency)
   const said = (description as { result: unknown }).result as string
   if (said.trim() !== expected) {
     return missing(`the feed describes itself as "${said}", not "${expected}" (block ${blockNumber})`)
@@ -226,7 +296,8 @@ async function priceOf(
 }
 
 /**
- * The ETH/USD and ETH/EUR prices of a chain's feeds at `blockNumber`: one multicall (needs an archive node for
+ * The ETH/USD and ETH/EUR prices (or the rounds ETH/EUR is derived from) of a chain's feeds at `blockNumber`:
+ * one multicall (needs an archive node for
  * old blocks), then `priceReadsFrom`. A feed not configured, without code, reverting or answering a
  * non-positive price is a missing price with its reason; an RPC failure (after retries) is thrown.
  *

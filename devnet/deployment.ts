@@ -53,7 +53,7 @@ export interface DevnetContracts {
   coverageFund: Address
   /** the ETH / USD PriceFeed (Chainlink-shaped, not a protocol contract; its owner is the admin) */
   usdPriceFeed: Address
-  /** the ETH / EUR PriceFeed */
+  /** the EUR / USD PriceFeed (EUR's price in USD: the devnet's ETH / EUR is derived from it and ETH / USD) */
   eurPriceFeed: Address
 }
 

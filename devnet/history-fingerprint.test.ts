@@ -10,8 +10,11 @@ import { startProtocolHistory } from './testing-history.ts'
  * agree (the test builds the history twice). Recorded afresh when the history moved from the devnet's imitation
  * contracts to the protocol's bytecode (other addresses, code, events and amounts throughout: the real River
  * mints a fee on the EL fees of the loss day, the reports are two members' votes, the keeper adds keys).
+ * Recorded again when the second price feed became EUR / USD instead of ETH / EUR: only that feed's answers,
+ * its AnswerUpdated logs and the state roots (so the block hashes) moved; every other log, the consensus facts
+ * and the ETH / USD path are the same.
  */
-const EXPECTED = '0377341278c9be3d92e742a88b708a1748856fa39d2cb58a70a5c4799cb7074c'
+const EXPECTED = 'b92431c4cb335801486bad10d76161a273891f80768034d9ee84b97898f43887'
 
 /** The fingerprint of the seeded 6-day history and its log count. */
 async function fingerprint(): Promise<{ digest: string; logCount: number }> {

@@ -121,10 +121,13 @@ export interface DevnetHandle {
   stop(): Promise<void>
 }
 
-/** The devnet's ETH price feeds (PriceFeed.sol, Chainlink-shaped), by currency. */
+/**
+ * The devnet's price feeds (PriceFeed.sol, Chainlink-shaped): ETH / USD, and EUR / USD from which the service
+ * derives ETH / EUR (chain/addresses.ts `PriceFeeds`).
+ */
 export interface DevnetPriceFeeds {
   usd: Address
-  eur: Address
+  eurUsd: Address
 }
 
 /** The content of `$DATA_DIR/devnet.json`. */
@@ -137,8 +140,11 @@ export interface DevnetFile {
     allowlist: Address
     oracle: Address
     operatorsRegistry: Address
-    /** the devnet's ETH / USD and ETH / EUR PriceFeeds (absent from a devnet.json written before them) */
-    priceFeeds?: DevnetPriceFeeds
+    /**
+     * the devnet's ETH / USD and EUR / USD PriceFeeds (absent from a devnet.json written before them; one
+     * written before EUR / USD names an ETH / EUR feed as `eur`, still read as such)
+     */
+    priceFeeds?: DevnetPriceFeeds | { usd: Address; eur: Address }
   }
   allower: { address: Address; private_key: Hex }
   /** the AllowlistFirewall (the Allowlist's allower; `allower` is its executor) */
@@ -270,7 +276,7 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
     })
     const allower = devAccount('allower')
     const { river, redeemManager, allowlist, oracle, operatorsRegistry } = deployment.contracts
-    const priceFeeds = { usd: deployment.contracts.usdPriceFeed, eur: deployment.contracts.eurPriceFeed }
+    const priceFeeds = { usd: deployment.contracts.usdPriceFeed, eurUsd: deployment.contracts.eurPriceFeed }
     const contracts = { river, redeemManager, allowlist, oracle, operatorsRegistry, priceFeeds }
     const reportSecond = timeline.reportSecondOfDay
     const file: DevnetFile = {

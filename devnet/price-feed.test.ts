@@ -81,6 +81,17 @@ describe('PriceFeed (devnet)', () => {
       ])
     })
 
+    test("behavior: the second feed is EUR / USD with 8 decimals, as Chainlink's on mainnet (no ETH / EUR feed: it is derived)", async () => {
+      const eurUsd = (functionName: 'decimals' | 'description') =>
+        chain.publicClient.readContract({
+          address: chain.deployment.contracts.eurPriceFeed,
+          abi: aggregatorV3Abi,
+          functionName,
+        })
+      expect(await eurUsd('description')).toBe('EUR / USD')
+      expect(await eurUsd('decimals')).toBe(8)
+    })
+
     test('behavior: only the owner (the admin) sets answers', async () => {
       await expect(chain.mine([update(chain.deployment.roles.keeper, 1n)])).rejects.toThrow(DevnetTxError)
       await expect(chain.mine([update(chain.deployment.roles.keeper, 1n)])).rejects.toThrow(/Unauthorized/)

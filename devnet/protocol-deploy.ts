@@ -109,14 +109,17 @@ export async function deployProtocolDevnet(
   }
 }
 
-/** The ETH / USD and ETH / EUR PriceFeeds (the devnet's own contract), at the admin's nonces from `nonce`. */
+/**
+ * The ETH / USD and EUR / USD PriceFeeds (the devnet's own contract), at the admin's nonces from `nonce`: no
+ * ETH / EUR feed, as on mainnet (the service derives ETH / EUR from the two).
+ */
 function priceFeedCreations(
   artifacts: Artifacts,
   admin: Address,
   nonce: number,
 ): { tx: TxRequest; address: Address }[] {
   const feed = artifacts.contracts.PriceFeed
-  return ['ETH / USD', 'ETH / EUR'].map((description, i) => ({
+  return ['ETH / USD', 'EUR / USD'].map((description, i) => ({
     tx: {
       from: admin,
       to: null,

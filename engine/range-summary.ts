@@ -1,7 +1,8 @@
 import type { WalletAmounts } from './account-record.ts'
 import { zeroWalletAmounts } from './account-record.ts'
 import { InvalidInputError } from './errors.ts'
-import { CUMULATIVE_FIELDS } from './wallet-record.ts'
+import { kindOf } from './field-kinds.ts'
+import { WALLET_AMOUNT_FIELDS } from './wallet-record.ts'
 
 /**
  * Totals of a wallet or an account over a range of reports (the reward summaries): what the range adds up
@@ -9,9 +10,10 @@ import { CUMULATIVE_FIELDS } from './wallet-record.ts'
  */
 
 /**
- * Summarizes consecutive daily amounts (oldest first) of one wallet or account:
- * - every period amount (`rewards_eth`, `fees_eth`, `mints_lseth`, ...) = its sum over the range;
- * - `balance_lseth`, `balance_eth` and every cumulative `total_*` = the value at the last report of the range.
+ * Summarizes consecutive daily amounts (oldest first) of one wallet or account by the stock/flow rule
+ * (field-kinds.ts; the summaries' opening values and rates: rollup.ts):
+ * - every flow (`rewards_eth`, `fees_eth`, `mints_lseth`, ...) = its sum over the range;
+ * - every stock (`balance_lseth`, `balance_eth`, each running `total_*`) = its value at the last report.
  * So `total_X(last) - total_X(first) + X(first)` equals the range's X whenever the range has no gap.
  *
  * @example
@@ -23,11 +25,9 @@ export function summarizeRange(days: readonly WalletAmounts[]): WalletAmounts {
   if (last === undefined)
     throw new InvalidInputError('a range summary needs at least one report', { details: {} })
   const out = zeroWalletAmounts()
-  for (const day of days) {
-    for (const [period] of CUMULATIVE_FIELDS) out[period] += day[period]
+  for (const field of WALLET_AMOUNT_FIELDS) {
+    if (kindOf(field) === 'stock') out[field] = last[field]
+    else for (const day of days) out[field] += day[field]
   }
-  out.balance_lseth = last.balance_lseth
-  out.balance_eth = last.balance_eth
-  for (const [, total] of CUMULATIVE_FIELDS) out[total] = last[total]
   return out
 }

@@ -288,8 +288,9 @@ export function prepareReport(report: ReportInput): ReportContext {
   const grossStep = lift > 0n ? netStep : { num: Um * Sp - Up * S0, den: S0 * Sp }
   // fee step = Um/S0 - U/S = (Um S - U S0) / (S0 S); with a lift (or no mint) the fee is 0
   const feeStep = { num: lift < 0n ? -lift : 0n, den: S0 * S }
-  // the base of the rates and rebates: gross, or fees / g when River charged more than the pool gained
-  const base = reportFeeBase(grossStep, feeStep, bps)
+  // the base of the rates and rebates: gross, or fees / g when River charged more than the pool gained; the
+  // ratio fee / base is g when the fee is g x gross to the chain's roundings (the pool at the mint: Um / S0)
+  const base = reportFeeBase(grossStep, feeStep, bps, { underlying: Um, supply: S0 })
   return {
     oracle_report: report.oracle_report,
     timestamp: report.timestamp,

@@ -141,6 +141,8 @@ describe('date and range parameters of the OpenAPI document at their edges', () 
       'GET /eth/v1/rewards/accounts/{idOrKey}/summary': { path: { idOrKey: seeded.accountKey } },
       'GET /eth/v0/rewards/wallets/{idOrKey}/summary': { path: { idOrKey: address } },
       'GET /eth/v0/rewards/accounts/{idOrKey}/summary': { path: { idOrKey: seeded.accountKey } },
+      'GET /eth/v1/rewards/organization/summary': {},
+      'GET /eth/v0/rewards/organization/summary': { query: { group_by: 'month' } },
       'GET /eth/v1/platforms/{date}': {},
       'GET /eth/v1/originators/{date}': {},
       'GET /eth/v1/operators/{date}': {},
@@ -149,6 +151,7 @@ describe('date and range parameters of the OpenAPI document at their edges', () 
       'GET /eth/v0/protocol/{date}': {},
       'GET /v1/reports/{date}/versions': {},
       'GET /v1/admin/days': {},
+      'POST /v1/admin/backfill': { body: {} },
     }
     const keys = dated.map((op) => `${op.method} ${op.path}`)
     expect(

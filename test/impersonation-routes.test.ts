@@ -54,11 +54,13 @@ const HONOURED = [
   'POST /eth/v1/rewards/wallets',
   'GET /eth/v1/rewards/accounts/{idOrKey}/summary',
   'GET /eth/v1/rewards/wallets/{idOrKey}/summary',
+  'GET /eth/v1/rewards/organization/summary',
   'GET /eth/v1/platforms/{date}',
   'GET /eth/v1/originators/{date}',
   'POST /eth/v0/rewards/accounts',
   'GET /eth/v0/rewards/accounts/{idOrKey}/summary',
   'GET /eth/v0/rewards/wallets/{idOrKey}/summary',
+  'GET /eth/v0/rewards/organization/summary',
   'GET /eth/v0/platforms/{date}',
   'POST /v1/webhooks',
   'GET /v1/webhooks',
@@ -304,6 +306,9 @@ describe.runIf(pgOk)('Impersonate-Org on every route of the OpenAPI document', (
       'GET /eth/v1/rewards/wallets/{idOrKey}/summary': async () => ({
         url: `/eth/v1/rewards/wallets/${ownAddress}/summary?to=${date}`,
       }),
+      'GET /eth/v1/rewards/organization/summary': async () => ({
+        url: `/eth/v1/rewards/organization/summary?to=${date}`,
+      }),
       'GET /eth/v1/platforms/{date}': async () => ({ url: `/eth/v1/platforms/${date}` }),
       'GET /eth/v1/originators/{date}': async () => ({ url: `/eth/v1/originators/${date}` }),
       'POST /eth/v0/rewards/accounts': async () => ({
@@ -315,6 +320,9 @@ describe.runIf(pgOk)('Impersonate-Org on every route of the OpenAPI document', (
       }),
       'GET /eth/v0/rewards/wallets/{idOrKey}/summary': async () => ({
         url: `/eth/v0/rewards/wallets/${wallet.id}/summary?to=${date}`,
+      }),
+      'GET /eth/v0/rewards/organization/summary': async () => ({
+        url: `/eth/v0/rewards/organization/summary?to=${date}&group_by=month`,
       }),
       'GET /eth/v0/platforms/{date}': async () => ({ url: `/eth/v0/platforms/${date}` }),
       'POST /v1/webhooks': async () => {

@@ -327,6 +327,12 @@ describe('the served OpenAPI document, walked over HTTP', () => {
         'GET /eth/v0/rewards/wallets/{idOrKey}/summary': async () => ({
           url: `/eth/v0/rewards/wallets/${wallet.id}/summary?from=${first}`,
         }),
+        'GET /eth/v1/rewards/organization/summary': async () => ({
+          url: `/eth/v1/rewards/organization/summary?from=${first}&to=${last}&group_by=month&currency=usd`,
+        }),
+        'GET /eth/v0/rewards/organization/summary': async () => ({
+          url: `/eth/v0/rewards/organization/summary?to=${last}&unit=eth`,
+        }),
         'GET /eth/v1/platforms/{date}': async () => ({
           url: `/eth/v1/platforms/${last}`,
           headers: { 'impersonate-org': orgRow.id },
@@ -338,6 +344,11 @@ describe('the served OpenAPI document, walked over HTTP', () => {
         'GET /eth/v0/protocol/{date}': async () => ({ url: `/eth/v0/protocol/${last}?currency=usd` }),
         'GET /v1/reports/{date}/versions': async () => ({ url: `/v1/reports/${last}/versions` }),
         'GET /v1/admin/days': async () => ({ url: `/v1/admin/days?from=${first}&to=${last}` }),
+        // without recompute: the computed days stay as they are for the operations walked after it
+        'POST /v1/admin/backfill': async () => ({
+          url: '/v1/admin/backfill',
+          body: { from: first, to: last },
+        }),
         'POST /v1/webhooks': async () => ({
           url: '/v1/webhooks',
           body: { url: 'https://93.184.215.14/hook', events: ['day.finalized'] },

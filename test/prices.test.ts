@@ -3,13 +3,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { toContracts } from '../chain/addresses.ts'
 import { type ChainClient, createChainClient } from '../chain/client.ts'
 import { createLogFetcher } from '../chain/log-fetcher.ts'
-import { aggregatorV3Abi, readPriceFeeds } from '../chain/price-feeds.ts'
+import { aggregatorV3Abi } from '../chain/price-feeds.ts'
 import { setupFromDevnet } from '../cli/chain-setup.ts'
 import { createLogger } from '../common/logger.ts'
 import type { DbHandle } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
 import { devnetPriceFeedAbi } from '../devnet/abi.ts'
 import { startTestChain, type TestChain } from '../devnet/testing.ts'
+import { derivedPrice } from '../engine/cross-price.ts'
 import { createFollower } from '../jobs/follower/index.ts'
 import { devnetFollower } from './helpers/chain.ts'
 import { SHORT_VERSIONED_HISTORY, startTestDevnet, type TestDevnet } from './helpers/devnet.ts'
@@ -31,6 +32,14 @@ interface StoredRow {
   decimals: number | null
   price_time: Date | null
   missing_reason: string | null
+  derived: boolean
+  eth_usd_answer: string | null
+  eth_usd_decimals: number | null
+  eur_usd_feed: string | null
+  eur_usd_round_id: string | null
+  eur_usd_answer: string | null
+  eur_usd_decimals: number | null
+  eur_usd_time: Date | null
 }
 
 /** Every stored price row of a database, by report and currency. */
@@ -48,7 +57,10 @@ describe.runIf(pgOk)('ETH prices beside the reports (devnet, Postgres)', () => {
     return dbh
   }
   /** A follower of the devnet whose price feeds are `priceFeeds` instead of the deployment's. */
-  const followerWithFeeds = (dbh: DbHandle, priceFeeds: { usd?: string; eur?: string } | undefined) => {
+  const followerWithFeeds = (
+    dbh: DbHandle,
+    priceFeeds: { usd?: string; eur?: string; eurUsd?: string } | undefined,
+  ) => {
     const { priceFeeds: _deployed, ...contracts } = devnet.contracts
     return createFollower({
       db: dbh.db,
@@ -83,13 +95,18 @@ describe.runIf(pgOk)('ETH prices beside the reports (devnet, Postgres)', () => {
     for (const h of handles) await h.close()
   })
 
-  test('behavior: every stored report has a usd and an eur row equal to latestRoundData read at its block; before the first price, a missing price with the revert', async () => {
-    const dbh = await freshDb()
+  test("behavior: the devnet's configuration names its ETH / USD and EUR / USD feeds (no ETH / EUR feed: EUR is derived)", () => {
+    const { usdPriceFeed, eurPriceFeed } = devnet.simulator.deployment.contracts
     expect(setupFromDevnet(devnet).contracts.priceFeeds).toEqual({
-      usd: devnet.contracts.priceFeeds.usd.toLowerCase(),
-      eur: devnet.contracts.priceFeeds.eur.toLowerCase(),
+      usd: usdPriceFeed.toLowerCase(),
+      eurUsd: eurPriceFeed.toLowerCase(),
     })
-    await devnetFollower(dbh.db, devnet).syncOnce()
+  })
+
+  test('behavior: every stored report has a usd row equal to ETH / USD latestRoundData at its block and an eur row derived from it and EUR / USD, both rounds stored; before the first price, a missing price with the revert', async () => {
+    const dbh = await freshDb()
+    const { usdPriceFeed, eurPriceFeed } = devnet.simulator.deployment.contracts
+    await followerWithFeeds(dbh, { usd: usdPriceFeed, eurUsd: eurPriceFeed }).syncOnce()
     const repos = createRepos(dbh.db)
     const reports = await repos.chain.oracleReports(devnet.chainId)
     const simulated = devnet.simulator.state().reports
@@ -97,63 +114,94 @@ describe.runIf(pgOk)('ETH prices beside the reports (devnet, Postgres)', () => {
     expect(new Set(reports.map((r) => r.report_shape))).toEqual(new Set(['legacy', 'v1']))
     const rows = await storedPrices(dbh)
     expect(rows.length).toBe(2 * DAYS)
+    /** The independent reads: a feed itself, at the report's block. */
+    const roundAt = (address: Address, blockNumber: bigint) =>
+      client.readContract({ address, abi: aggregatorV3Abi, functionName: 'latestRoundData', blockNumber })
+    const decimalsAt = (address: Address, blockNumber: bigint) =>
+      client.readContract({ address, abi: aggregatorV3Abi, functionName: 'decimals', blockNumber })
 
     for (const [i, report] of reports.entries()) {
       const block = BigInt(report.block_number)
       const sim = simulated[i]!
-      for (const currency of ['usd', 'eur'] as const) {
-        const feed = devnet.contracts.priceFeeds[currency] as Address
-        const row = rows.find(
+      const rowOf = (currency: 'usd' | 'eur') =>
+        rows.find(
           (r) =>
             r.block_number === report.block_number &&
             r.log_index === report.log_index &&
             r.currency === currency,
         )
-        expect(row, `${currency} row of the report at block ${block}`).toBeDefined()
-        expect(row!.feed).toBe(feed.toLowerCase())
-        // the independent read: the feed itself, at the report's block
-        const read = client.readContract({
-          address: feed,
-          abi: aggregatorV3Abi,
-          functionName: 'latestRoundData',
-          blockNumber: block,
+      const usd = rowOf('usd')
+      const eur = rowOf('eur')
+      expect(usd, `usd row of the report at block ${block}`).toBeDefined()
+      expect(eur, `eur row of the report at block ${block}`).toBeDefined()
+      expect(usd!.feed).toBe(usdPriceFeed.toLowerCase())
+      expect(usd!.derived).toBe(false)
+      if (i < PRICES_FROM_DAY) {
+        await expect(roundAt(usdPriceFeed, block)).rejects.toThrow(/No data present/)
+        await expect(roundAt(eurPriceFeed, block)).rejects.toThrow(/No data present/)
+        expect(usd).toMatchObject({
+          answer: null,
+          round_id: null,
+          decimals: null,
+          price_time: null,
+          missing_reason: `the feed reverted at block ${block}: No data present`,
         })
-        if (i < PRICES_FROM_DAY) {
-          await expect(read).rejects.toThrow(/No data present/)
-          expect(row).toMatchObject({
-            answer: null,
-            round_id: null,
-            decimals: null,
-            price_time: null,
-            missing_reason: `the feed reverted at block ${block}: No data present`,
-          })
-          expect(sim.prices).toBeUndefined()
-          continue
-        }
-        const [roundId, answer, , updatedAt] = await read
-        const decimals = await client.readContract({
-          address: feed,
-          abi: aggregatorV3Abi,
-          functionName: 'decimals',
-          blockNumber: block,
+        // ETH / USD is read first: the reason names it
+        expect(eur).toMatchObject({
+          feed: usdPriceFeed.toLowerCase(),
+          answer: null,
+          derived: false,
+          eur_usd_feed: null,
+          missing_reason: `the ETH/USD price is missing (ETH/EUR is derived from ETH/USD and EUR/USD): the feed reverted at block ${block}: No data present`,
         })
-        expect(row).toMatchObject({
-          round_id: roundId.toString(),
-          answer: answer.toString(),
-          decimals,
-          missing_reason: null,
-        })
-        expect(row!.price_time!.getTime()).toBe(Number(updatedAt) * 1000)
-        // the day's price, set in a block of its own just before the report's
-        expect(answer).toBe(sim.prices![currency])
-        expect(roundId).toBe(BigInt(i - PRICES_FROM_DAY + 1))
-        expect(Number(updatedAt)).toBeLessThan(Number(sim.timestamp))
-        expect(Number(updatedAt)).toBeGreaterThan(Number(sim.timestamp) - 3600)
+        expect(sim.prices).toBeUndefined()
+        continue
       }
+      const [roundId, answer, , updatedAt] = await roundAt(usdPriceFeed, block)
+      const [eurRoundId, eurAnswer, , eurUpdatedAt] = await roundAt(eurPriceFeed, block)
+      const decimals = await decimalsAt(usdPriceFeed, block)
+      const eurDecimals = await decimalsAt(eurPriceFeed, block)
+      expect(usd).toMatchObject({
+        round_id: roundId.toString(),
+        answer: answer.toString(),
+        decimals,
+        missing_reason: null,
+        eth_usd_answer: null,
+        eur_usd_feed: null,
+      })
+      expect(usd!.price_time!.getTime()).toBe(Number(updatedAt) * 1000)
+      // ETH / EUR = ETH / USD / EUR / USD at 18 decimals, half-even, with both rounds stored
+      const quotient = derivedPrice({ answer, decimals }, { answer: eurAnswer, decimals: eurDecimals })
+      expect(eur).toMatchObject({
+        feed: usdPriceFeed.toLowerCase(),
+        round_id: roundId.toString(),
+        answer: quotient.answer.toString(),
+        decimals: 18,
+        missing_reason: null,
+        derived: true,
+        eth_usd_answer: answer.toString(),
+        eth_usd_decimals: decimals,
+        eur_usd_feed: eurPriceFeed.toLowerCase(),
+        eur_usd_round_id: eurRoundId.toString(),
+        eur_usd_answer: eurAnswer.toString(),
+        eur_usd_decimals: 8,
+      })
+      expect(eur!.price_time!.getTime()).toBe(Number(updatedAt) * 1000)
+      expect(eur!.eur_usd_time!.getTime()).toBe(Number(eurUpdatedAt) * 1000)
+      // the day's prices, set in a block of their own just before the report's
+      expect(answer).toBe(sim.prices!.usd)
+      expect(eurAnswer).toBe(sim.prices!.eurUsd)
+      expect(roundId).toBe(BigInt(i - PRICES_FROM_DAY + 1))
+      expect(eurRoundId).toBe(roundId)
+      expect(Number(updatedAt)).toBeLessThan(Number(sim.timestamp))
+      expect(Number(updatedAt)).toBeGreaterThan(Number(sim.timestamp) - 3600)
+      // a EUR price, not a USD one: ETH / EUR = ETH / USD / ~1.09
+      expect(quotient.answer * eurAnswer).toBeLessThanOrEqual(answer * 10n ** 18n + eurAnswer)
+      expect(quotient.answer).toBeLessThan(answer * 10n ** 10n)
     }
     // the walk moves: not one price repeated over the days
-    const usd = rows.filter((r) => r.currency === 'usd' && r.answer !== null).map((r) => r.answer)
-    expect(new Set(usd).size).toBe(DAYS - PRICES_FROM_DAY)
+    const usdAnswers = rows.filter((r) => r.currency === 'usd' && r.answer !== null).map((r) => r.answer)
+    expect(new Set(usdAnswers).size).toBe(DAYS - PRICES_FROM_DAY)
 
     // the repository's reads: by report, and by day (report_epoch), one query each
     const byReport = await repos.prices.pricesOfReports(
@@ -163,8 +211,20 @@ describe.runIf(pgOk)('ETH prices beside the reports (devnet, Postgres)', () => {
     expect(byReport.size).toBe(DAYS)
     const last = reports.at(-1)!
     const lastPrices = byReport.get(`${last.block_number}:${last.log_index}`)!
-    expect(lastPrices.usd).toMatchObject({ answer: simulated.at(-1)!.prices!.usd, decimals: 8 })
-    expect(lastPrices.eur).toMatchObject({ answer: simulated.at(-1)!.prices!.eur, decimals: 8 })
+    const lastSim = simulated.at(-1)!.prices!
+    expect(lastPrices.usd).toMatchObject({ answer: lastSim.usd, decimals: 8 })
+    expect('derived_from' in lastPrices.usd).toBe(false)
+    const lastEur = lastPrices.eur
+    expect(lastEur).toMatchObject({
+      feed: usdPriceFeed.toLowerCase(),
+      answer: derivedPrice({ answer: lastSim.usd, decimals: 8 }, { answer: lastSim.eurUsd, decimals: 8 })
+        .answer,
+      decimals: 18,
+      derived_from: {
+        eth_usd: { feed: usdPriceFeed.toLowerCase(), answer: lastSim.usd, decimals: 8 },
+        eur_usd: { feed: eurPriceFeed.toLowerCase(), answer: lastSim.eurUsd, decimals: 8 },
+      },
+    })
     await repos.days.syncWithReports(devnet.chainId, BigInt(last.block_number))
     const days = await dbh.db('days').select('chain_id', 'report_epoch').orderBy('block_number')
     expect(days.length).toBe(DAYS)
@@ -172,7 +232,7 @@ describe.runIf(pgOk)('ETH prices beside the reports (devnet, Postgres)', () => {
     expect([...byDay.keys()].sort()).toEqual(days.map((d) => d.report_epoch).sort())
     const firstDay = byDay.get(days[0]!.report_epoch)!
     expect(firstDay.usd).toEqual({
-      feed: devnet.contracts.priceFeeds.usd.toLowerCase(),
+      feed: usdPriceFeed.toLowerCase(),
       missing_reason: `the feed reverted at block ${reports[0]!.block_number}: No data present`,
     })
     expect(byDay.get(days.at(-1)!.report_epoch)).toEqual(lastPrices)
@@ -197,21 +257,53 @@ describe.runIf(pgOk)('ETH prices beside the reports (devnet, Postgres)', () => {
       )
     }
 
-    // usd pointed at the ETH / EUR feed (a feed of another pair), eur at River (a contract without the calls)
+    // usd pointed at the EUR / USD feed (a feed of another pair), eur at River (a contract without the calls)
+    const { usdPriceFeed, eurPriceFeed } = devnet.simulator.deployment.contracts
     const wrong = await freshDb()
-    await followerWithFeeds(wrong, {
-      usd: devnet.contracts.priceFeeds.eur,
-      eur: devnet.contracts.river,
-    }).syncOnce()
+    await followerWithFeeds(wrong, { usd: eurPriceFeed, eur: devnet.contracts.river }).syncOnce()
     const wrongRows = await storedPrices(wrong)
     expect(wrongRows.length).toBe(2 * DAYS)
     for (const row of wrongRows) {
       expect(row.answer).toBeNull()
       if (row.currency === 'usd')
         expect(row.missing_reason).toBe(
-          `the feed describes itself as "ETH / EUR", not "ETH / USD" (block ${row.block_number})`,
+          `the feed describes itself as "EUR / USD", not "ETH / USD" (block ${row.block_number})`,
         )
       else expect(row.missing_reason).toMatch(new RegExp(`^the feed reverted at block ${row.block_number}: `))
+    }
+
+    // the EUR / USD feed configured as an ETH / EUR one: refused, never stored as ETH / EUR (a factor ~3,000 off)
+    const asDirect = await freshDb()
+    await followerWithFeeds(asDirect, { usd: usdPriceFeed, eur: eurPriceFeed }).syncOnce()
+    for (const row of (await storedPrices(asDirect)).filter((r) => r.currency === 'eur')) {
+      expect(row).toMatchObject({ answer: null, derived: false, feed: eurPriceFeed.toLowerCase() })
+      expect(row.missing_reason).toBe(
+        `the feed describes itself as "EUR / USD", not "ETH / EUR" (block ${row.block_number})`,
+      )
+    }
+
+    // derived, with eurUsd pointed at the ETH / USD feed, or without an ETH / USD feed: the reason names the pair
+    const crossWrong = await freshDb()
+    await followerWithFeeds(crossWrong, { usd: usdPriceFeed, eurUsd: usdPriceFeed }).syncOnce()
+    const crossRows = (await storedPrices(crossWrong)).filter((r) => r.currency === 'eur')
+    expect(crossRows.length).toBe(DAYS)
+    for (const row of crossRows) {
+      expect(row).toMatchObject({ answer: null, derived: false, feed: usdPriceFeed.toLowerCase() })
+      expect(row.missing_reason).toMatch(
+        /^the (ETH\/USD|EUR\/USD) price is missing \(ETH\/EUR is derived from ETH\/USD and EUR\/USD\): /,
+      )
+    }
+    // once ETH / USD answers, the EUR / USD side is the one named
+    expect(crossRows.at(-1)!.missing_reason).toBe(
+      `the EUR/USD price is missing (ETH/EUR is derived from ETH/USD and EUR/USD): the feed describes itself as "ETH / USD", not "EUR / USD" (block ${crossRows.at(-1)!.block_number})`,
+    )
+    const noUsd = await freshDb()
+    await followerWithFeeds(noUsd, { eurUsd: eurPriceFeed }).syncOnce()
+    for (const row of (await storedPrices(noUsd)).filter((r) => r.currency === 'eur')) {
+      expect(row).toMatchObject({ answer: null, derived: false, feed: null })
+      expect(row.missing_reason).toBe(
+        `the ETH/USD price is missing (ETH/EUR is derived from ETH/USD and EUR/USD): no ETH/USD feed is configured for chain ${devnet.chainId}`,
+      )
     }
   }, 120_000)
 
@@ -236,6 +328,37 @@ describe.runIf(pgOk)('ETH prices beside the reports (devnet, Postgres)', () => {
         missing_reason: 'both',
       }),
     ).rejects.toThrow(/report_prices_answer_check/)
+    // derived: only an eur row with an answer and both rounds; an underived row carries no round columns
+    const answered = {
+      ...key,
+      feed: '0x01',
+      round_id: '1',
+      answer: '5',
+      decimals: 18,
+      price_time: new Date(),
+      missing_reason: null,
+    }
+    const rounds = {
+      eth_usd_answer: '300000000000',
+      eth_usd_decimals: 8,
+      eur_usd_feed: '0x02',
+      eur_usd_round_id: '1',
+      eur_usd_answer: '108700000',
+      eur_usd_decimals: 8,
+      eur_usd_time: new Date(),
+    }
+    for (const bad of [
+      { ...answered, currency: 'usd', derived: true, ...rounds },
+      { ...answered, currency: 'eur', derived: true, ...rounds, eur_usd_feed: null },
+      { ...answered, currency: 'eur', derived: true, ...rounds, eur_usd_answer: '0' },
+      { ...answered, currency: 'eur', derived: false, ...rounds },
+      { ...key, currency: 'eur', feed: null, missing_reason: 'x', derived: true, ...rounds },
+    ]) {
+      await expect(dbh.db('report_prices').insert(bad)).rejects.toThrow(
+        /report_prices_(derived|answer)_check/,
+      )
+    }
+    await dbh.db('report_prices').insert({ ...answered, currency: 'eur', derived: true, ...rounds })
     // and a price without its report: the foreign key
     await expect(
       dbh
@@ -243,100 +366,6 @@ describe.runIf(pgOk)('ETH prices beside the reports (devnet, Postgres)', () => {
         .insert({ ...key, log_index: 999, currency: 'usd', feed: null, missing_reason: 'x' }),
     ).rejects.toThrow(/foreign key/)
   }, 120_000)
-})
-
-describe('readPriceFeeds (a devnet chain driven by hand)', () => {
-  let chain: TestChain
-  let client: ChainClient
-  const feeds = () => ({
-    usd: chain.deployment.contracts.usdPriceFeed.toLowerCase() as never,
-    eur: chain.deployment.contracts.eurPriceFeed.toLowerCase() as never,
-  })
-  const update = (to: Address, answer: bigint) => ({
-    from: chain.deployment.roles.admin,
-    to,
-    data: encodeFunctionData({ abi: devnetPriceFeedAbi, functionName: 'updateAnswer', args: [answer] }),
-    gas: 300_000n,
-    label: `updateAnswer ${answer}`,
-  })
-
-  beforeAll(async () => {
-    chain = await startTestChain()
-    client = createChainClient({ rpcUrl: chain.anvil.rpcUrl })
-  }, 60_000)
-  afterAll(async () => {
-    await chain?.stop()
-  })
-
-  test('behavior: before the feeds are deployed, no code; deployed without a round, the revert; after an update, the answer', async () => {
-    const deployBlock = chain.deployment.deployBlock
-    expect(await readPriceFeeds(client, 31337, feeds(), deployBlock - 1n)).toEqual({
-      usd: {
-        feed: feeds().usd,
-        missing_reason: `the feed has no code at block ${deployBlock - 1n} (deployed later)`,
-      },
-      eur: {
-        feed: feeds().eur,
-        missing_reason: `the feed has no code at block ${deployBlock - 1n} (deployed later)`,
-      },
-    })
-    expect((await readPriceFeeds(client, 31337, feeds(), deployBlock)).usd).toEqual({
-      feed: feeds().usd,
-      missing_reason: `the feed reverted at block ${deployBlock}: No data present`,
-    })
-    const block = await chain.mine([
-      update(chain.deployment.contracts.usdPriceFeed, 312_345_678_901n),
-      update(chain.deployment.contracts.eurPriceFeed, 287_358_024_589n),
-    ])
-    expect(await readPriceFeeds(client, 31337, feeds(), block.number)).toEqual({
-      usd: {
-        feed: feeds().usd,
-        round_id: 1n,
-        answer: 312_345_678_901n,
-        decimals: 8,
-        price_time: new Date(Number(block.timestamp) * 1000),
-      },
-      eur: {
-        feed: feeds().eur,
-        round_id: 1n,
-        answer: 287_358_024_589n,
-        decimals: 8,
-        price_time: new Date(Number(block.timestamp) * 1000),
-      },
-    })
-    // no feed configured for a currency: missing, naming it and the chain (hoodi's case)
-    expect(await readPriceFeeds(client, 560048, { usd: feeds().usd }, block.number)).toMatchObject({
-      usd: { answer: 312_345_678_901n },
-      eur: { feed: null, missing_reason: 'no ETH/EUR feed is configured for chain 560048' },
-    })
-    expect(await readPriceFeeds(client, 560048, undefined, block.number)).toEqual({
-      usd: { feed: null, missing_reason: 'no ETH/USD feed is configured for chain 560048' },
-      eur: { feed: null, missing_reason: 'no ETH/EUR feed is configured for chain 560048' },
-    })
-  })
-
-  test('behavior: a zero or negative answer is a missing price; the previous round is not used', async () => {
-    const zero = await chain.mine([update(chain.deployment.contracts.usdPriceFeed, 0n)])
-    const negative = await chain.mine([update(chain.deployment.contracts.eurPriceFeed, -5n)])
-    const read = await readPriceFeeds(client, 31337, feeds(), negative.number)
-    expect(read.usd).toEqual({
-      feed: feeds().usd,
-      missing_reason: `the feed answered a non-positive price (0) at block ${negative.number}`,
-    })
-    expect(read.eur).toEqual({
-      feed: feeds().eur,
-      missing_reason: `the feed answered a non-positive price (-5) at block ${negative.number}`,
-    })
-    expect(zero.number).toBeLessThan(negative.number)
-  })
-
-  test('behavior: an RPC error is thrown, never stored as a missing price', async () => {
-    const head = await client.getBlockNumber()
-    // a block the node does not have: the node refuses the call (a permanent error, not a revert)
-    await expect(readPriceFeeds(client, 31337, feeds(), head + 1000n)).rejects.toThrow()
-    const unreachable = createChainClient({ rpcUrl: 'http://127.0.0.1:9/', timeoutMs: 500 })
-    await expect(readPriceFeeds(unreachable, 31337, feeds(), head)).rejects.toThrow()
-  }, 60_000)
 })
 
 describe.runIf(pgOk)('report prices across a reorg (Postgres, anvil)', () => {

@@ -168,6 +168,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'getAccountRewardsSummaryV0',
     headers: CSV_REPORT,
   },
+  'GET /eth/v1/rewards/organization/summary': {
+    operationId: 'getOrganizationRewardsSummary',
+    headers: CSV_REPORT,
+  },
+  'GET /eth/v0/rewards/organization/summary': {
+    operationId: 'getOrganizationRewardsSummaryV0',
+    headers: CSV_REPORT,
+  },
   'GET /eth/v1/platforms/{date}': { operationId: 'getPlatformFees', headers: FEES },
   'GET /eth/v1/originators/{date}': { operationId: 'getOriginatorFees', headers: FEES },
   'GET /eth/v1/operators/{date}': { operationId: 'listOperatorFees', headers: FEES },
@@ -180,6 +188,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
 
   'GET /v1/admin/days': { operationId: 'listDays' },
+  'POST /v1/admin/backfill': {
+    operationId: 'startBackfill',
+    requestExample: { from: '2026-04-01', to: '2026-04-30', recompute: true, reason: 'discount' },
+  },
 
   'POST /v1/webhooks': {
     operationId: 'createWebhook',

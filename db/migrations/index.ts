@@ -19,6 +19,7 @@ import * as m016 from './016_day_accounts_index.ts'
 import * as m017 from './017_webhook_secrets_sealed.ts'
 import * as m018 from './018_allowlist_change_retry.ts'
 import * as m019 from './019_content_hash_scheme.ts'
+import * as m020 from './020_derived_prices.ts'
 
 interface Migration {
   /** `options`: what `migrate` was given (the sealing key a migration that seals needs). */
@@ -47,6 +48,7 @@ const migrations: [string, Migration][] = [
   ['017_webhook_secrets_sealed', m017],
   ['018_allowlist_change_retry', m018],
   ['019_content_hash_scheme', m019],
+  ['020_derived_prices', m020],
 ]
 
 /** knex migration source over the in-code list (works the same under tsx, vitest and any bundler). */

@@ -4,13 +4,22 @@ import { whereTuplesIn } from '../tuple-list.ts'
 /** The fiat currencies of `report_prices`. */
 export type PriceCurrency = 'usd' | 'eur'
 
-/** A feed's answer beside a report: the price is `answer` / 10^`decimals`, set by round `round_id` at `price_time`. */
-export interface StoredPrice {
+/** A feed's round: the price is `answer` / 10^`decimals`, set by round `round_id` of `feed` at `price_time`. */
+export interface PriceRound {
   feed: string
   round_id: bigint
   answer: bigint
   decimals: number
   price_time: Date
+}
+
+/**
+ * A price beside a report: a feed's round, or (`derived_from`, ETH/EUR where no ETH / EUR feed exists) ETH / USD
+ * / EUR / USD with 18 decimals (engine/cross-price.ts), whose `feed`, `round_id` and `price_time` are its
+ * ETH / USD round's and `derived_from` holds both rounds. Rows stored before derived prices have none.
+ */
+export interface StoredPrice extends PriceRound {
+  derived_from?: { eth_usd: PriceRound; eur_usd: PriceRound }
 }
 
 /** No price beside a report, and why (`feed` null when no feed is configured for the currency). */
@@ -34,10 +43,7 @@ export type ReportPriceRow = {
   block_number: bigint
   log_index: number
   currency: PriceCurrency
-} & (
-  | { feed: string; round_id: bigint; answer: bigint; decimals: number; price_time: Date }
-  | MissingStoredPrice
-)
+} & (StoredPrice | MissingStoredPrice)
 
 interface DbRow {
   chain_id: number
@@ -50,19 +56,79 @@ interface DbRow {
   decimals: number | null
   price_time: Date | null
   missing_reason: string | null
+  derived: boolean
+  eth_usd_answer: string | null
+  eth_usd_decimals: number | null
+  eur_usd_feed: string | null
+  eur_usd_round_id: string | null
+  eur_usd_answer: string | null
+  eur_usd_decimals: number | null
+  eur_usd_time: Date | null
 }
 
-const COLUMNS = ['feed', 'round_id', 'answer', 'decimals', 'price_time', 'missing_reason'] as const
+const DERIVED_COLUMNS = [
+  'eth_usd_answer',
+  'eth_usd_decimals',
+  'eur_usd_feed',
+  'eur_usd_round_id',
+  'eur_usd_answer',
+  'eur_usd_decimals',
+  'eur_usd_time',
+] as const
+const COLUMNS = [
+  'feed',
+  'round_id',
+  'answer',
+  'decimals',
+  'price_time',
+  'missing_reason',
+  'derived',
+  ...DERIVED_COLUMNS,
+] as const
 
 /** A stored row as a `Price`. */
 function priceOf(row: Omit<DbRow, 'chain_id' | 'block_number' | 'log_index' | 'currency'>): Price {
   if (row.answer === null) return { feed: row.feed, missing_reason: row.missing_reason ?? '' }
-  return {
+  const price: StoredPrice = {
     feed: row.feed as string,
     round_id: BigInt(row.round_id as string),
     answer: BigInt(row.answer),
     decimals: row.decimals as number,
     price_time: row.price_time as Date,
+  }
+  if (!row.derived) return price
+  price.derived_from = {
+    eth_usd: {
+      feed: price.feed,
+      round_id: price.round_id,
+      answer: BigInt(row.eth_usd_answer as string),
+      decimals: row.eth_usd_decimals as number,
+      price_time: price.price_time,
+    },
+    eur_usd: {
+      feed: row.eur_usd_feed as string,
+      round_id: BigInt(row.eur_usd_round_id as string),
+      answer: BigInt(row.eur_usd_answer as string),
+      decimals: row.eur_usd_decimals as number,
+      price_time: row.eur_usd_time as Date,
+    },
+  }
+  return price
+}
+
+/** The derivation columns of a row to write: both rounds of a derived price, else nulls (`derived` false). */
+function derivedColumns(price: StoredPrice | MissingStoredPrice): Record<string, unknown> {
+  const from = 'derived_from' in price ? price.derived_from : undefined
+  if (!from) return { derived: false, ...Object.fromEntries(DERIVED_COLUMNS.map((c) => [c, null])) }
+  return {
+    derived: true,
+    eth_usd_answer: from.eth_usd.answer.toString(),
+    eth_usd_decimals: from.eth_usd.decimals,
+    eur_usd_feed: from.eur_usd.feed,
+    eur_usd_round_id: from.eur_usd.round_id.toString(),
+    eur_usd_answer: from.eur_usd.answer.toString(),
+    eur_usd_decimals: from.eur_usd.decimals,
+    eur_usd_time: from.eur_usd.price_time,
   }
 }
 
@@ -77,7 +143,8 @@ export function createPricesRepo(db: Queryable) {
   return {
     /**
      * Inserts report prices; a row already present (same report and currency) is left as it is. The report's
-     * `oracle_reports` row must exist (written first, in the same transaction).
+     * `oracle_reports` row must exist (written first, in the same transaction). A derived price
+     * (`derived_from`) is written with both of its rounds and `derived` true.
      *
      * @example
      * await txRepos.prices.insert([{ chain_id: 1, block_number: 21_000_000n, log_index: 7, currency: 'eur', feed: null, missing_reason: 'no ETH/EUR feed is configured for chain 1' }])
@@ -106,6 +173,7 @@ export function createPricesRepo(db: Queryable) {
               price_time: r.price_time,
               missing_reason: null,
             }),
+        ...derivedColumns(r),
       }))
       for (let i = 0; i < values.length; i += 1000) {
         await db('report_prices')

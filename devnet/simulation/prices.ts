@@ -1,7 +1,8 @@
 /**
- * The devnet's ETH prices: a seeded random walk of ETH / USD and of the EUR per USD rate (pure bigint, 8
- * decimals as Chainlink's fiat feeds), set on the two PriceFeeds in a block of their own a minute before each
- * day's oracle report, so the report's block reads the day's price.
+ * The devnet's prices: a seeded random walk of ETH / USD and of EUR / USD (pure bigint, 8 decimals as
+ * Chainlink's fiat feeds), set on the two PriceFeeds in a block of their own a minute before each day's oracle
+ * report, so the report's block reads the day's prices. There is no ETH / EUR feed, as on mainnet: the service
+ * derives ETH / EUR from the two (chain/price-feeds.ts).
  */
 import { encodeFunctionData } from 'viem'
 import { devnetPriceFeedAbi } from '../abi.ts'
@@ -15,25 +16,27 @@ import { call, GAS } from './transactions.ts'
 export const PRICE_DECIMALS = 8
 const ONE = 10n ** BigInt(PRICE_DECIMALS)
 
-/** One day's ETH prices as set on the feeds (answers with `PRICE_DECIMALS` decimals). */
+/** One day's prices as set on the feeds (answers with `PRICE_DECIMALS` decimals): ETH / USD and EUR / USD. */
 export interface DayPrices {
   usd: bigint
-  eur: bigint
+  eurUsd: bigint
 }
 
-/** The walk's state: ETH / USD, and EUR per USD in basis points. */
+/** The walk's state: ETH / USD (an answer), and USD per EUR in basis points. */
 export interface PriceWalk {
   usd: bigint
-  eurPerUsdBps: bigint
+  usdPerEurBps: bigint
 }
 
-/** Where the walk starts: 3,000 USD per ETH, 0.92 EUR per USD. */
-export const PRICE_WALK_START: PriceWalk = { usd: 3_000n * ONE, eurPerUsdBps: 9_200n }
+/** Where the walk starts: 3,000 USD per ETH, 1.0870 USD per EUR. */
+export const PRICE_WALK_START: PriceWalk = { usd: 3_000n * ONE, usdPerEurBps: 10_870n }
 
 /**
  * The next day of the walk: ETH / USD moves by a whole number of basis points drawn uniformly in [-400, 400]
- * (rounded down to an integer answer), EUR per USD by one in [-15, 15] bps kept within [8,800, 9,600]; ETH / EUR
- * is ETH / USD x EUR per USD, rounded down. Exact and deterministic for a given generator.
+ * (rounded down to an integer answer), EUR / USD by one in [-15, 15] bps kept within [10,400, 11,400]. The two
+ * draws, in this order, are the generator's only ones: the ETH / USD path of a seed is the one it had when the
+ * devnet still set an ETH / EUR feed (whose rate drew the second number). Exact and deterministic for a given
+ * generator.
  *
  * @example
  * const { walk, prices } = nextPrices(PRICE_WALK_START, createRng(1).fork('prices'))
@@ -43,11 +46,12 @@ export function nextPrices(walk: PriceWalk, rng: Rng): { walk: PriceWalk; prices
   const rateStep = BigInt(rng.int(31) - 15)
   // rounding: ROUND_DOWN to an integer answer (the walk never leaves the positive prices: at most -4% a day)
   const usd = (walk.usd * (10_000n + usdStep)) / 10_000n
-  let eurPerUsdBps = walk.eurPerUsdBps + rateStep
-  if (eurPerUsdBps < 8_800n) eurPerUsdBps = 8_800n
-  if (eurPerUsdBps > 9_600n) eurPerUsdBps = 9_600n
-  const next = { usd, eurPerUsdBps }
-  return { walk: next, prices: { usd, eur: (usd * eurPerUsdBps) / 10_000n } }
+  let usdPerEurBps = walk.usdPerEurBps + rateStep
+  if (usdPerEurBps < 10_400n) usdPerEurBps = 10_400n
+  if (usdPerEurBps > 11_400n) usdPerEurBps = 11_400n
+  const next = { usd, usdPerEurBps }
+  // bps to an 8-decimal answer: exact (x 10^4)
+  return { walk: next, prices: { usd, eurUsd: usdPerEurBps * (ONE / 10_000n) } }
 }
 
 /** The owner's (the admin's) `updateAnswer` transactions of one day's prices, ETH / USD first. */
@@ -57,7 +61,7 @@ export function priceTxs(ctx: SimulationContext, prices: DayPrices, date: string
     encodeFunctionData({ abi: devnetPriceFeedAbi, functionName: 'updateAnswer', args: [answer] })
   return [
     call(roles.admin, contracts.usdPriceFeed, update(prices.usd), GAS.admin, `ETH / USD price of ${date}`),
-    call(roles.admin, contracts.eurPriceFeed, update(prices.eur), GAS.admin, `ETH / EUR price of ${date}`),
+    call(roles.admin, contracts.eurPriceFeed, update(prices.eurUsd), GAS.admin, `EUR / USD price of ${date}`),
   ]
 }
 

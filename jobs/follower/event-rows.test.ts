@@ -2,7 +2,14 @@ import { describe, expect, test } from 'vitest'
 import type { DecodedLog } from '../../chain/log-decoding.ts'
 import type { PriceReads } from '../../chain/price-feeds.ts'
 import { toAddress } from '../../common/address.ts'
-import { type ChunkContext, eventRows, legacyRewards, logKey, needsPoolBefore } from './event-rows.ts'
+import {
+  type ChunkContext,
+  eventRows,
+  legacyRewards,
+  logKey,
+  needsPoolBefore,
+  storedPrice,
+} from './event-rows.ts'
 
 const CHAIN = 31337
 const TIME = new Date('2026-05-03T12:00:00Z')
@@ -438,5 +445,34 @@ describe('eventRows', () => {
         storedPermissions: new Map(),
       }),
     ).toThrow(/no block facts/)
+  })
+})
+
+describe('storedPrice', () => {
+  const ethUsd = { feed: FEED, round_id: 42n, answer: 300_000_000_000n, decimals: 8, price_time: TIME }
+  const eurUsd = {
+    feed: toAddress('0xb49f677943bc038e9857d61e7d053caa2c1734c1'),
+    round_id: 7n,
+    answer: 108_700_000n,
+    decimals: 8,
+    price_time: new Date('2026-05-03T09:00:00Z'),
+  }
+
+  test('behavior: ETH / EUR from its two rounds is ETH / USD / EUR / USD at 18 decimals, named by its ETH / USD round, both rounds kept', () => {
+    expect(storedPrice({ eth_usd: ethUsd, eur_usd: eurUsd })).toEqual({
+      feed: FEED,
+      round_id: 42n,
+      // 3,000 / 1.087 = 2,759.889604415823367065|317…: rounded half-even at the 18th place (down)
+      answer: 2_759_889_604_415_823_367_065n,
+      decimals: 18,
+      price_time: TIME,
+      derived_from: { eth_usd: ethUsd, eur_usd: eurUsd },
+    })
+  })
+
+  test('behavior: a direct answer or a missing price is stored as read', () => {
+    expect(storedPrice(ethUsd)).toBe(ethUsd)
+    const missing = { feed: null, missing_reason: 'no ETH/EUR feed is configured for chain 1' }
+    expect(storedPrice(missing)).toBe(missing)
   })
 })

@@ -1,9 +1,16 @@
 import { REPORT_EVENT_NAMES } from '../../chain/abi.ts'
 import type { DecodedLog } from '../../chain/log-decoding.ts'
-import { CURRENCIES, type PriceReads } from '../../chain/price-feeds.ts'
+import {
+  CURRENCIES,
+  type DerivedRounds,
+  isDerived,
+  type PriceRead,
+  type PriceReads,
+} from '../../chain/price-feeds.ts'
 import type { Address } from '../../common/address.ts'
 import type { EventTable } from '../../db/repos/chain.ts'
-import type { ReportPriceRow } from '../../db/repos/prices.ts'
+import type { MissingStoredPrice, ReportPriceRow, StoredPrice } from '../../db/repos/prices.ts'
+import { derivedPrice } from '../../engine/cross-price.ts'
 import { plainEventRow } from './plain-event-rows.ts'
 import {
   type BlockEndReads,
@@ -31,6 +38,28 @@ export interface ReportReads extends BlockEndReads {
   operators: { operator_index: number; funded: number }[]
   prices: PriceReads
   endOfPreviousBlock?: PoolReads
+}
+
+/**
+ * A price read as it is stored: a feed's round as read, or ETH/EUR derived from its ETH / USD and EUR / USD rounds
+ * (ETH/USD / EUR/USD, 18 decimals, rounded half-even once: `derivedPrice`) with both rounds, its feed, round
+ * and time the ETH / USD round's.
+ *
+ * @example
+ * storedPrice({ eth_usd, eur_usd }) // { feed: eth_usd.feed, answer: 2759889604415823367065n, decimals: 18, …, derived_from: { eth_usd, eur_usd } }
+ */
+export function storedPrice(read: PriceRead | DerivedRounds): StoredPrice | MissingStoredPrice {
+  if (!isDerived(read)) return read
+  const { eth_usd, eur_usd } = read
+  const { answer, decimals } = derivedPrice(eth_usd, eur_usd)
+  return {
+    feed: eth_usd.feed,
+    round_id: eth_usd.round_id,
+    answer,
+    decimals,
+    price_time: eth_usd.price_time,
+    derived_from: { eth_usd, eur_usd },
+  }
 }
 
 /**
@@ -238,7 +267,7 @@ export function eventRows(chainId: number, logs: readonly DecodedLog[], context:
         block_number: log.blockNumber,
         log_index: log.logIndex,
         currency,
-        ...reads.prices[currency],
+        ...storedPrice(reads.prices[currency]),
       })
     }
     return { after, before }

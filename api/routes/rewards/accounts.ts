@@ -4,7 +4,7 @@ import { groupBy } from '../../../common/group.ts'
 import { zeroWalletAmounts } from '../../../engine/index.ts'
 import { feeModelOf, setFeeModelHeaders } from '../../fee-model-headers.ts'
 import type { Unit } from '../../record-fields.ts'
-import { jsonOrCsv, sendCsv, wantsCsv } from '../../reporting/csv.ts'
+import { FormatQuery, jsonOrCsv, sendCsv, wantsCsv } from '../../reporting/csv.ts'
 import { parseDate, reportOr404 } from '../../reporting/dates.ts'
 import { answeredFromCache, setReportHeaders } from '../../reporting/etag.ts'
 import { rejectUnit } from '../../reporting/inputs.ts'
@@ -48,7 +48,7 @@ export function accountRoutes(app: FastifyInstance, ctx: RewardContext) {
           'holding LsETH that day has zero totals and no wallets. At most 1000 accounts.',
         headers: ImpersonateHeaders,
         body: accountsBody,
-        querystring: AsOf,
+        querystring: Type.Object({ ...AsOf.properties, ...FormatQuery }),
         response: {
           200: jsonOrCsv(Type.Array(accountRecordSchema('v1', 'lseth'))),
           ...errorResponses(400, 401, 403, 404),
@@ -69,7 +69,7 @@ export function accountRoutes(app: FastifyInstance, ctx: RewardContext) {
         tags,
         summary: 'Account reward records of a date with the v0 fields (discount and rebates)',
         headers: ImpersonateHeaders,
-        querystring: AsOf,
+        querystring: Type.Object({ ...AsOf.properties, ...FormatQuery }),
         body: Type.Object({
           accounts: accountsBody.properties.accounts,
           date: DateString,

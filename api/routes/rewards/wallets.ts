@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { toAddress as normalizeAddress } from '../../../common/address.ts'
 import type { ReportDay, WalletRecordRow } from '../../../db/repos/reports.ts'
 import { currencyOf } from '../../fiat-view.ts'
-import { jsonOrCsv, sendCsv, wantsCsv } from '../../reporting/csv.ts'
+import { FormatQuery, jsonOrCsv, sendCsv, wantsCsv } from '../../reporting/csv.ts'
 import { noReport, parseDate, walletRecordsOr404 } from '../../reporting/dates.ts'
 import { answerEtag, answeredFromCache, answeredWithEtag, setReportHeaders } from '../../reporting/etag.ts'
 import { rejectUnit } from '../../reporting/inputs.ts'
@@ -35,7 +35,7 @@ export function walletRoutes(app: FastifyInstance, ctx: RewardContext) {
           "only for the reading organization's wallets. At most 1000 addresses.",
         headers: ImpersonateHeaders,
         body: walletsBody,
-        querystring: AsOf,
+        querystring: Type.Object({ ...AsOf.properties, ...FormatQuery }),
         response: {
           200: jsonOrCsv(Type.Array(walletRecordSchema('v1'))),
           ...errorResponses(400, 401, 403, 404),

@@ -584,8 +584,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A wallet's rewards over a range of dates: totals and the daily series (v1 fields)
-         * @description idOrKey: a wallet id of the reading organization, or any 0x address. totals: period amounts summed over the range, balance_lseth and total_* as of the last report. At most 366 days.
+         * A wallet's rewards over a range of dates: totals and the daily series or periods (v1 fields)
+         * @description idOrKey: a wallet id of the reading organization, or any 0x address. totals: flows summed over the range; stocks (balances, conversion_rate, total_*) at the last report, and opening_* at the close of the report before the first; rates from the summed amounts. At most 366 days.
          *
          *     Needs a bearer token with the read:eth-rewards scope.
          */
@@ -606,12 +606,34 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An account's rewards over a range of dates: totals and the daily series (v1 fields)
-         * @description idOrKey: an account id or key of the reading organization. totals: period amounts summed over the range, balance_lseth and total_* as of the last report. At most 366 days.
+         * An account's rewards over a range of dates: totals and the daily series or periods (v1 fields)
+         * @description idOrKey: an account id or key of the reading organization. totals: flows summed over the range; stocks (balances, conversion_rate, total_*) at the last report, and opening_* at the close of the report before the first; rates from the summed amounts. At most 366 days.
          *
          *     Needs a bearer token with the read:eth-rewards scope.
          */
         get: operations["getAccountRewardsSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/eth/v1/rewards/organization/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The reading organization's rewards over a range of dates: totals and the daily series or periods (v1 fields)
+         * @description Its accounts together (group_by default: day); CSV: one row per period and account. totals: flows summed over the range; stocks (balances, conversion_rate, total_*) at the last report, and opening_* at the close of the report before the first; rates from the summed amounts. At most 366 days.
+         *
+         *     Needs a bearer token with the read:eth-rewards scope.
+         */
+        get: operations["getOrganizationRewardsSummary"];
         put?: never;
         post?: never;
         delete?: never;
@@ -628,8 +650,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A wallet's rewards over a range of dates: totals and the daily series (v0 fields)
-         * @description idOrKey: a wallet id of the reading organization, or any 0x address. totals: period amounts summed over the range, balance_lseth and total_* as of the last report. At most 366 days.
+         * A wallet's rewards over a range of dates: totals and the daily series or periods (v0 fields)
+         * @description idOrKey: a wallet id of the reading organization, or any 0x address. totals: flows summed over the range; stocks (balances, conversion_rate, total_*) at the last report, and opening_* at the close of the report before the first; rates from the summed amounts. At most 366 days.
          *
          *     Needs a bearer token with the read:eth-rewards scope.
          */
@@ -650,12 +672,34 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An account's rewards over a range of dates: totals and the daily series (v0 fields)
-         * @description idOrKey: an account id or key of the reading organization. totals: period amounts summed over the range, balance_lseth and total_* as of the last report. At most 366 days.
+         * An account's rewards over a range of dates: totals and the daily series or periods (v0 fields)
+         * @description idOrKey: an account id or key of the reading organization. totals: flows summed over the range; stocks (balances, conversion_rate, total_*) at the last report, and opening_* at the close of the report before the first; rates from the summed amounts. At most 366 days.
          *
          *     Needs a bearer token with the read:eth-rewards scope.
          */
         get: operations["getAccountRewardsSummaryV0"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/eth/v0/rewards/organization/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The reading organization's rewards over a range of dates: totals and the daily series or periods (v0 fields)
+         * @description Its accounts together (group_by default: day); CSV: one row per period and account. totals: flows summed over the range; stocks (balances, conversion_rate, total_*) at the last report, and opening_* at the close of the report before the first; rates from the summed amounts. At most 366 days.
+         *
+         *     Needs a bearer token with the read:eth-rewards scope.
+         */
+        get: operations["getOrganizationRewardsSummaryV0"];
         put?: never;
         post?: never;
         delete?: never;
@@ -935,6 +979,28 @@ export interface paths {
         get: operations["listDays"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Backfill or recompute a range of days in the running service (answers before they are computed)
+         * @description The days of `from`..`to` (UTC dates of the report blocks) that failed, and with `recompute` every day of the range, go back to pending; the day jobs compute them in chain order. A recompute publishes a new version of a day only when its records change (`reason` is logged with it). `chain_id` is needed only when the service follows more than one chain.
+         *
+         *     Needs a bearer token with the admin scope.
+         */
+        post: operations["startBackfill"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1330,11 +1396,11 @@ export interface operations {
                      * @example {
                      *       "keys": [
                      *         {
-                     *           "x": "IXn-sRdaujC28ZcepGqhjH2GxhnSMzRwWSGl7bzxkOc",
-                     *           "y": "PvD-IqI3dtgTo6DMwhu1NkfHgtzN5ZkLtt4ypXOVJUg",
+                     *           "x": "UO7GioN5p-Ue3-3RaA7NcH42J5O0h2YtJlj0Q-VLfCM",
+                     *           "y": "hB2y-PlLXumT3ujO4rmJz2KBK9STfo5N5jOLnaZ_HAU",
                      *           "alg": "ES256",
                      *           "crv": "P-256",
-                     *           "kid": "nbwxd9LUFdExIXFvHrkO3f7IVApQ9nqbuuXJ7RNk7Gw",
+                     *           "kid": "vKt5WhCgNNWPO2X0t4bRLOuRFL67sTQ_7BYvDwcCqXA",
                      *           "kty": "EC",
                      *           "use": "sig"
                      *         }
@@ -1412,32 +1478,32 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
+                     *         "id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
                      *         "key": "customer-8812",
-                     *         "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *         "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *         "status": "ACTIVE",
-                     *         "created_at": "2026-11-27T06:34:36.310Z",
+                     *         "created_at": "2026-12-02T16:51:00.102Z",
                      *         "wallets": [
                      *           {
-                     *             "id": "35324ee8-c849-4936-b2a0-382b099e5a5a",
-                     *             "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
+                     *             "id": "aec060d0-5337-4bda-9f24-2d14281f22fb",
+                     *             "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
                      *             "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
                      *             "type": "ETH",
                      *             "allowlisted": false,
                      *             "on_platform": true,
-                     *             "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *             "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *             "status": "NOT_ALLOWLISTED",
                      *             "status_reason": null,
-                     *             "created_at": "2026-11-27T06:34:36.411Z"
+                     *             "created_at": "2026-12-02T16:51:00.119Z"
                      *           }
                      *         ]
                      *       },
                      *       {
-                     *         "id": "5c6b988a-8f25-4cc7-a6d0-1c72cf0ea219",
+                     *         "id": "3a817991-2194-409e-ad10-4e5024c28220",
                      *         "key": "customer-9001",
-                     *         "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *         "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *         "status": "ACTIVE",
-                     *         "created_at": "2026-11-27T06:34:43.034Z",
+                     *         "created_at": "2026-12-02T16:51:05.028Z",
                      *         "wallets": []
                      *       }
                      *     ]
@@ -1565,11 +1631,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "5c6b988a-8f25-4cc7-a6d0-1c72cf0ea219",
+                     *       "id": "3a817991-2194-409e-ad10-4e5024c28220",
                      *       "key": "customer-9001",
-                     *       "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *       "status": "ACTIVE",
-                     *       "created_at": "2026-11-27T06:34:43.034Z",
+                     *       "created_at": "2026-12-02T16:51:05.028Z",
                      *       "wallets": []
                      *     }
                      */
@@ -1687,23 +1753,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
+                     *       "id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
                      *       "key": "customer-8812",
-                     *       "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *       "status": "ACTIVE",
-                     *       "created_at": "2026-11-27T06:34:36.310Z",
+                     *       "created_at": "2026-12-02T16:51:00.102Z",
                      *       "wallets": [
                      *         {
-                     *           "id": "35324ee8-c849-4936-b2a0-382b099e5a5a",
-                     *           "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
+                     *           "id": "aec060d0-5337-4bda-9f24-2d14281f22fb",
+                     *           "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
                      *           "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
                      *           "type": "ETH",
                      *           "allowlisted": false,
                      *           "on_platform": true,
-                     *           "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *           "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *           "status": "NOT_ALLOWLISTED",
                      *           "status_reason": null,
-                     *           "created_at": "2026-11-27T06:34:36.411Z"
+                     *           "created_at": "2026-12-02T16:51:00.119Z"
                      *         }
                      *       ]
                      *     }
@@ -1822,23 +1888,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "d4b2a833-feb3-4bdc-b1db-bb30efed398d",
+                     *       "id": "52e0e954-5d71-4175-9eed-5504aee6ff4d",
                      *       "key": "customer-9101",
-                     *       "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *       "status": "PAUSED",
-                     *       "created_at": "2026-11-27T06:34:43.130Z",
+                     *       "created_at": "2026-12-02T16:51:05.128Z",
                      *       "wallets": [
                      *         {
-                     *           "id": "77c4e56f-f394-497b-9c90-b4b43433fc19",
-                     *           "account_id": "d4b2a833-feb3-4bdc-b1db-bb30efed398d",
+                     *           "id": "e35d3c75-abe5-4117-a53c-b340892e2c34",
+                     *           "account_id": "52e0e954-5d71-4175-9eed-5504aee6ff4d",
                      *           "address": "0x7e6e0e0ad0d42075dfe07aae1fa3fe2a6b54a22d",
                      *           "type": "ETH",
                      *           "allowlisted": false,
                      *           "on_platform": true,
-                     *           "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *           "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *           "status": "PAUSED",
                      *           "status_reason": null,
-                     *           "created_at": "2026-11-27T06:34:43.145Z"
+                     *           "created_at": "2026-12-02T16:51:05.142Z"
                      *         }
                      *       ]
                      *     }
@@ -1967,23 +2033,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "2d01464a-a62e-4372-9b0c-f2aecf43568f",
+                     *       "id": "511275cb-df01-4f52-ada9-4f1e3e1a9d42",
                      *       "key": "customer-9102",
-                     *       "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *       "status": "REMOVED",
-                     *       "created_at": "2026-11-27T06:34:43.184Z",
+                     *       "created_at": "2026-12-02T16:51:05.192Z",
                      *       "wallets": [
                      *         {
-                     *           "id": "1d899293-3a7b-4204-b2d7-6354dd916735",
-                     *           "account_id": "2d01464a-a62e-4372-9b0c-f2aecf43568f",
+                     *           "id": "db9d5f59-3b4b-4f29-bcd9-c296cf4c4fc2",
+                     *           "account_id": "511275cb-df01-4f52-ada9-4f1e3e1a9d42",
                      *           "address": "0x3b49af14768de2e58c87910f526bb2958c9c42c6",
                      *           "type": "ETH",
                      *           "allowlisted": false,
                      *           "on_platform": false,
-                     *           "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *           "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *           "status": "REMOVED",
                      *           "status_reason": null,
-                     *           "created_at": "2026-11-27T06:34:43.210Z"
+                     *           "created_at": "2026-12-02T16:51:05.221Z"
                      *         }
                      *       ]
                      *     }
@@ -2112,23 +2178,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "5ae83777-45b1-4894-9527-d525694cafea",
+                     *       "id": "b074f417-2e3c-410e-9d92-fac74609580e",
                      *       "key": "customer-9103",
-                     *       "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *       "status": "ACTIVE",
-                     *       "created_at": "2026-11-27T06:34:43.288Z",
+                     *       "created_at": "2026-12-02T16:51:05.290Z",
                      *       "wallets": [
                      *         {
-                     *           "id": "e5316bc0-105e-487a-81fe-83354a7b7b3e",
-                     *           "account_id": "5ae83777-45b1-4894-9527-d525694cafea",
+                     *           "id": "6b78e929-4c26-4b21-9165-40876af84055",
+                     *           "account_id": "b074f417-2e3c-410e-9d92-fac74609580e",
                      *           "address": "0x2067b31dd9724d1c831f6b56fb00ecd6fc26125a",
                      *           "type": "ETH",
                      *           "allowlisted": false,
                      *           "on_platform": true,
-                     *           "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *           "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *           "status": "NOT_ALLOWLISTED",
                      *           "status_reason": null,
-                     *           "created_at": "2026-11-27T06:34:43.303Z"
+                     *           "created_at": "2026-12-02T16:51:05.306Z"
                      *         }
                      *       ]
                      *     }
@@ -2258,9 +2324,9 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "account_id": "c8266699-dbd5-411e-8b1d-449dbb485419",
+                     *         "account_id": "37c6d249-6666-4624-a1e3-be6a12850cd1",
                      *         "target_fee_rate": "0.08",
-                     *         "created_at": "2026-11-27T06:34:43.440Z",
+                     *         "created_at": "2026-12-02T16:51:05.452Z",
                      *         "effective_from": "2026-04-29T12:00:00.000Z"
                      *       }
                      *     ]
@@ -2385,9 +2451,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "account_id": "60df1eb2-5f76-4c12-84b3-b9514a4947d8",
+                     *       "account_id": "8798fc88-8b38-4e1c-9865-2c5ea391fa6f",
                      *       "target_fee_rate": "0.05",
-                     *       "created_at": "2026-11-27T06:34:43.394Z"
+                     *       "created_at": "2026-12-02T16:51:05.383Z"
                      *     }
                      */
                     "application/json": {
@@ -2494,16 +2560,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "35324ee8-c849-4936-b2a0-382b099e5a5a",
-                     *       "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
+                     *       "id": "aec060d0-5337-4bda-9f24-2d14281f22fb",
+                     *       "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
                      *       "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
                      *       "type": "ETH",
                      *       "allowlisted": false,
                      *       "on_platform": true,
-                     *       "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *       "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *       "status": "NOT_ALLOWLISTED",
                      *       "status_reason": null,
-                     *       "created_at": "2026-11-27T06:34:36.411Z"
+                     *       "created_at": "2026-12-02T16:51:00.119Z"
                      *     }
                      */
                     "application/json": {
@@ -2625,28 +2691,28 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "35324ee8-c849-4936-b2a0-382b099e5a5a",
-                     *         "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
+                     *         "id": "aec060d0-5337-4bda-9f24-2d14281f22fb",
+                     *         "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
                      *         "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
                      *         "type": "ETH",
                      *         "allowlisted": false,
                      *         "on_platform": true,
-                     *         "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *         "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *         "status": "NOT_ALLOWLISTED",
                      *         "status_reason": null,
-                     *         "created_at": "2026-11-27T06:34:36.411Z"
+                     *         "created_at": "2026-12-02T16:51:00.119Z"
                      *       },
                      *       {
-                     *         "id": "77c4e56f-f394-497b-9c90-b4b43433fc19",
-                     *         "account_id": "d4b2a833-feb3-4bdc-b1db-bb30efed398d",
+                     *         "id": "e35d3c75-abe5-4117-a53c-b340892e2c34",
+                     *         "account_id": "52e0e954-5d71-4175-9eed-5504aee6ff4d",
                      *         "address": "0x7e6e0e0ad0d42075dfe07aae1fa3fe2a6b54a22d",
                      *         "type": "ETH",
                      *         "allowlisted": false,
                      *         "on_platform": true,
-                     *         "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *         "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *         "status": "PAUSED",
                      *         "status_reason": null,
-                     *         "created_at": "2026-11-27T06:34:43.145Z"
+                     *         "created_at": "2026-12-02T16:51:05.142Z"
                      *       }
                      *     ]
                      */
@@ -2759,16 +2825,16 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "35324ee8-c849-4936-b2a0-382b099e5a5a",
-                     *         "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
+                     *         "id": "aec060d0-5337-4bda-9f24-2d14281f22fb",
+                     *         "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
                      *         "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
                      *         "type": "ETH",
                      *         "allowlisted": false,
                      *         "on_platform": true,
-                     *         "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *         "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *         "status": "NOT_ALLOWLISTED",
                      *         "status_reason": null,
-                     *         "created_at": "2026-11-27T06:34:36.411Z"
+                     *         "created_at": "2026-12-02T16:51:00.119Z"
                      *       }
                      *     ]
                      */
@@ -2901,16 +2967,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "b55adbd1-5321-4884-bda3-883967e0111b",
-                     *       "account_id": "e38c8b39-d9c0-40d8-85f9-b2bc50b27044",
+                     *       "id": "a5c2b4db-99db-4287-88a0-b01989338334",
+                     *       "account_id": "fb33e671-7c35-42e4-8ea3-c50909e2e02a",
                      *       "address": "0x006381a5e776bdfd3df923b9767299a174b56e00",
                      *       "type": "ETH",
                      *       "allowlisted": false,
                      *       "on_platform": true,
-                     *       "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *       "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *       "status": "NOT_ALLOWLISTED",
                      *       "status_reason": null,
-                     *       "created_at": "2026-11-27T06:34:43.518Z"
+                     *       "created_at": "2026-12-02T16:51:05.569Z"
                      *     }
                      */
                     "application/json": {
@@ -3028,16 +3094,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "aff8a5eb-cac5-4765-9629-ebcacdac7616",
-                     *       "account_id": "5eaa357d-e8df-4e9e-9a23-38d565f1eb36",
+                     *       "id": "1eb54a12-2599-4402-b1a2-11cdd76f2cd8",
+                     *       "account_id": "3ef27417-b8d1-46f6-bd4e-726822bc0fd6",
                      *       "address": "0xfa17866c6abb4dcb40f5905d9600ee057101c47a",
                      *       "type": "ETH",
                      *       "allowlisted": false,
                      *       "on_platform": true,
-                     *       "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *       "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *       "status": "PAUSED",
                      *       "status_reason": null,
-                     *       "created_at": "2026-11-27T06:34:43.564Z"
+                     *       "created_at": "2026-12-02T16:51:05.648Z"
                      *     }
                      */
                     "application/json": {
@@ -3155,16 +3221,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "76fc23a8-d53b-4191-b379-a7d46337aaf2",
-                     *       "account_id": "7d0ee1ff-d137-4b8d-8c4d-5fc3b9701daa",
+                     *       "id": "94fd04dd-ccd1-4f16-b029-e72fc23ac6be",
+                     *       "account_id": "e986562f-e5c0-4666-9d92-52af6117ae95",
                      *       "address": "0x968f0f96de54da61a5cbf68c9071a94d565b65ef",
                      *       "type": "ETH",
                      *       "allowlisted": false,
                      *       "on_platform": false,
-                     *       "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *       "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *       "status": "REMOVED",
                      *       "status_reason": null,
-                     *       "created_at": "2026-11-27T06:34:43.606Z"
+                     *       "created_at": "2026-12-02T16:51:05.713Z"
                      *     }
                      */
                     "application/json": {
@@ -3282,16 +3348,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "f15a8f3a-48ff-4ecb-a6c1-f13eaca04cf5",
-                     *       "account_id": "d2e3579e-cde7-42bf-914e-d1272fe68830",
+                     *       "id": "0ac9aac3-ba77-4d30-88ac-9512e6373f6d",
+                     *       "account_id": "4910c596-785a-459e-ad6b-ed78dcb4f791",
                      *       "address": "0x4af6ff255a3404ee33817596da3b43f92122d2ca",
                      *       "type": "ETH",
                      *       "allowlisted": false,
                      *       "on_platform": true,
-                     *       "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *       "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *       "status": "NOT_ALLOWLISTED",
                      *       "status_reason": null,
-                     *       "created_at": "2026-11-27T06:34:43.648Z"
+                     *       "created_at": "2026-12-02T16:51:05.780Z"
                      *     }
                      */
                     "application/json": {
@@ -3411,16 +3477,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "ece21118-ea59-4d18-995f-7d85dea4389c",
-                     *       "account_id": "e07d3343-b77b-452b-8f3a-d276f6e3b462",
+                     *       "id": "cdd6e972-de5f-44a4-9e4f-d14267032c06",
+                     *       "account_id": "88b5e5fa-1057-4701-9281-86a7d3d22cf8",
                      *       "address": "0x27762edf7b7cb556d018c0287966d0e7cf5fce3c",
                      *       "type": "ETH",
                      *       "allowlisted": false,
                      *       "on_platform": true,
-                     *       "originator_org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *       "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *       "status": "NOT_ALLOWLISTED",
                      *       "status_reason": null,
-                     *       "created_at": "2026-11-27T06:34:43.731Z"
+                     *       "created_at": "2026-12-02T16:51:05.849Z"
                      *     }
                      */
                     "application/json": {
@@ -3661,7 +3727,7 @@ export interface operations {
                      *         "staking": true,
                      *         "redemption": false
                      *       },
-                     *       "created_at": "2026-11-27T06:34:43.887Z"
+                     *       "created_at": "2026-12-02T16:51:05.967Z"
                      *     }
                      */
                     "application/json": {
@@ -3777,12 +3843,12 @@ export interface operations {
                      *         "height": "0",
                      *         "total_amount_lseth": "109.825121854228090262",
                      *         "claimed_amount_lseth": "0",
-                     *         "claimable_amount_lseth": "2.048663049182724939",
+                     *         "claimable_amount_lseth": "0",
                      *         "max_redeemable_amount_eth": "109.832157981917632411",
-                     *         "withdrawal_event_id": 0,
+                     *         "withdrawal_event_id": -1,
                      *         "requested_at": 1777219200,
                      *         "status_claim": "NOT_CLAIMED",
-                     *         "status_satisfaction": "PARTIALLY_SATISFIED",
+                     *         "status_satisfaction": "PENDING_SATISFACTION",
                      *         "claimed_amount_eth": "0",
                      *         "timestamp": "2026-04-26T16:00:00Z"
                      *       }
@@ -3888,15 +3954,15 @@ export interface operations {
                      *       "height": "0",
                      *       "total_amount_lseth": "109.825121854228090262",
                      *       "claimed_amount_lseth": "0",
-                     *       "claimable_amount_lseth": "2.048663049182724939",
+                     *       "claimable_amount_lseth": "0",
                      *       "max_redeemable_amount_eth": "109.832157981917632411",
-                     *       "withdrawal_event_id": 0,
+                     *       "withdrawal_event_id": -1,
                      *       "requested_at": 1777219200,
                      *       "status_claim": "NOT_CLAIMED",
-                     *       "status_satisfaction": "PARTIALLY_SATISFIED",
+                     *       "status_satisfaction": "PENDING_SATISFACTION",
                      *       "claimed_amount_eth": "0",
                      *       "timestamp": "2026-04-26T16:00:00Z",
-                     *       "claimable_amount_eth": "2.048794300162132265"
+                     *       "claimable_amount_eth": "0"
                      *     }
                      */
                     "application/json": {
@@ -4002,7 +4068,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "total_amount_redeem_queue_lseth": "225.225132981879696491",
-                     *       "total_amount_withdrawal_stack_lseth": "2.048663049182724939"
+                     *       "total_amount_withdrawal_stack_lseth": "0"
                      *     }
                      */
                     "application/json": {
@@ -4090,12 +4156,12 @@ export interface operations {
                      *         "height": "0",
                      *         "total_amount_lseth": "109.825121854228090262",
                      *         "claimed_amount_lseth": "0",
-                     *         "claimable_amount_lseth": "2.048663049182724939",
+                     *         "claimable_amount_lseth": "0",
                      *         "max_redeemable_amount_eth": "109.832157981917632411",
-                     *         "withdrawal_event_id": 0,
+                     *         "withdrawal_event_id": -1,
                      *         "requested_at": 1777219200,
                      *         "status_claim": "NOT_CLAIMED",
-                     *         "status_satisfaction": "PARTIALLY_SATISFIED"
+                     *         "status_satisfaction": "PENDING_SATISFACTION"
                      *       },
                      *       {
                      *         "id": 2,
@@ -4208,12 +4274,12 @@ export interface operations {
                      *       "height": "0",
                      *       "total_amount_lseth": "109.825121854228090262",
                      *       "claimed_amount_lseth": "0",
-                     *       "claimable_amount_lseth": "2.048663049182724939",
+                     *       "claimable_amount_lseth": "0",
                      *       "max_redeemable_amount_eth": "109.832157981917632411",
-                     *       "withdrawal_event_id": 0,
+                     *       "withdrawal_event_id": -1,
                      *       "requested_at": 1777219200,
                      *       "status_claim": "NOT_CLAIMED",
-                     *       "status_satisfaction": "PARTIALLY_SATISFIED"
+                     *       "status_satisfaction": "PENDING_SATISFACTION"
                      *     }
                      */
                     "application/json": {
@@ -4316,7 +4382,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "total_amount_redeem_queue_lseth": "225.225132981879696491",
-                     *       "total_amount_withdrawal_stack_lseth": "2.048663049182724939"
+                     *       "total_amount_withdrawal_stack_lseth": "0"
                      *     }
                      */
                     "application/json": {
@@ -4419,15 +4485,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "balance": "1.5",
-                     *       "accrued_rewards": "0.000402554933443497",
+                     *       "accrued_rewards": "0.000988344551828226",
                      *       "lots": [
                      *         {
                      *           "balance": "1.5",
                      *           "from": "2026-04-25",
                      *           "to": "2026-04-29",
                      *           "start_conversion_rate": "1",
-                     *           "end_conversion_rate": "1.000268369955628998",
-                     *           "accrued_rewards": "0.000402554933443497"
+                     *           "end_conversion_rate": "1.000658896367885484",
+                     *           "accrued_rewards": "0.000988344551828226"
                      *         }
                      *       ]
                      *     }
@@ -4521,6 +4587,8 @@ export interface operations {
                 as_of?: string;
                 /** @description add the fiat value of every period amount and balance (<name>_usd / <name>_eur) at the on-chain ETH price stored beside each report (price_<currency>: its feed, round and time), half-even to 8 places */
                 currency?: "usd" | "eur";
+                /** @description csv: the answer as CSV, as with Accept: text/csv (a link a spreadsheet or a browser can open); json: JSON whatever Accept says. Absent: CSV when Accept names text/csv, else JSON. The same answer (bytes and ETag) either way it is asked for */
+                format?: "json" | "csv";
             };
             header?: {
                 /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
@@ -4547,7 +4615,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description JSON, or CSV (one row per wallet-day, a header row) with Accept: text/csv */
+            /** @description JSON, or CSV (one row per wallet-day, a header row) with ?format=csv or Accept: text/csv (format wins) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4568,30 +4636,30 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "oracle_report": "444374",
+                     *         "oracle_report": "444150",
                      *         "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *         "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
-                     *         "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *         "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *         "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *         "date": "2026-04-29",
                      *         "balance_lseth": "12.994833019228892547",
-                     *         "rewards_eth": "0.000876716461091166",
-                     *         "total_rewards_eth": "0.013481331461140798",
-                     *         "conversion_rate": "1.000268369955628998",
-                     *         "previous_conversion_rate": "1.000200903412596559",
+                     *         "rewards_eth": "0.00340741951702983",
+                     *         "total_rewards_eth": "0.018556156978012378",
+                     *         "conversion_rate": "1.000658896367885484",
+                     *         "previous_conversion_rate": "1.00039668295490913",
                      *         "mints_lseth": "0",
                      *         "total_mints_lseth": "168.987204000338651462",
                      *         "burns_lseth": "0",
                      *         "total_burns_lseth": "155.992370981109758915",
-                     *         "fees_eth": "0.000154714669604323",
-                     *         "total_fees_eth": "0.002379058493142494",
+                     *         "fees_eth": "0.000154220989268666",
+                     *         "total_fees_eth": "0.002378564812806837",
                      *         "period_lc_fees_lseth": null,
                      *         "total_lc_fees_lseth": "0",
                      *         "period_tech_provider_fees_lseth": null,
                      *         "total_tech_provider_fees_lseth": "0",
-                     *         "platform_fees_eth": "0.00003867866740108",
-                     *         "total_platform_fees_eth": "0.000117127382489262",
-                     *         "operator_fees_eth": "0.000046414400881296",
-                     *         "total_operator_fees_eth": "0.000713717547942747",
+                     *         "platform_fees_eth": "0.000038555247317166",
+                     *         "total_platform_fees_eth": "0.000117003962405348",
+                     *         "operator_fees_eth": "0.000046266296780599",
+                     *         "total_operator_fees_eth": "0.00071356944384205",
                      *         "period_lc_fees_rate": null,
                      *         "period_tech_provider_fees_rate": null,
                      *         "fee_model": "v0",
@@ -4599,14 +4667,14 @@ export interface operations {
                      *         "total_lc_fees_eth": "0",
                      *         "tech_provider_fees_eth": null,
                      *         "total_tech_provider_fees_eth": "0",
-                     *         "dao_fees_eth": "0.000030942933920867",
-                     *         "total_dao_fees_eth": "0.000953448939424864",
-                     *         "provider_fees_eth": "0.000023207200440648",
-                     *         "total_provider_fees_eth": "0.000356858773971373",
-                     *         "slashing_fees_eth": "0.000015471466960432",
-                     *         "total_slashing_fees_eth": "0.000237905849314248",
-                     *         "platform_fees_at_discount_rate_eth": "0.00003867866740108",
-                     *         "total_platform_fees_at_discount_rate_eth": "0.000117127382489262",
+                     *         "dao_fees_eth": "0.000030844197853736",
+                     *         "total_dao_fees_eth": "0.000953350203357733",
+                     *         "provider_fees_eth": "0.000023133148390299",
+                     *         "total_provider_fees_eth": "0.000356784721921024",
+                     *         "slashing_fees_eth": "0.000015422098926866",
+                     *         "total_slashing_fees_eth": "0.000237856481280682",
+                     *         "platform_fees_at_discount_rate_eth": "0.000038555247317166",
+                     *         "total_platform_fees_at_discount_rate_eth": "0.000117003962405348",
                      *         "discount_rate": "0",
                      *         "rebate_eth": "0",
                      *         "total_rebate_eth": "0",
@@ -4698,10 +4766,17 @@ export interface operations {
                         price_eur_round_id?: string | null;
                         price_eur_time?: string | null;
                         price_eur_missing_reason?: string | null;
+                        /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                        price_eur_derived?: boolean;
+                        price_eur_eth_usd?: string | null;
+                        price_eur_usd?: string | null;
+                        price_eur_usd_feed?: string | null;
+                        price_eur_usd_round_id?: string | null;
+                        price_eur_usd_time?: string | null;
                     }[];
                     /**
                      * @example oracle_report,address,account_id,org_id,date,balance_lseth,rewards_eth,total_rewards_eth,conversion_rate,previous_conversion_rate,mints_lseth,total_mints_lseth,burns_lseth,total_burns_lseth,fees_eth,total_fees_eth,period_lc_fees_lseth,total_lc_fees_lseth,period_tech_provider_fees_lseth,total_tech_provider_fees_lseth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,period_lc_fees_rate,period_tech_provider_fees_rate,fee_model,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,discount_rate,rebate_eth,total_rebate_eth,rebate_lseth,total_rebate_lseth
-                     *     444374,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,290698b9-ba87-45cf-8f09-528bca4bf4c3,org_f9741dfb23bb4cc2b0d277fb9c7cb445,2026-04-29,12.994833019228892547,0.000876716461091166,0.013481331461140798,1.000268369955628998,1.000200903412596559,0,168.987204000338651462,0,155.992370981109758915,0.000154714669604323,0.002379058493142494,,0,,0,0.00003867866740108,0.000117127382489262,0.000046414400881296,0.000713717547942747,,,v0,,0,,0,0.000030942933920867,0.000953448939424864,0.000023207200440648,0.000356858773971373,0.000015471466960432,0.000237905849314248,0.00003867866740108,0.000117127382489262,0,0,0,0,0
+                     *     444150,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,org_c49e4ef8e3e14f7b92f898f57514465c,2026-04-29,12.994833019228892547,0.00340741951702983,0.018556156978012378,1.000658896367885484,1.00039668295490913,0,168.987204000338651462,0,155.992370981109758915,0.000154220989268666,0.002378564812806837,,0,,0,0.000038555247317166,0.000117003962405348,0.000046266296780599,0.00071356944384205,,,v0,,0,,0,0.000030844197853736,0.000953350203357733,0.000023133148390299,0.000356784721921024,0.000015422098926866,0.000237856481280682,0.000038555247317166,0.000117003962405348,0,0,0,0,0
                      */
                     "text/csv": string;
                 };
@@ -4781,6 +4856,8 @@ export interface operations {
                 as_of?: string;
                 /** @description add the fiat value of every period amount and balance (<name>_usd / <name>_eur) at the on-chain ETH price stored beside each report (price_<currency>: its feed, round and time), half-even to 8 places */
                 currency?: "usd" | "eur";
+                /** @description csv: the answer as CSV, as with Accept: text/csv (a link a spreadsheet or a browser can open); json: JSON whatever Accept says. Absent: CSV when Accept names text/csv, else JSON. The same answer (bytes and ETag) either way it is asked for */
+                format?: "json" | "csv";
             };
             header?: {
                 /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
@@ -4809,7 +4886,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description JSON, or CSV (one row per wallet-day, a header row) with Accept: text/csv */
+            /** @description JSON, or CSV (one row per wallet-day, a header row) with ?format=csv or Accept: text/csv (format wins) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4832,38 +4909,38 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
+                     *         "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
                      *         "fee_model": "v0",
                      *         "totals": {
                      *           "balance_lseth": "12.994833019228892547",
-                     *           "rewards_eth": "0.000876716461091166",
-                     *           "total_rewards_eth": "0.013481331461140798",
+                     *           "rewards_eth": "0.00340741951702983",
+                     *           "total_rewards_eth": "0.018556156978012378",
                      *           "mints_lseth": "0",
                      *           "total_mints_lseth": "168.987204000338651462",
                      *           "burns_lseth": "0",
                      *           "total_burns_lseth": "155.992370981109758915",
-                     *           "fees_eth": "0.000154714669604323",
-                     *           "total_fees_eth": "0.002379058493142494",
+                     *           "fees_eth": "0.000154220989268666",
+                     *           "total_fees_eth": "0.002378564812806837",
                      *           "period_lc_fees_lseth": null,
                      *           "total_lc_fees_lseth": "0",
                      *           "period_tech_provider_fees_lseth": null,
                      *           "total_tech_provider_fees_lseth": "0",
-                     *           "platform_fees_eth": "0.00003867866740108",
-                     *           "total_platform_fees_eth": "0.000117127382489262",
-                     *           "operator_fees_eth": "0.000046414400881296",
-                     *           "total_operator_fees_eth": "0.000713717547942747",
+                     *           "platform_fees_eth": "0.000038555247317166",
+                     *           "total_platform_fees_eth": "0.000117003962405348",
+                     *           "operator_fees_eth": "0.000046266296780599",
+                     *           "total_operator_fees_eth": "0.00071356944384205",
                      *           "lc_fees_eth": null,
                      *           "total_lc_fees_eth": "0",
                      *           "tech_provider_fees_eth": null,
                      *           "total_tech_provider_fees_eth": "0",
-                     *           "dao_fees_eth": "0.000030942933920867",
-                     *           "total_dao_fees_eth": "0.000953448939424864",
-                     *           "provider_fees_eth": "0.000023207200440648",
-                     *           "total_provider_fees_eth": "0.000356858773971373",
-                     *           "slashing_fees_eth": "0.000015471466960432",
-                     *           "total_slashing_fees_eth": "0.000237905849314248",
-                     *           "platform_fees_at_discount_rate_eth": "0.00003867866740108",
-                     *           "total_platform_fees_at_discount_rate_eth": "0.000117127382489262",
+                     *           "dao_fees_eth": "0.000030844197853736",
+                     *           "total_dao_fees_eth": "0.000953350203357733",
+                     *           "provider_fees_eth": "0.000023133148390299",
+                     *           "total_provider_fees_eth": "0.000356784721921024",
+                     *           "slashing_fees_eth": "0.000015422098926866",
+                     *           "total_slashing_fees_eth": "0.000237856481280682",
+                     *           "platform_fees_at_discount_rate_eth": "0.000038555247317166",
+                     *           "total_platform_fees_at_discount_rate_eth": "0.000117003962405348",
                      *           "rebate_eth": "0",
                      *           "total_rebate_eth": "0",
                      *           "rebate_lseth": "0",
@@ -4872,30 +4949,30 @@ export interface operations {
                      *         "date": "2026-04-29",
                      *         "wallets": [
                      *           {
-                     *             "oracle_report": "444374",
+                     *             "oracle_report": "444150",
                      *             "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *             "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
-                     *             "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *             "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *             "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *             "date": "2026-04-29",
                      *             "balance_lseth": "12.994833019228892547",
-                     *             "rewards_eth": "0.000876716461091166",
-                     *             "total_rewards_eth": "0.013481331461140798",
-                     *             "conversion_rate": "1.000268369955628998",
-                     *             "previous_conversion_rate": "1.000200903412596559",
+                     *             "rewards_eth": "0.00340741951702983",
+                     *             "total_rewards_eth": "0.018556156978012378",
+                     *             "conversion_rate": "1.000658896367885484",
+                     *             "previous_conversion_rate": "1.00039668295490913",
                      *             "mints_lseth": "0",
                      *             "total_mints_lseth": "168.987204000338651462",
                      *             "burns_lseth": "0",
                      *             "total_burns_lseth": "155.992370981109758915",
-                     *             "fees_eth": "0.000154714669604323",
-                     *             "total_fees_eth": "0.002379058493142494",
+                     *             "fees_eth": "0.000154220989268666",
+                     *             "total_fees_eth": "0.002378564812806837",
                      *             "period_lc_fees_lseth": null,
                      *             "total_lc_fees_lseth": "0",
                      *             "period_tech_provider_fees_lseth": null,
                      *             "total_tech_provider_fees_lseth": "0",
-                     *             "platform_fees_eth": "0.00003867866740108",
-                     *             "total_platform_fees_eth": "0.000117127382489262",
-                     *             "operator_fees_eth": "0.000046414400881296",
-                     *             "total_operator_fees_eth": "0.000713717547942747",
+                     *             "platform_fees_eth": "0.000038555247317166",
+                     *             "total_platform_fees_eth": "0.000117003962405348",
+                     *             "operator_fees_eth": "0.000046266296780599",
+                     *             "total_operator_fees_eth": "0.00071356944384205",
                      *             "period_lc_fees_rate": null,
                      *             "period_tech_provider_fees_rate": null,
                      *             "fee_model": "v0",
@@ -4903,14 +4980,14 @@ export interface operations {
                      *             "total_lc_fees_eth": "0",
                      *             "tech_provider_fees_eth": null,
                      *             "total_tech_provider_fees_eth": "0",
-                     *             "dao_fees_eth": "0.000030942933920867",
-                     *             "total_dao_fees_eth": "0.000953448939424864",
-                     *             "provider_fees_eth": "0.000023207200440648",
-                     *             "total_provider_fees_eth": "0.000356858773971373",
-                     *             "slashing_fees_eth": "0.000015471466960432",
-                     *             "total_slashing_fees_eth": "0.000237905849314248",
-                     *             "platform_fees_at_discount_rate_eth": "0.00003867866740108",
-                     *             "total_platform_fees_at_discount_rate_eth": "0.000117127382489262",
+                     *             "dao_fees_eth": "0.000030844197853736",
+                     *             "total_dao_fees_eth": "0.000953350203357733",
+                     *             "provider_fees_eth": "0.000023133148390299",
+                     *             "total_provider_fees_eth": "0.000356784721921024",
+                     *             "slashing_fees_eth": "0.000015422098926866",
+                     *             "total_slashing_fees_eth": "0.000237856481280682",
+                     *             "platform_fees_at_discount_rate_eth": "0.000038555247317166",
+                     *             "total_platform_fees_at_discount_rate_eth": "0.000117003962405348",
                      *             "discount_rate": "0",
                      *             "rebate_eth": "0",
                      *             "total_rebate_eth": "0",
@@ -4997,6 +5074,13 @@ export interface operations {
                             price_eur_round_id?: string | null;
                             price_eur_time?: string | null;
                             price_eur_missing_reason?: string | null;
+                            /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                            price_eur_derived?: boolean;
+                            price_eur_eth_usd?: string | null;
+                            price_eur_usd?: string | null;
+                            price_eur_usd_feed?: string | null;
+                            price_eur_usd_round_id?: string | null;
+                            price_eur_usd_time?: string | null;
                         };
                         date: string;
                         wallets: {
@@ -5082,11 +5166,18 @@ export interface operations {
                             price_eur_round_id?: string | null;
                             price_eur_time?: string | null;
                             price_eur_missing_reason?: string | null;
+                            /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                            price_eur_derived?: boolean;
+                            price_eur_eth_usd?: string | null;
+                            price_eur_usd?: string | null;
+                            price_eur_usd_feed?: string | null;
+                            price_eur_usd_round_id?: string | null;
+                            price_eur_usd_time?: string | null;
                         }[];
                     }[];
                     /**
                      * @example oracle_report,address,account_id,org_id,date,balance_lseth,rewards_eth,total_rewards_eth,conversion_rate,previous_conversion_rate,mints_lseth,total_mints_lseth,burns_lseth,total_burns_lseth,fees_eth,total_fees_eth,period_lc_fees_lseth,total_lc_fees_lseth,period_tech_provider_fees_lseth,total_tech_provider_fees_lseth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,period_lc_fees_rate,period_tech_provider_fees_rate,fee_model,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,discount_rate,rebate_eth,total_rebate_eth,rebate_lseth,total_rebate_lseth
-                     *     444374,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,290698b9-ba87-45cf-8f09-528bca4bf4c3,org_f9741dfb23bb4cc2b0d277fb9c7cb445,2026-04-29,12.994833019228892547,0.000876716461091166,0.013481331461140798,1.000268369955628998,1.000200903412596559,0,168.987204000338651462,0,155.992370981109758915,0.000154714669604323,0.002379058493142494,,0,,0,0.00003867866740108,0.000117127382489262,0.000046414400881296,0.000713717547942747,,,v0,,0,,0,0.000030942933920867,0.000953448939424864,0.000023207200440648,0.000356858773971373,0.000015471466960432,0.000237905849314248,0.00003867866740108,0.000117127382489262,0,0,0,0,0
+                     *     444150,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,org_c49e4ef8e3e14f7b92f898f57514465c,2026-04-29,12.994833019228892547,0.00340741951702983,0.018556156978012378,1.000658896367885484,1.00039668295490913,0,168.987204000338651462,0,155.992370981109758915,0.000154220989268666,0.002378564812806837,,0,,0,0.000038555247317166,0.000117003962405348,0.000046266296780599,0.00071356944384205,,,v0,,0,,0,0.000030844197853736,0.000953350203357733,0.000023133148390299,0.000356784721921024,0.000015422098926866,0.000237856481280682,0.000038555247317166,0.000117003962405348,0,0,0,0,0
                      */
                     "text/csv": string;
                 };
@@ -5166,6 +5257,8 @@ export interface operations {
                 as_of?: string;
                 /** @description add the fiat value of every period amount and balance (<name>_usd / <name>_eur) at the on-chain ETH price stored beside each report (price_<currency>: its feed, round and time), half-even to 8 places */
                 currency?: "usd" | "eur";
+                /** @description csv: the answer as CSV, as with Accept: text/csv (a link a spreadsheet or a browser can open); json: JSON whatever Accept says. Absent: CSV when Accept names text/csv, else JSON. The same answer (bytes and ETag) either way it is asked for */
+                format?: "json" | "csv";
             };
             header?: {
                 /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
@@ -5196,7 +5289,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description JSON, or CSV (one row per wallet-day, a header row) with Accept: text/csv */
+            /** @description JSON, or CSV (one row per wallet-day, a header row) with ?format=csv or Accept: text/csv (format wins) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5219,34 +5312,34 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
+                     *         "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
                      *         "fee_model": "v0",
                      *         "totals": {
-                     *           "balance_eth": "12.998320441989669245",
-                     *           "rewards_eth": "0.000876716461091166",
-                     *           "total_rewards_eth": "0.013481331461140798",
+                     *           "balance_eth": "13.003395267506540826",
+                     *           "rewards_eth": "0.00340741951702983",
+                     *           "total_rewards_eth": "0.018556156978012378",
                      *           "mints_eth": "0",
                      *           "total_mints_eth": "168.987204000338651462",
                      *           "burns_eth": "0",
                      *           "total_burns_eth": "156.013337605383606852",
-                     *           "fees_eth": "0.000154714669604323",
-                     *           "total_fees_eth": "0.002379058493142494",
-                     *           "platform_fees_eth": "0.00003867866740108",
-                     *           "total_platform_fees_eth": "0.000117127382489262",
-                     *           "operator_fees_eth": "0.000046414400881296",
-                     *           "total_operator_fees_eth": "0.000713717547942747",
-                     *           "dao_fees_eth": "0.000030942933920867",
-                     *           "total_dao_fees_eth": "0.000953448939424864",
-                     *           "provider_fees_eth": "0.000023207200440648",
-                     *           "total_provider_fees_eth": "0.000356858773971373",
-                     *           "slashing_fees_eth": "0.000015471466960432",
-                     *           "total_slashing_fees_eth": "0.000237905849314248",
-                     *           "platform_fees_at_discount_rate_eth": "0.00003867866740108",
-                     *           "total_platform_fees_at_discount_rate_eth": "0.000117127382489262",
-                     *           "gross_fees_eth": "0.000154714669604323",
-                     *           "total_gross_fees_eth": "0.002379058493142494",
-                     *           "gross_rewards_eth": "0.001031431130695489",
-                     *           "total_gross_rewards_eth": "0.015860389954283292",
+                     *           "fees_eth": "0.000154220989268666",
+                     *           "total_fees_eth": "0.002378564812806837",
+                     *           "platform_fees_eth": "0.000038555247317166",
+                     *           "total_platform_fees_eth": "0.000117003962405348",
+                     *           "operator_fees_eth": "0.000046266296780599",
+                     *           "total_operator_fees_eth": "0.00071356944384205",
+                     *           "dao_fees_eth": "0.000030844197853736",
+                     *           "total_dao_fees_eth": "0.000953350203357733",
+                     *           "provider_fees_eth": "0.000023133148390299",
+                     *           "total_provider_fees_eth": "0.000356784721921024",
+                     *           "slashing_fees_eth": "0.000015422098926866",
+                     *           "total_slashing_fees_eth": "0.000237856481280682",
+                     *           "platform_fees_at_discount_rate_eth": "0.000038555247317166",
+                     *           "total_platform_fees_at_discount_rate_eth": "0.000117003962405348",
+                     *           "gross_fees_eth": "0.000154220989268666",
+                     *           "total_gross_fees_eth": "0.002378564812806837",
+                     *           "gross_rewards_eth": "0.003561640506298496",
+                     *           "total_gross_rewards_eth": "0.020934721790819215",
                      *           "rebate_eth": "0",
                      *           "total_rebate_eth": "0",
                      *           "lc_fees_eth": null,
@@ -5257,40 +5350,40 @@ export interface operations {
                      *         "date": "2026-04-29",
                      *         "wallets": [
                      *           {
-                     *             "oracle_report": "444374",
+                     *             "oracle_report": "444150",
                      *             "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *             "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
-                     *             "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *             "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *             "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *             "date": "2026-04-29",
-                     *             "balance_eth": "12.998320441989669245",
-                     *             "rewards_eth": "0.000876716461091166",
-                     *             "total_rewards_eth": "0.013481331461140798",
-                     *             "conversion_rate": "1.000268369955628998",
-                     *             "previous_conversion_rate": "1.000200903412596559",
+                     *             "balance_eth": "13.003395267506540826",
+                     *             "rewards_eth": "0.00340741951702983",
+                     *             "total_rewards_eth": "0.018556156978012378",
+                     *             "conversion_rate": "1.000658896367885484",
+                     *             "previous_conversion_rate": "1.00039668295490913",
                      *             "mints_eth": "0",
                      *             "total_mints_eth": "168.987204000338651462",
                      *             "burns_eth": "0",
                      *             "total_burns_eth": "156.013337605383606852",
-                     *             "fees_eth": "0.000154714669604323",
-                     *             "total_fees_eth": "0.002379058493142494",
-                     *             "platform_fees_eth": "0.00003867866740108",
-                     *             "total_platform_fees_eth": "0.000117127382489262",
-                     *             "operator_fees_eth": "0.000046414400881296",
-                     *             "total_operator_fees_eth": "0.000713717547942747",
-                     *             "dao_fees_eth": "0.000030942933920867",
-                     *             "total_dao_fees_eth": "0.000953448939424864",
-                     *             "provider_fees_eth": "0.000023207200440648",
-                     *             "total_provider_fees_eth": "0.000356858773971373",
-                     *             "slashing_fees_eth": "0.000015471466960432",
-                     *             "total_slashing_fees_eth": "0.000237905849314248",
-                     *             "platform_fees_at_discount_rate_eth": "0.00003867866740108",
-                     *             "total_platform_fees_at_discount_rate_eth": "0.000117127382489262",
+                     *             "fees_eth": "0.000154220989268666",
+                     *             "total_fees_eth": "0.002378564812806837",
+                     *             "platform_fees_eth": "0.000038555247317166",
+                     *             "total_platform_fees_eth": "0.000117003962405348",
+                     *             "operator_fees_eth": "0.000046266296780599",
+                     *             "total_operator_fees_eth": "0.00071356944384205",
+                     *             "dao_fees_eth": "0.000030844197853736",
+                     *             "total_dao_fees_eth": "0.000953350203357733",
+                     *             "provider_fees_eth": "0.000023133148390299",
+                     *             "total_provider_fees_eth": "0.000356784721921024",
+                     *             "slashing_fees_eth": "0.000015422098926866",
+                     *             "total_slashing_fees_eth": "0.000237856481280682",
+                     *             "platform_fees_at_discount_rate_eth": "0.000038555247317166",
+                     *             "total_platform_fees_at_discount_rate_eth": "0.000117003962405348",
                      *             "gross_protocol_fee_rate": "0.15",
                      *             "discount_rate": "0",
-                     *             "gross_fees_eth": "0.000154714669604323",
-                     *             "total_gross_fees_eth": "0.002379058493142494",
-                     *             "gross_rewards_eth": "0.001031431130695489",
-                     *             "total_gross_rewards_eth": "0.015860389954283292",
+                     *             "gross_fees_eth": "0.000154220989268666",
+                     *             "total_gross_fees_eth": "0.002378564812806837",
+                     *             "gross_rewards_eth": "0.003561640506298496",
+                     *             "total_gross_rewards_eth": "0.020934721790819215",
                      *             "rebate_eth": "0",
                      *             "total_rebate_eth": "0",
                      *             "fee_model": "v0",
@@ -5383,6 +5476,13 @@ export interface operations {
                             price_eur_round_id?: string | null;
                             price_eur_time?: string | null;
                             price_eur_missing_reason?: string | null;
+                            /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                            price_eur_derived?: boolean;
+                            price_eur_eth_usd?: string | null;
+                            price_eur_usd?: string | null;
+                            price_eur_usd_feed?: string | null;
+                            price_eur_usd_round_id?: string | null;
+                            price_eur_usd_time?: string | null;
                         };
                         date: string;
                         wallets: {
@@ -5471,6 +5571,13 @@ export interface operations {
                             price_eur_round_id?: string | null;
                             price_eur_time?: string | null;
                             price_eur_missing_reason?: string | null;
+                            /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                            price_eur_derived?: boolean;
+                            price_eur_eth_usd?: string | null;
+                            price_eur_usd?: string | null;
+                            price_eur_usd_feed?: string | null;
+                            price_eur_usd_round_id?: string | null;
+                            price_eur_usd_time?: string | null;
                         }[];
                     } | {
                         account_id: string;
@@ -5550,6 +5657,13 @@ export interface operations {
                             price_eur_round_id?: string | null;
                             price_eur_time?: string | null;
                             price_eur_missing_reason?: string | null;
+                            /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                            price_eur_derived?: boolean;
+                            price_eur_eth_usd?: string | null;
+                            price_eur_usd?: string | null;
+                            price_eur_usd_feed?: string | null;
+                            price_eur_usd_round_id?: string | null;
+                            price_eur_usd_time?: string | null;
                         };
                         date: string;
                         wallets: {
@@ -5636,11 +5750,18 @@ export interface operations {
                             price_eur_round_id?: string | null;
                             price_eur_time?: string | null;
                             price_eur_missing_reason?: string | null;
+                            /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                            price_eur_derived?: boolean;
+                            price_eur_eth_usd?: string | null;
+                            price_eur_usd?: string | null;
+                            price_eur_usd_feed?: string | null;
+                            price_eur_usd_round_id?: string | null;
+                            price_eur_usd_time?: string | null;
                         }[];
                     })[];
                     /**
                      * @example oracle_report,address,account_id,org_id,date,balance_eth,rewards_eth,total_rewards_eth,conversion_rate,previous_conversion_rate,mints_eth,total_mints_eth,burns_eth,total_burns_eth,fees_eth,total_fees_eth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,gross_protocol_fee_rate,discount_rate,gross_fees_eth,total_gross_fees_eth,gross_rewards_eth,total_gross_rewards_eth,rebate_eth,total_rebate_eth,fee_model,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth
-                     *     444374,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,290698b9-ba87-45cf-8f09-528bca4bf4c3,org_f9741dfb23bb4cc2b0d277fb9c7cb445,2026-04-29,12.998320441989669245,0.000876716461091166,0.013481331461140798,1.000268369955628998,1.000200903412596559,0,168.987204000338651462,0,156.013337605383606852,0.000154714669604323,0.002379058493142494,0.00003867866740108,0.000117127382489262,0.000046414400881296,0.000713717547942747,0.000030942933920867,0.000953448939424864,0.000023207200440648,0.000356858773971373,0.000015471466960432,0.000237905849314248,0.00003867866740108,0.000117127382489262,0.15,0,0.000154714669604323,0.002379058493142494,0.001031431130695489,0.015860389954283292,0,0,v0,,0,,0
+                     *     444150,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,org_c49e4ef8e3e14f7b92f898f57514465c,2026-04-29,13.003395267506540826,0.00340741951702983,0.018556156978012378,1.000658896367885484,1.00039668295490913,0,168.987204000338651462,0,156.013337605383606852,0.000154220989268666,0.002378564812806837,0.000038555247317166,0.000117003962405348,0.000046266296780599,0.00071356944384205,0.000030844197853736,0.000953350203357733,0.000023133148390299,0.000356784721921024,0.000015422098926866,0.000237856481280682,0.000038555247317166,0.000117003962405348,0.15,0,0.000154220989268666,0.002378564812806837,0.003561640506298496,0.020934721790819215,0,0,v0,,0,,0
                      */
                     "text/csv": string;
                 };
@@ -5724,6 +5845,10 @@ export interface operations {
                 as_of?: string;
                 /** @description add the fiat value of every period amount and balance (<name>_usd / <name>_eur) at the on-chain ETH price stored beside each report (price_<currency>: its feed, round and time), half-even to 8 places */
                 currency?: "usd" | "eur";
+                /** @description roll the range up into UTC calendar periods (periods[] instead of days[]; CSV: one row per period, per period and wallet on an account, per period and account on the organization); a period cut by from / to or with a date without a report is partial */
+                group_by?: "day" | "month" | "quarter" | "year";
+                /** @description csv: the answer as CSV, as with Accept: text/csv (a link a spreadsheet or a browser can open); json: JSON whatever Accept says. Absent: CSV when Accept names text/csv, else JSON. The same answer (bytes and ETag) either way it is asked for */
+                format?: "json" | "csv";
             };
             header?: {
                 /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
@@ -5736,7 +5861,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description JSON, or CSV (one row per wallet-day, a header row) with Accept: text/csv */
+            /** @description JSON, or CSV (one row per wallet-day, a header row) with ?format=csv or Accept: text/csv (format wins) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5769,45 +5894,67 @@ export interface operations {
                      *       "fee_models": [
                      *         "v0"
                      *       ],
-                     *       "data_as_of": "2026-11-27T06:34:39.106Z",
+                     *       "data_as_of": "2026-12-02T16:51:02.062Z",
                      *       "totals": {
                      *         "balance_lseth": "12.994833019228892547",
-                     *         "rewards_eth": "0.013481331461140798",
-                     *         "total_rewards_eth": "0.013481331461140798",
+                     *         "rewards_eth": "0.018556156978012378",
+                     *         "total_rewards_eth": "0.018556156978012378",
+                     *         "conversion_rate": "1.000658896367885484",
                      *         "mints_lseth": "168.987204000338651462",
                      *         "total_mints_lseth": "168.987204000338651462",
                      *         "burns_lseth": "155.992370981109758915",
                      *         "total_burns_lseth": "155.992370981109758915",
-                     *         "fees_eth": "0.002379058493142494",
-                     *         "total_fees_eth": "0.002379058493142494",
+                     *         "fees_eth": "0.002378564812806837",
+                     *         "total_fees_eth": "0.002378564812806837",
                      *         "period_lc_fees_lseth": null,
                      *         "total_lc_fees_lseth": null,
                      *         "period_tech_provider_fees_lseth": null,
                      *         "total_tech_provider_fees_lseth": "0",
                      *         "platform_fees_eth": null,
                      *         "total_platform_fees_eth": null,
-                     *         "operator_fees_eth": "0.000713717547942747",
-                     *         "total_operator_fees_eth": "0.000713717547942747",
+                     *         "operator_fees_eth": "0.00071356944384205",
+                     *         "total_operator_fees_eth": "0.00071356944384205",
+                     *         "period_lc_fees_rate": null,
+                     *         "period_tech_provider_fees_rate": null,
                      *         "lc_fees_eth": null,
                      *         "total_lc_fees_eth": null,
                      *         "tech_provider_fees_eth": null,
                      *         "total_tech_provider_fees_eth": "0",
                      *         "dao_fees_eth": null,
                      *         "total_dao_fees_eth": null,
-                     *         "provider_fees_eth": "0.000356858773971373",
-                     *         "total_provider_fees_eth": "0.000356858773971373",
-                     *         "slashing_fees_eth": "0.000237905849314248",
-                     *         "total_slashing_fees_eth": "0.000237905849314248",
+                     *         "provider_fees_eth": "0.000356784721921024",
+                     *         "total_provider_fees_eth": "0.000356784721921024",
+                     *         "slashing_fees_eth": "0.000237856481280682",
+                     *         "total_slashing_fees_eth": "0.000237856481280682",
                      *         "platform_fees_at_discount_rate_eth": null,
                      *         "total_platform_fees_at_discount_rate_eth": null,
+                     *         "discount_rate": null,
                      *         "rebate_eth": null,
                      *         "total_rebate_eth": null,
                      *         "rebate_lseth": null,
-                     *         "total_rebate_lseth": null
+                     *         "total_rebate_lseth": null,
+                     *         "opening_balance_lseth": "0",
+                     *         "opening_total_rewards_eth": "0",
+                     *         "opening_conversion_rate": "1",
+                     *         "opening_total_mints_lseth": "0",
+                     *         "opening_total_burns_lseth": "0",
+                     *         "opening_total_fees_eth": "0",
+                     *         "opening_total_lc_fees_lseth": null,
+                     *         "opening_total_tech_provider_fees_lseth": "0",
+                     *         "opening_total_platform_fees_eth": null,
+                     *         "opening_total_operator_fees_eth": "0",
+                     *         "opening_total_lc_fees_eth": null,
+                     *         "opening_total_tech_provider_fees_eth": "0",
+                     *         "opening_total_dao_fees_eth": null,
+                     *         "opening_total_provider_fees_eth": "0",
+                     *         "opening_total_slashing_fees_eth": "0",
+                     *         "opening_total_platform_fees_at_discount_rate_eth": null,
+                     *         "opening_total_rebate_eth": null,
+                     *         "opening_total_rebate_lseth": null
                      *       },
                      *       "days": [
                      *         {
-                     *           "oracle_report": "443474",
+                     *           "oracle_report": "443250",
                      *           "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
                      *           "account_id": null,
                      *           "org_id": null,
@@ -5853,7 +6000,7 @@ export interface operations {
                      *           "total_rebate_lseth": null
                      *         },
                      *         {
-                     *           "oracle_report": "443699",
+                     *           "oracle_report": "443475",
                      *           "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
                      *           "account_id": null,
                      *           "org_id": null,
@@ -5917,10 +6064,13 @@ export interface operations {
                         fee_models: ("v0" | "v3")[];
                         /** @description when the newest of the days' versions became visible (X-Report-Data-As-Of) */
                         data_as_of: string;
+                        group_by?: string;
+                        /** @description flows: the sums over the range; stocks (balances, conversion_rate, total_*): the closing value, and opening_<name> the value at the close of the report before the first day; rates: the summed part / the summed fee-bearing rewards; <flow>_<currency>: the sum of the days’ values, balance_<currency> / opening_balance_<currency>: the balance at price_<currency> / opening_price_<currency> */
                         totals: {
                             balance_lseth: string | null;
                             rewards_eth: string | null;
                             total_rewards_eth: string | null;
+                            conversion_rate: string | null;
                             mints_lseth: string | null;
                             total_mints_lseth: string | null;
                             burns_lseth: string | null;
@@ -5935,6 +6085,8 @@ export interface operations {
                             total_platform_fees_eth: string | null;
                             operator_fees_eth: string | null;
                             total_operator_fees_eth: string | null;
+                            period_lc_fees_rate: string | null;
+                            period_tech_provider_fees_rate: string | null;
                             lc_fees_eth: string | null;
                             total_lc_fees_eth: string | null;
                             tech_provider_fees_eth: string | null;
@@ -5947,10 +6099,29 @@ export interface operations {
                             total_slashing_fees_eth: string | null;
                             platform_fees_at_discount_rate_eth: string | null;
                             total_platform_fees_at_discount_rate_eth: string | null;
+                            discount_rate: string | null;
                             rebate_eth: string | null;
                             total_rebate_eth: string | null;
                             rebate_lseth: string | null;
                             total_rebate_lseth: string | null;
+                            opening_balance_lseth: string | null;
+                            opening_total_rewards_eth: string | null;
+                            opening_conversion_rate: string | null;
+                            opening_total_mints_lseth: string | null;
+                            opening_total_burns_lseth: string | null;
+                            opening_total_fees_eth: string | null;
+                            opening_total_lc_fees_lseth: string | null;
+                            opening_total_tech_provider_fees_lseth: string | null;
+                            opening_total_platform_fees_eth: string | null;
+                            opening_total_operator_fees_eth: string | null;
+                            opening_total_lc_fees_eth: string | null;
+                            opening_total_tech_provider_fees_eth: string | null;
+                            opening_total_dao_fees_eth: string | null;
+                            opening_total_provider_fees_eth: string | null;
+                            opening_total_slashing_fees_eth: string | null;
+                            opening_total_platform_fees_at_discount_rate_eth: string | null;
+                            opening_total_rebate_eth: string | null;
+                            opening_total_rebate_lseth: string | null;
                             balance_usd?: string | null;
                             rewards_usd?: string | null;
                             mints_usd?: string | null;
@@ -5965,11 +6136,9 @@ export interface operations {
                             slashing_fees_usd?: string | null;
                             platform_fees_at_discount_rate_usd?: string | null;
                             rebate_usd?: string | null;
+                            opening_balance_usd?: string | null;
                             price_usd?: string | null;
-                            price_usd_feed?: string | null;
-                            price_usd_round_id?: string | null;
-                            price_usd_time?: string | null;
-                            price_usd_missing_reason?: string | null;
+                            opening_price_usd?: string | null;
                             balance_eur?: string | null;
                             rewards_eur?: string | null;
                             mints_eur?: string | null;
@@ -5984,13 +6153,11 @@ export interface operations {
                             slashing_fees_eur?: string | null;
                             platform_fees_at_discount_rate_eur?: string | null;
                             rebate_eur?: string | null;
+                            opening_balance_eur?: string | null;
                             price_eur?: string | null;
-                            price_eur_feed?: string | null;
-                            price_eur_round_id?: string | null;
-                            price_eur_time?: string | null;
-                            price_eur_missing_reason?: string | null;
+                            opening_price_eur?: string | null;
                         };
-                        days: {
+                        days?: {
                             oracle_report: string;
                             address: string;
                             account_id: string | null;
@@ -6073,12 +6240,122 @@ export interface operations {
                             price_eur_round_id?: string | null;
                             price_eur_time?: string | null;
                             price_eur_missing_reason?: string | null;
+                            /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                            price_eur_derived?: boolean;
+                            price_eur_eth_usd?: string | null;
+                            price_eur_usd?: string | null;
+                            price_eur_usd_feed?: string | null;
+                            price_eur_usd_round_id?: string | null;
+                            price_eur_usd_time?: string | null;
+                        }[];
+                        periods?: {
+                            /** @description 2026-04-30, 2026-04, 2026-Q2 or 2026 (UTC) */
+                            period: string;
+                            /** @description the period's first date within the range asked for */
+                            from: string;
+                            /** @description the period's last date within the range asked for */
+                            to: string;
+                            /** @description cut by from / to, or with a date without a report */
+                            partial: boolean;
+                            /** @description the reports in it */
+                            days: number;
+                            /** @description the fee models of the days covered (both: the range crosses the 2026-05-01 cutover) */
+                            fee_models: ("v0" | "v3")[];
+                            balance_lseth: string | null;
+                            rewards_eth: string | null;
+                            total_rewards_eth: string | null;
+                            conversion_rate: string | null;
+                            mints_lseth: string | null;
+                            total_mints_lseth: string | null;
+                            burns_lseth: string | null;
+                            total_burns_lseth: string | null;
+                            fees_eth: string | null;
+                            total_fees_eth: string | null;
+                            period_lc_fees_lseth: string | null;
+                            total_lc_fees_lseth: string | null;
+                            period_tech_provider_fees_lseth: string | null;
+                            total_tech_provider_fees_lseth: string | null;
+                            platform_fees_eth: string | null;
+                            total_platform_fees_eth: string | null;
+                            operator_fees_eth: string | null;
+                            total_operator_fees_eth: string | null;
+                            period_lc_fees_rate: string | null;
+                            period_tech_provider_fees_rate: string | null;
+                            lc_fees_eth: string | null;
+                            total_lc_fees_eth: string | null;
+                            tech_provider_fees_eth: string | null;
+                            total_tech_provider_fees_eth: string | null;
+                            dao_fees_eth: string | null;
+                            total_dao_fees_eth: string | null;
+                            provider_fees_eth: string | null;
+                            total_provider_fees_eth: string | null;
+                            slashing_fees_eth: string | null;
+                            total_slashing_fees_eth: string | null;
+                            platform_fees_at_discount_rate_eth: string | null;
+                            total_platform_fees_at_discount_rate_eth: string | null;
+                            discount_rate: string | null;
+                            rebate_eth: string | null;
+                            total_rebate_eth: string | null;
+                            rebate_lseth: string | null;
+                            total_rebate_lseth: string | null;
+                            opening_balance_lseth: string | null;
+                            opening_total_rewards_eth: string | null;
+                            opening_conversion_rate: string | null;
+                            opening_total_mints_lseth: string | null;
+                            opening_total_burns_lseth: string | null;
+                            opening_total_fees_eth: string | null;
+                            opening_total_lc_fees_lseth: string | null;
+                            opening_total_tech_provider_fees_lseth: string | null;
+                            opening_total_platform_fees_eth: string | null;
+                            opening_total_operator_fees_eth: string | null;
+                            opening_total_lc_fees_eth: string | null;
+                            opening_total_tech_provider_fees_eth: string | null;
+                            opening_total_dao_fees_eth: string | null;
+                            opening_total_provider_fees_eth: string | null;
+                            opening_total_slashing_fees_eth: string | null;
+                            opening_total_platform_fees_at_discount_rate_eth: string | null;
+                            opening_total_rebate_eth: string | null;
+                            opening_total_rebate_lseth: string | null;
+                            balance_usd?: string | null;
+                            rewards_usd?: string | null;
+                            mints_usd?: string | null;
+                            burns_usd?: string | null;
+                            fees_usd?: string | null;
+                            platform_fees_usd?: string | null;
+                            operator_fees_usd?: string | null;
+                            lc_fees_usd?: string | null;
+                            tech_provider_fees_usd?: string | null;
+                            dao_fees_usd?: string | null;
+                            provider_fees_usd?: string | null;
+                            slashing_fees_usd?: string | null;
+                            platform_fees_at_discount_rate_usd?: string | null;
+                            rebate_usd?: string | null;
+                            opening_balance_usd?: string | null;
+                            price_usd?: string | null;
+                            opening_price_usd?: string | null;
+                            balance_eur?: string | null;
+                            rewards_eur?: string | null;
+                            mints_eur?: string | null;
+                            burns_eur?: string | null;
+                            fees_eur?: string | null;
+                            platform_fees_eur?: string | null;
+                            operator_fees_eur?: string | null;
+                            lc_fees_eur?: string | null;
+                            tech_provider_fees_eur?: string | null;
+                            dao_fees_eur?: string | null;
+                            provider_fees_eur?: string | null;
+                            slashing_fees_eur?: string | null;
+                            platform_fees_at_discount_rate_eur?: string | null;
+                            rebate_eur?: string | null;
+                            opening_balance_eur?: string | null;
+                            price_eur?: string | null;
+                            opening_price_eur?: string | null;
                         }[];
                     };
                     /**
                      * @example oracle_report,address,account_id,org_id,date,balance_lseth,rewards_eth,total_rewards_eth,conversion_rate,previous_conversion_rate,mints_lseth,total_mints_lseth,burns_lseth,total_burns_lseth,fees_eth,total_fees_eth,period_lc_fees_lseth,total_lc_fees_lseth,period_tech_provider_fees_lseth,total_tech_provider_fees_lseth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,period_lc_fees_rate,period_tech_provider_fees_rate,fee_model,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,discount_rate,rebate_eth,total_rebate_eth,rebate_lseth,total_rebate_lseth
-                     *     443474,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,,,2026-04-25,168.987204000338651462,0,0,1,1,168.987204000338651462,168.987204000338651462,0,0,0,0,,,,0,,,0,0,,,v0,,,,0,,,0,0,0,0,,,,,,,
-                     *     443699,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,,,2026-04-26,168.987204000338651462,0.010826444124717495,0.010826444124717495,1.0000640666504234,1,0,168.987204000338651462,0,0,0.00191054896318544,0.00191054896318544,,,,0,,,0.000573164688955632,0.000573164688955632,,,v0,,,,0,,,0.000286582344477816,0.000286582344477816,0.000191054896318544,0.000191054896318544,,,,,,,
+                     *     443250,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,,,2026-04-25,168.987204000338651462,0,0,1,1,168.987204000338651462,168.987204000338651462,0,0,0,0,,,,0,,,0,0,,,v0,,,,0,,,0,0,0,0,,,,,,,
+                     *     443475,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,,,2026-04-26,168.987204000338651462,0.010826444124717495,0.010826444124717495,1.0000640666504234,1,0,168.987204000338651462,0,0,0.00191054896318544,0.00191054896318544,,,,0,,,0.000573164688955632,0.000573164688955632,,,v0,,,,0,,,0.000286582344477816,0.000286582344477816,0.000191054896318544,0.000191054896318544,,,,,,,
                      */
                     "text/csv": string;
                 };
@@ -6162,6 +6439,10 @@ export interface operations {
                 as_of?: string;
                 /** @description add the fiat value of every period amount and balance (<name>_usd / <name>_eur) at the on-chain ETH price stored beside each report (price_<currency>: its feed, round and time), half-even to 8 places */
                 currency?: "usd" | "eur";
+                /** @description roll the range up into UTC calendar periods (periods[] instead of days[]; CSV: one row per period, per period and wallet on an account, per period and account on the organization); a period cut by from / to or with a date without a report is partial */
+                group_by?: "day" | "month" | "quarter" | "year";
+                /** @description csv: the answer as CSV, as with Accept: text/csv (a link a spreadsheet or a browser can open); json: JSON whatever Accept says. Absent: CSV when Accept names text/csv, else JSON. The same answer (bytes and ETag) either way it is asked for */
+                format?: "json" | "csv";
             };
             header?: {
                 /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
@@ -6174,7 +6455,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description JSON, or CSV (one row per wallet-day, a header row) with Accept: text/csv */
+            /** @description JSON, or CSV (one row per wallet-day, a header row) with ?format=csv or Accept: text/csv (format wins) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6196,7 +6477,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
+                     *       "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
                      *       "from": "2026-04-25",
                      *       "to": "2026-04-29",
                      *       "requested": {
@@ -6206,45 +6487,67 @@ export interface operations {
                      *       "fee_models": [
                      *         "v0"
                      *       ],
-                     *       "data_as_of": "2026-11-27T06:34:39.106Z",
+                     *       "data_as_of": "2026-12-02T16:51:02.062Z",
                      *       "totals": {
                      *         "balance_lseth": "12.994833019228892547",
-                     *         "rewards_eth": "0.002654887336423303",
-                     *         "total_rewards_eth": "0.013481331461140798",
+                     *         "rewards_eth": "0.007729712853294883",
+                     *         "total_rewards_eth": "0.018556156978012378",
+                     *         "conversion_rate": "1.000658896367885484",
                      *         "mints_lseth": "0",
                      *         "total_mints_lseth": "168.987204000338651462",
                      *         "burns_lseth": "155.992370981109758915",
                      *         "total_burns_lseth": "155.992370981109758915",
-                     *         "fees_eth": "0.000468509529957054",
-                     *         "total_fees_eth": "0.002379058493142494",
+                     *         "fees_eth": "0.000468015849621397",
+                     *         "total_fees_eth": "0.002378564812806837",
                      *         "period_lc_fees_lseth": null,
                      *         "total_lc_fees_lseth": "0",
                      *         "period_tech_provider_fees_lseth": null,
                      *         "total_tech_provider_fees_lseth": "0",
-                     *         "platform_fees_eth": "0.000117127382489262",
-                     *         "total_platform_fees_eth": "0.000117127382489262",
-                     *         "operator_fees_eth": "0.000140552858987115",
-                     *         "total_operator_fees_eth": "0.000713717547942747",
+                     *         "platform_fees_eth": "0.000117003962405348",
+                     *         "total_platform_fees_eth": "0.000117003962405348",
+                     *         "operator_fees_eth": "0.000140404754886418",
+                     *         "total_operator_fees_eth": "0.00071356944384205",
+                     *         "period_lc_fees_rate": null,
+                     *         "period_tech_provider_fees_rate": null,
                      *         "lc_fees_eth": null,
                      *         "total_lc_fees_eth": "0",
                      *         "tech_provider_fees_eth": null,
                      *         "total_tech_provider_fees_eth": "0",
-                     *         "dao_fees_eth": "0.000093701905991416",
-                     *         "total_dao_fees_eth": "0.000953448939424864",
-                     *         "provider_fees_eth": "0.000070276429493557",
-                     *         "total_provider_fees_eth": "0.000356858773971373",
-                     *         "slashing_fees_eth": "0.000046850952995704",
-                     *         "total_slashing_fees_eth": "0.000237905849314248",
-                     *         "platform_fees_at_discount_rate_eth": "0.000117127382489262",
-                     *         "total_platform_fees_at_discount_rate_eth": "0.000117127382489262",
+                     *         "dao_fees_eth": "0.000093603169924285",
+                     *         "total_dao_fees_eth": "0.000953350203357733",
+                     *         "provider_fees_eth": "0.000070202377443208",
+                     *         "total_provider_fees_eth": "0.000356784721921024",
+                     *         "slashing_fees_eth": "0.000046801584962138",
+                     *         "total_slashing_fees_eth": "0.000237856481280682",
+                     *         "platform_fees_at_discount_rate_eth": "0.000117003962405348",
+                     *         "total_platform_fees_at_discount_rate_eth": "0.000117003962405348",
+                     *         "discount_rate": "0",
                      *         "rebate_eth": "0",
                      *         "total_rebate_eth": "0",
                      *         "rebate_lseth": "0",
-                     *         "total_rebate_lseth": "0"
+                     *         "total_rebate_lseth": "0",
+                     *         "opening_balance_lseth": "0",
+                     *         "opening_total_rewards_eth": "0.010826444124717495",
+                     *         "opening_conversion_rate": "1.0000640666504234",
+                     *         "opening_total_mints_lseth": "168.987204000338651462",
+                     *         "opening_total_burns_lseth": "0",
+                     *         "opening_total_fees_eth": "0.00191054896318544",
+                     *         "opening_total_lc_fees_lseth": "0",
+                     *         "opening_total_tech_provider_fees_lseth": "0",
+                     *         "opening_total_platform_fees_eth": "0",
+                     *         "opening_total_operator_fees_eth": "0.000573164688955632",
+                     *         "opening_total_lc_fees_eth": "0",
+                     *         "opening_total_tech_provider_fees_eth": "0",
+                     *         "opening_total_dao_fees_eth": "0.000859747033433448",
+                     *         "opening_total_provider_fees_eth": "0.000286582344477816",
+                     *         "opening_total_slashing_fees_eth": "0.000191054896318544",
+                     *         "opening_total_platform_fees_at_discount_rate_eth": "0",
+                     *         "opening_total_rebate_eth": "0",
+                     *         "opening_total_rebate_lseth": "0"
                      *       },
                      *       "days": [
                      *         {
-                     *           "oracle_report": "443924",
+                     *           "oracle_report": "443700",
                      *           "date": "2026-04-27",
                      *           "fee_model": "v0",
                      *           "totals": {
@@ -6284,10 +6587,10 @@ export interface operations {
                      *           },
                      *           "wallets": [
                      *             {
-                     *               "oracle_report": "443924",
+                     *               "oracle_report": "443700",
                      *               "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *               "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
-                     *               "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *               "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *               "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *               "date": "2026-04-27",
                      *               "balance_lseth": "12.994833019228892547",
                      *               "rewards_eth": "0.000914074231631378",
@@ -6332,13 +6635,13 @@ export interface operations {
                      *           ]
                      *         },
                      *         {
-                     *           "oracle_report": "444149",
+                     *           "oracle_report": "443925",
                      *           "date": "2026-04-28",
                      *           "fee_model": "v0",
                      *           "totals": {
                      *             "balance_lseth": "12.994833019228892547",
-                     *             "rewards_eth": "0.000864096643700759",
-                     *             "total_rewards_eth": "0.012604615000049632",
+                     *             "rewards_eth": "0.003408219104633675",
+                     *             "total_rewards_eth": "0.015148737460982548",
                      *             "mints_lseth": "0",
                      *             "total_mints_lseth": "168.987204000338651462",
                      *             "burns_lseth": "0",
@@ -6372,15 +6675,15 @@ export interface operations {
                      *           },
                      *           "wallets": [
                      *             {
-                     *               "oracle_report": "444149",
+                     *               "oracle_report": "443925",
                      *               "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *               "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
-                     *               "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *               "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *               "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *               "date": "2026-04-28",
                      *               "balance_lseth": "12.994833019228892547",
-                     *               "rewards_eth": "0.000864096643700759",
-                     *               "total_rewards_eth": "0.012604615000049632",
-                     *               "conversion_rate": "1.000200903412596559",
+                     *               "rewards_eth": "0.003408219104633675",
+                     *               "total_rewards_eth": "0.015148737460982548",
+                     *               "conversion_rate": "1.00039668295490913",
                      *               "previous_conversion_rate": "1.000134408010737826",
                      *               "mints_lseth": "0",
                      *               "total_mints_lseth": "168.987204000338651462",
@@ -6437,10 +6740,13 @@ export interface operations {
                         fee_models: ("v0" | "v3")[];
                         /** @description when the newest of the days' versions became visible (X-Report-Data-As-Of) */
                         data_as_of: string;
+                        group_by?: string;
+                        /** @description flows: the sums over the range; stocks (balances, conversion_rate, total_*): the closing value, and opening_<name> the value at the close of the report before the first day; rates: the summed part / the summed fee-bearing rewards; <flow>_<currency>: the sum of the days’ values, balance_<currency> / opening_balance_<currency>: the balance at price_<currency> / opening_price_<currency> */
                         totals: {
                             balance_lseth: string | null;
                             rewards_eth: string | null;
                             total_rewards_eth: string | null;
+                            conversion_rate: string | null;
                             mints_lseth: string | null;
                             total_mints_lseth: string | null;
                             burns_lseth: string | null;
@@ -6455,6 +6761,8 @@ export interface operations {
                             total_platform_fees_eth: string | null;
                             operator_fees_eth: string | null;
                             total_operator_fees_eth: string | null;
+                            period_lc_fees_rate: string | null;
+                            period_tech_provider_fees_rate: string | null;
                             lc_fees_eth: string | null;
                             total_lc_fees_eth: string | null;
                             tech_provider_fees_eth: string | null;
@@ -6467,10 +6775,29 @@ export interface operations {
                             total_slashing_fees_eth: string | null;
                             platform_fees_at_discount_rate_eth: string | null;
                             total_platform_fees_at_discount_rate_eth: string | null;
+                            discount_rate: string | null;
                             rebate_eth: string | null;
                             total_rebate_eth: string | null;
                             rebate_lseth: string | null;
                             total_rebate_lseth: string | null;
+                            opening_balance_lseth: string | null;
+                            opening_total_rewards_eth: string | null;
+                            opening_conversion_rate: string | null;
+                            opening_total_mints_lseth: string | null;
+                            opening_total_burns_lseth: string | null;
+                            opening_total_fees_eth: string | null;
+                            opening_total_lc_fees_lseth: string | null;
+                            opening_total_tech_provider_fees_lseth: string | null;
+                            opening_total_platform_fees_eth: string | null;
+                            opening_total_operator_fees_eth: string | null;
+                            opening_total_lc_fees_eth: string | null;
+                            opening_total_tech_provider_fees_eth: string | null;
+                            opening_total_dao_fees_eth: string | null;
+                            opening_total_provider_fees_eth: string | null;
+                            opening_total_slashing_fees_eth: string | null;
+                            opening_total_platform_fees_at_discount_rate_eth: string | null;
+                            opening_total_rebate_eth: string | null;
+                            opening_total_rebate_lseth: string | null;
                             balance_usd?: string | null;
                             rewards_usd?: string | null;
                             mints_usd?: string | null;
@@ -6485,11 +6812,9 @@ export interface operations {
                             slashing_fees_usd?: string | null;
                             platform_fees_at_discount_rate_usd?: string | null;
                             rebate_usd?: string | null;
+                            opening_balance_usd?: string | null;
                             price_usd?: string | null;
-                            price_usd_feed?: string | null;
-                            price_usd_round_id?: string | null;
-                            price_usd_time?: string | null;
-                            price_usd_missing_reason?: string | null;
+                            opening_price_usd?: string | null;
                             balance_eur?: string | null;
                             rewards_eur?: string | null;
                             mints_eur?: string | null;
@@ -6504,13 +6829,206 @@ export interface operations {
                             slashing_fees_eur?: string | null;
                             platform_fees_at_discount_rate_eur?: string | null;
                             rebate_eur?: string | null;
+                            opening_balance_eur?: string | null;
                             price_eur?: string | null;
-                            price_eur_feed?: string | null;
-                            price_eur_round_id?: string | null;
-                            price_eur_time?: string | null;
-                            price_eur_missing_reason?: string | null;
+                            opening_price_eur?: string | null;
                         };
-                        days: {
+                        periods?: {
+                            /** @description 2026-04-30, 2026-04, 2026-Q2 or 2026 (UTC) */
+                            period: string;
+                            /** @description the period's first date within the range asked for */
+                            from: string;
+                            /** @description the period's last date within the range asked for */
+                            to: string;
+                            /** @description cut by from / to, or with a date without a report */
+                            partial: boolean;
+                            /** @description the reports in it */
+                            days: number;
+                            /** @description the fee models of the days covered (both: the range crosses the 2026-05-01 cutover) */
+                            fee_models: ("v0" | "v3")[];
+                            balance_lseth: string | null;
+                            rewards_eth: string | null;
+                            total_rewards_eth: string | null;
+                            conversion_rate: string | null;
+                            mints_lseth: string | null;
+                            total_mints_lseth: string | null;
+                            burns_lseth: string | null;
+                            total_burns_lseth: string | null;
+                            fees_eth: string | null;
+                            total_fees_eth: string | null;
+                            period_lc_fees_lseth: string | null;
+                            total_lc_fees_lseth: string | null;
+                            period_tech_provider_fees_lseth: string | null;
+                            total_tech_provider_fees_lseth: string | null;
+                            platform_fees_eth: string | null;
+                            total_platform_fees_eth: string | null;
+                            operator_fees_eth: string | null;
+                            total_operator_fees_eth: string | null;
+                            period_lc_fees_rate: string | null;
+                            period_tech_provider_fees_rate: string | null;
+                            lc_fees_eth: string | null;
+                            total_lc_fees_eth: string | null;
+                            tech_provider_fees_eth: string | null;
+                            total_tech_provider_fees_eth: string | null;
+                            dao_fees_eth: string | null;
+                            total_dao_fees_eth: string | null;
+                            provider_fees_eth: string | null;
+                            total_provider_fees_eth: string | null;
+                            slashing_fees_eth: string | null;
+                            total_slashing_fees_eth: string | null;
+                            platform_fees_at_discount_rate_eth: string | null;
+                            total_platform_fees_at_discount_rate_eth: string | null;
+                            discount_rate: string | null;
+                            rebate_eth: string | null;
+                            total_rebate_eth: string | null;
+                            rebate_lseth: string | null;
+                            total_rebate_lseth: string | null;
+                            opening_balance_lseth: string | null;
+                            opening_total_rewards_eth: string | null;
+                            opening_conversion_rate: string | null;
+                            opening_total_mints_lseth: string | null;
+                            opening_total_burns_lseth: string | null;
+                            opening_total_fees_eth: string | null;
+                            opening_total_lc_fees_lseth: string | null;
+                            opening_total_tech_provider_fees_lseth: string | null;
+                            opening_total_platform_fees_eth: string | null;
+                            opening_total_operator_fees_eth: string | null;
+                            opening_total_lc_fees_eth: string | null;
+                            opening_total_tech_provider_fees_eth: string | null;
+                            opening_total_dao_fees_eth: string | null;
+                            opening_total_provider_fees_eth: string | null;
+                            opening_total_slashing_fees_eth: string | null;
+                            opening_total_platform_fees_at_discount_rate_eth: string | null;
+                            opening_total_rebate_eth: string | null;
+                            opening_total_rebate_lseth: string | null;
+                            balance_usd?: string | null;
+                            rewards_usd?: string | null;
+                            mints_usd?: string | null;
+                            burns_usd?: string | null;
+                            fees_usd?: string | null;
+                            platform_fees_usd?: string | null;
+                            operator_fees_usd?: string | null;
+                            lc_fees_usd?: string | null;
+                            tech_provider_fees_usd?: string | null;
+                            dao_fees_usd?: string | null;
+                            provider_fees_usd?: string | null;
+                            slashing_fees_usd?: string | null;
+                            platform_fees_at_discount_rate_usd?: string | null;
+                            rebate_usd?: string | null;
+                            opening_balance_usd?: string | null;
+                            price_usd?: string | null;
+                            opening_price_usd?: string | null;
+                            balance_eur?: string | null;
+                            rewards_eur?: string | null;
+                            mints_eur?: string | null;
+                            burns_eur?: string | null;
+                            fees_eur?: string | null;
+                            platform_fees_eur?: string | null;
+                            operator_fees_eur?: string | null;
+                            lc_fees_eur?: string | null;
+                            tech_provider_fees_eur?: string | null;
+                            dao_fees_eur?: string | null;
+                            provider_fees_eur?: string | null;
+                            slashing_fees_eur?: string | null;
+                            platform_fees_at_discount_rate_eur?: string | null;
+                            rebate_eur?: string | null;
+                            opening_balance_eur?: string | null;
+                            price_eur?: string | null;
+                            opening_price_eur?: string | null;
+                            wallets: {
+                                address: string;
+                                balance_lseth: string | null;
+                                rewards_eth: string | null;
+                                total_rewards_eth: string | null;
+                                conversion_rate: string | null;
+                                mints_lseth: string | null;
+                                total_mints_lseth: string | null;
+                                burns_lseth: string | null;
+                                total_burns_lseth: string | null;
+                                fees_eth: string | null;
+                                total_fees_eth: string | null;
+                                period_lc_fees_lseth: string | null;
+                                total_lc_fees_lseth: string | null;
+                                period_tech_provider_fees_lseth: string | null;
+                                total_tech_provider_fees_lseth: string | null;
+                                platform_fees_eth: string | null;
+                                total_platform_fees_eth: string | null;
+                                operator_fees_eth: string | null;
+                                total_operator_fees_eth: string | null;
+                                period_lc_fees_rate: string | null;
+                                period_tech_provider_fees_rate: string | null;
+                                lc_fees_eth: string | null;
+                                total_lc_fees_eth: string | null;
+                                tech_provider_fees_eth: string | null;
+                                total_tech_provider_fees_eth: string | null;
+                                dao_fees_eth: string | null;
+                                total_dao_fees_eth: string | null;
+                                provider_fees_eth: string | null;
+                                total_provider_fees_eth: string | null;
+                                slashing_fees_eth: string | null;
+                                total_slashing_fees_eth: string | null;
+                                platform_fees_at_discount_rate_eth: string | null;
+                                total_platform_fees_at_discount_rate_eth: string | null;
+                                discount_rate: string | null;
+                                rebate_eth: string | null;
+                                total_rebate_eth: string | null;
+                                rebate_lseth: string | null;
+                                total_rebate_lseth: string | null;
+                                opening_balance_lseth: string | null;
+                                opening_total_rewards_eth: string | null;
+                                opening_conversion_rate: string | null;
+                                opening_total_mints_lseth: string | null;
+                                opening_total_burns_lseth: string | null;
+                                opening_total_fees_eth: string | null;
+                                opening_total_lc_fees_lseth: string | null;
+                                opening_total_tech_provider_fees_lseth: string | null;
+                                opening_total_platform_fees_eth: string | null;
+                                opening_total_operator_fees_eth: string | null;
+                                opening_total_lc_fees_eth: string | null;
+                                opening_total_tech_provider_fees_eth: string | null;
+                                opening_total_dao_fees_eth: string | null;
+                                opening_total_provider_fees_eth: string | null;
+                                opening_total_slashing_fees_eth: string | null;
+                                opening_total_platform_fees_at_discount_rate_eth: string | null;
+                                opening_total_rebate_eth: string | null;
+                                opening_total_rebate_lseth: string | null;
+                                balance_usd?: string | null;
+                                rewards_usd?: string | null;
+                                mints_usd?: string | null;
+                                burns_usd?: string | null;
+                                fees_usd?: string | null;
+                                platform_fees_usd?: string | null;
+                                operator_fees_usd?: string | null;
+                                lc_fees_usd?: string | null;
+                                tech_provider_fees_usd?: string | null;
+                                dao_fees_usd?: string | null;
+                                provider_fees_usd?: string | null;
+                                slashing_fees_usd?: string | null;
+                                platform_fees_at_discount_rate_usd?: string | null;
+                                rebate_usd?: string | null;
+                                opening_balance_usd?: string | null;
+                                price_usd?: string | null;
+                                opening_price_usd?: string | null;
+                                balance_eur?: string | null;
+                                rewards_eur?: string | null;
+                                mints_eur?: string | null;
+                                burns_eur?: string | null;
+                                fees_eur?: string | null;
+                                platform_fees_eur?: string | null;
+                                operator_fees_eur?: string | null;
+                                lc_fees_eur?: string | null;
+                                tech_provider_fees_eur?: string | null;
+                                dao_fees_eur?: string | null;
+                                provider_fees_eur?: string | null;
+                                slashing_fees_eur?: string | null;
+                                platform_fees_at_discount_rate_eur?: string | null;
+                                rebate_eur?: string | null;
+                                opening_balance_eur?: string | null;
+                                price_eur?: string | null;
+                                opening_price_eur?: string | null;
+                            }[];
+                        }[];
+                        days?: {
                             oracle_report: string;
                             date: string;
                             /** @enum {string} */
@@ -6587,6 +7105,13 @@ export interface operations {
                                 price_eur_round_id?: string | null;
                                 price_eur_time?: string | null;
                                 price_eur_missing_reason?: string | null;
+                                /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                                price_eur_derived?: boolean;
+                                price_eur_eth_usd?: string | null;
+                                price_eur_usd?: string | null;
+                                price_eur_usd_feed?: string | null;
+                                price_eur_usd_round_id?: string | null;
+                                price_eur_usd_time?: string | null;
                             };
                             wallets: {
                                 oracle_report: string;
@@ -6671,13 +7196,695 @@ export interface operations {
                                 price_eur_round_id?: string | null;
                                 price_eur_time?: string | null;
                                 price_eur_missing_reason?: string | null;
+                                /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                                price_eur_derived?: boolean;
+                                price_eur_eth_usd?: string | null;
+                                price_eur_usd?: string | null;
+                                price_eur_usd_feed?: string | null;
+                                price_eur_usd_round_id?: string | null;
+                                price_eur_usd_time?: string | null;
                             }[];
                         }[];
                     };
                     /**
                      * @example oracle_report,address,account_id,org_id,date,balance_lseth,rewards_eth,total_rewards_eth,conversion_rate,previous_conversion_rate,mints_lseth,total_mints_lseth,burns_lseth,total_burns_lseth,fees_eth,total_fees_eth,period_lc_fees_lseth,total_lc_fees_lseth,period_tech_provider_fees_lseth,total_tech_provider_fees_lseth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,period_lc_fees_rate,period_tech_provider_fees_rate,fee_model,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,discount_rate,rebate_eth,total_rebate_eth,rebate_lseth,total_rebate_lseth
-                     *     443924,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,290698b9-ba87-45cf-8f09-528bca4bf4c3,org_f9741dfb23bb4cc2b0d277fb9c7cb445,2026-04-27,12.994833019228892547,0.000914074231631378,0.011740518356348873,1.000134408010737826,1.0000640666504234,0,168.987204000338651462,155.992370981109758915,155.992370981109758915,0.000161307217346714,0.002071856180532154,,0,,0,0.000040326804336678,0.000040326804336678,0.000048392165204014,0.000621556854159646,,,v0,,0,,0,0.000032261443469344,0.000892008476902792,0.000024196082602007,0.000310778427079823,0.000016130721734671,0.000207185618053215,0.000040326804336678,0.000040326804336678,0,0,0,0,0
-                     *     444149,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,290698b9-ba87-45cf-8f09-528bca4bf4c3,org_f9741dfb23bb4cc2b0d277fb9c7cb445,2026-04-28,12.994833019228892547,0.000864096643700759,0.012604615000049632,1.000200903412596559,1.000134408010737826,0,168.987204000338651462,0,155.992370981109758915,0.000152487643006017,0.002224343823538171,,0,,0,0.000038121910751504,0.000078448715088182,0.000045746292901805,0.000667303147061451,,,v0,,0,,0,0.000030497528601205,0.000922506005503997,0.000022873146450902,0.000333651573530725,0.000015248764300601,0.000222434382353816,0.000038121910751504,0.000078448715088182,0,0,0,0,0
+                     *     443700,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,org_c49e4ef8e3e14f7b92f898f57514465c,2026-04-27,12.994833019228892547,0.000914074231631378,0.011740518356348873,1.000134408010737826,1.0000640666504234,0,168.987204000338651462,155.992370981109758915,155.992370981109758915,0.000161307217346714,0.002071856180532154,,0,,0,0.000040326804336678,0.000040326804336678,0.000048392165204014,0.000621556854159646,,,v0,,0,,0,0.000032261443469344,0.000892008476902792,0.000024196082602007,0.000310778427079823,0.000016130721734671,0.000207185618053215,0.000040326804336678,0.000040326804336678,0,0,0,0,0
+                     *     443925,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,org_c49e4ef8e3e14f7b92f898f57514465c,2026-04-28,12.994833019228892547,0.003408219104633675,0.015148737460982548,1.00039668295490913,1.000134408010737826,0,168.987204000338651462,0,155.992370981109758915,0.000152487643006017,0.002224343823538171,,0,,0,0.000038121910751504,0.000078448715088182,0.000045746292901805,0.000667303147061451,,,v0,,0,,0,0.000030497528601205,0.000922506005503997,0.000022873146450902,0.000333651573530725,0.000015248764300601,0.000222434382353816,0.000038121910751504,0.000078448715088182,0,0,0,0,0
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid request (the message names the field; catalog codes in docs/decisions.md) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the scope this operation needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                    RateLimit: components["headers"]["RateLimit.optional"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the catalog shape (docs/decisions.md) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getOrganizationRewardsSummary: {
+        parameters: {
+            query?: {
+                /** @description YYYY-MM-DD; default: 29 days before to */
+                from?: string;
+                /** @description YYYY-MM-DD; default: the latest computed date */
+                to?: string;
+                /** @description RFC 3339 instant with a zone, not in the future: answer with the versions of the days visible then (the restatement log), byte for byte what was answered at that instant */
+                as_of?: string;
+                /** @description add the fiat value of every period amount and balance (<name>_usd / <name>_eur) at the on-chain ETH price stored beside each report (price_<currency>: its feed, round and time), half-even to 8 places */
+                currency?: "usd" | "eur";
+                /** @description roll the range up into UTC calendar periods (periods[] instead of days[]; CSV: one row per period, per period and wallet on an account, per period and account on the organization); a period cut by from / to or with a date without a report is partial */
+                group_by?: "day" | "month" | "quarter" | "year";
+                /** @description csv: the answer as CSV, as with Accept: text/csv (a link a spreadsheet or a browser can open); json: JSON whatever Accept says. Absent: CSV when Accept names text/csv, else JSON. The same answer (bytes and ETag) either way it is asked for */
+                format?: "json" | "csv";
+            };
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON, or CSV (one row per wallet-day, a header row) with ?format=csv or Accept: text/csv (format wins) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Report-Epoch": components["headers"]["X-Report-Epoch"];
+                    "X-Report-Date": components["headers"]["X-Report-Date"];
+                    "X-Report-Version": components["headers"]["X-Report-Version"];
+                    "X-Report-Data-As-Of": components["headers"]["X-Report-Data-As-Of"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Fee-Models": components["headers"]["X-Fee-Models"];
+                    Link: components["headers"]["Link"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *       "from": "2026-04-25",
+                     *       "to": "2026-04-29",
+                     *       "requested": {
+                     *         "from": "2026-04-25",
+                     *         "to": "2026-04-29"
+                     *       },
+                     *       "fee_models": [
+                     *         "v0"
+                     *       ],
+                     *       "data_as_of": "2026-12-02T16:51:02.062Z",
+                     *       "group_by": "month",
+                     *       "totals": {
+                     *         "balance_lseth": "12.994833019228892547",
+                     *         "rewards_eth": "0.007729712853294883",
+                     *         "total_rewards_eth": "0.018556156978012378",
+                     *         "conversion_rate": "1.000658896367885484",
+                     *         "mints_lseth": "0",
+                     *         "total_mints_lseth": "168.987204000338651462",
+                     *         "burns_lseth": "155.992370981109758915",
+                     *         "total_burns_lseth": "155.992370981109758915",
+                     *         "fees_eth": "0.000468015849621397",
+                     *         "total_fees_eth": "0.002378564812806837",
+                     *         "period_lc_fees_lseth": null,
+                     *         "total_lc_fees_lseth": "0",
+                     *         "period_tech_provider_fees_lseth": null,
+                     *         "total_tech_provider_fees_lseth": "0",
+                     *         "platform_fees_eth": "0.000117003962405348",
+                     *         "total_platform_fees_eth": "0.000117003962405348",
+                     *         "operator_fees_eth": "0.000140404754886418",
+                     *         "total_operator_fees_eth": "0.00071356944384205",
+                     *         "period_lc_fees_rate": null,
+                     *         "period_tech_provider_fees_rate": null,
+                     *         "lc_fees_eth": null,
+                     *         "total_lc_fees_eth": "0",
+                     *         "tech_provider_fees_eth": null,
+                     *         "total_tech_provider_fees_eth": "0",
+                     *         "dao_fees_eth": "0.000093603169924285",
+                     *         "total_dao_fees_eth": "0.000953350203357733",
+                     *         "provider_fees_eth": "0.000070202377443208",
+                     *         "total_provider_fees_eth": "0.000356784721921024",
+                     *         "slashing_fees_eth": "0.000046801584962138",
+                     *         "total_slashing_fees_eth": "0.000237856481280682",
+                     *         "platform_fees_at_discount_rate_eth": "0.000117003962405348",
+                     *         "total_platform_fees_at_discount_rate_eth": "0.000117003962405348",
+                     *         "discount_rate": "0",
+                     *         "rebate_eth": "0",
+                     *         "total_rebate_eth": "0",
+                     *         "rebate_lseth": "0",
+                     *         "total_rebate_lseth": "0",
+                     *         "opening_balance_lseth": "0",
+                     *         "opening_total_rewards_eth": "0.010826444124717495",
+                     *         "opening_conversion_rate": "1.0000640666504234",
+                     *         "opening_total_mints_lseth": "168.987204000338651462",
+                     *         "opening_total_burns_lseth": "0",
+                     *         "opening_total_fees_eth": "0.00191054896318544",
+                     *         "opening_total_lc_fees_lseth": "0",
+                     *         "opening_total_tech_provider_fees_lseth": "0",
+                     *         "opening_total_platform_fees_eth": "0",
+                     *         "opening_total_operator_fees_eth": "0.000573164688955632",
+                     *         "opening_total_lc_fees_eth": "0",
+                     *         "opening_total_tech_provider_fees_eth": "0",
+                     *         "opening_total_dao_fees_eth": "0.000859747033433448",
+                     *         "opening_total_provider_fees_eth": "0.000286582344477816",
+                     *         "opening_total_slashing_fees_eth": "0.000191054896318544",
+                     *         "opening_total_platform_fees_at_discount_rate_eth": "0",
+                     *         "opening_total_rebate_eth": "0",
+                     *         "opening_total_rebate_lseth": "0",
+                     *         "balance_usd": "37424.91654925",
+                     *         "rewards_usd": "22.62975848",
+                     *         "mints_usd": "0",
+                     *         "burns_usd": "470221.74909886",
+                     *         "fees_usd": "1.38048842",
+                     *         "platform_fees_usd": "0.3451221",
+                     *         "operator_fees_usd": "0.41414653",
+                     *         "lc_fees_usd": null,
+                     *         "tech_provider_fees_usd": null,
+                     *         "dao_fees_usd": "0.27609768",
+                     *         "provider_fees_usd": "0.20707326",
+                     *         "slashing_fees_usd": "0.13804884",
+                     *         "platform_fees_at_discount_rate_usd": "0.3451221",
+                     *         "rebate_usd": "0",
+                     *         "opening_balance_usd": "0",
+                     *         "price_usd": "2878.08805157",
+                     *         "opening_price_usd": "3014.88876"
+                     *       },
+                     *       "periods": [
+                     *         {
+                     *           "period": "2026-04",
+                     *           "from": "2026-04-25",
+                     *           "to": "2026-04-29",
+                     *           "partial": true,
+                     *           "days": 3,
+                     *           "fee_models": [
+                     *             "v0"
+                     *           ],
+                     *           "balance_lseth": "12.994833019228892547",
+                     *           "rewards_eth": "0.007729712853294883",
+                     *           "total_rewards_eth": "0.018556156978012378",
+                     *           "conversion_rate": "1.000658896367885484",
+                     *           "mints_lseth": "0",
+                     *           "total_mints_lseth": "168.987204000338651462",
+                     *           "burns_lseth": "155.992370981109758915",
+                     *           "total_burns_lseth": "155.992370981109758915",
+                     *           "fees_eth": "0.000468015849621397",
+                     *           "total_fees_eth": "0.002378564812806837",
+                     *           "period_lc_fees_lseth": null,
+                     *           "total_lc_fees_lseth": "0",
+                     *           "period_tech_provider_fees_lseth": null,
+                     *           "total_tech_provider_fees_lseth": "0",
+                     *           "platform_fees_eth": "0.000117003962405348",
+                     *           "total_platform_fees_eth": "0.000117003962405348",
+                     *           "operator_fees_eth": "0.000140404754886418",
+                     *           "total_operator_fees_eth": "0.00071356944384205",
+                     *           "period_lc_fees_rate": null,
+                     *           "period_tech_provider_fees_rate": null,
+                     *           "lc_fees_eth": null,
+                     *           "total_lc_fees_eth": "0",
+                     *           "tech_provider_fees_eth": null,
+                     *           "total_tech_provider_fees_eth": "0",
+                     *           "dao_fees_eth": "0.000093603169924285",
+                     *           "total_dao_fees_eth": "0.000953350203357733",
+                     *           "provider_fees_eth": "0.000070202377443208",
+                     *           "total_provider_fees_eth": "0.000356784721921024",
+                     *           "slashing_fees_eth": "0.000046801584962138",
+                     *           "total_slashing_fees_eth": "0.000237856481280682",
+                     *           "platform_fees_at_discount_rate_eth": "0.000117003962405348",
+                     *           "total_platform_fees_at_discount_rate_eth": "0.000117003962405348",
+                     *           "discount_rate": "0",
+                     *           "rebate_eth": "0",
+                     *           "total_rebate_eth": "0",
+                     *           "rebate_lseth": "0",
+                     *           "total_rebate_lseth": "0",
+                     *           "opening_balance_lseth": "0",
+                     *           "opening_total_rewards_eth": "0.010826444124717495",
+                     *           "opening_conversion_rate": "1.0000640666504234",
+                     *           "opening_total_mints_lseth": "168.987204000338651462",
+                     *           "opening_total_burns_lseth": "0",
+                     *           "opening_total_fees_eth": "0.00191054896318544",
+                     *           "opening_total_lc_fees_lseth": "0",
+                     *           "opening_total_tech_provider_fees_lseth": "0",
+                     *           "opening_total_platform_fees_eth": "0",
+                     *           "opening_total_operator_fees_eth": "0.000573164688955632",
+                     *           "opening_total_lc_fees_eth": "0",
+                     *           "opening_total_tech_provider_fees_eth": "0",
+                     *           "opening_total_dao_fees_eth": "0.000859747033433448",
+                     *           "opening_total_provider_fees_eth": "0.000286582344477816",
+                     *           "opening_total_slashing_fees_eth": "0.000191054896318544",
+                     *           "opening_total_platform_fees_at_discount_rate_eth": "0",
+                     *           "opening_total_rebate_eth": "0",
+                     *           "opening_total_rebate_lseth": "0",
+                     *           "accounts": [
+                     *             {
+                     *               "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *               "balance_lseth": "12.994833019228892547",
+                     *               "rewards_eth": "0.007729712853294883",
+                     *               "total_rewards_eth": "0.018556156978012378",
+                     *               "conversion_rate": "1.000658896367885484",
+                     *               "mints_lseth": "0",
+                     *               "total_mints_lseth": "168.987204000338651462",
+                     *               "burns_lseth": "155.992370981109758915",
+                     *               "total_burns_lseth": "155.992370981109758915",
+                     *               "fees_eth": "0.000468015849621397",
+                     *               "total_fees_eth": "0.002378564812806837",
+                     *               "period_lc_fees_lseth": null,
+                     *               "total_lc_fees_lseth": "0",
+                     *               "period_tech_provider_fees_lseth": null,
+                     *               "total_tech_provider_fees_lseth": "0",
+                     *               "platform_fees_eth": "0.000117003962405348",
+                     *               "total_platform_fees_eth": "0.000117003962405348",
+                     *               "operator_fees_eth": "0.000140404754886418",
+                     *               "total_operator_fees_eth": "0.00071356944384205",
+                     *               "period_lc_fees_rate": null,
+                     *               "period_tech_provider_fees_rate": null,
+                     *               "lc_fees_eth": null,
+                     *               "total_lc_fees_eth": "0",
+                     *               "tech_provider_fees_eth": null,
+                     *               "total_tech_provider_fees_eth": "0",
+                     *               "dao_fees_eth": "0.000093603169924285",
+                     *               "total_dao_fees_eth": "0.000953350203357733",
+                     *               "provider_fees_eth": "0.000070202377443208",
+                     *               "total_provider_fees_eth": "0.000356784721921024",
+                     *               "slashing_fees_eth": "0.000046801584962138",
+                     *               "total_slashing_fees_eth": "0.000237856481280682",
+                     *               "platform_fees_at_discount_rate_eth": "0.000117003962405348",
+                     *               "total_platform_fees_at_discount_rate_eth": "0.000117003962405348",
+                     *               "discount_rate": "0",
+                     *               "rebate_eth": "0",
+                     *               "total_rebate_eth": "0",
+                     *               "rebate_lseth": "0",
+                     *               "total_rebate_lseth": "0",
+                     *               "opening_balance_lseth": "0",
+                     *               "opening_total_rewards_eth": "0.010826444124717495",
+                     *               "opening_conversion_rate": "1.0000640666504234",
+                     *               "opening_total_mints_lseth": "168.987204000338651462",
+                     *               "opening_total_burns_lseth": "0",
+                     *               "opening_total_fees_eth": "0.00191054896318544",
+                     *               "opening_total_lc_fees_lseth": "0",
+                     *               "opening_total_tech_provider_fees_lseth": "0",
+                     *               "opening_total_platform_fees_eth": "0",
+                     *               "opening_total_operator_fees_eth": "0.000573164688955632",
+                     *               "opening_total_lc_fees_eth": "0",
+                     *               "opening_total_tech_provider_fees_eth": "0",
+                     *               "opening_total_dao_fees_eth": "0.000859747033433448",
+                     *               "opening_total_provider_fees_eth": "0.000286582344477816",
+                     *               "opening_total_slashing_fees_eth": "0.000191054896318544",
+                     *               "opening_total_platform_fees_at_discount_rate_eth": "0",
+                     *               "opening_total_rebate_eth": "0",
+                     *               "opening_total_rebate_lseth": "0",
+                     *               "balance_usd": "37424.91654925",
+                     *               "rewards_usd": "22.62975848",
+                     *               "mints_usd": "0",
+                     *               "burns_usd": "470221.74909886",
+                     *               "fees_usd": "1.38048842",
+                     *               "platform_fees_usd": "0.3451221",
+                     *               "operator_fees_usd": "0.41414653",
+                     *               "lc_fees_usd": null,
+                     *               "tech_provider_fees_usd": null,
+                     *               "dao_fees_usd": "0.27609768",
+                     *               "provider_fees_usd": "0.20707326",
+                     *               "slashing_fees_usd": "0.13804884",
+                     *               "platform_fees_at_discount_rate_usd": "0.3451221",
+                     *               "rebate_usd": "0",
+                     *               "opening_balance_usd": "0",
+                     *               "price_usd": "2878.08805157",
+                     *               "opening_price_usd": "3014.88876"
+                     *             }
+                     *           ],
+                     *           "balance_usd": "37424.91654925",
+                     *           "rewards_usd": "22.62975848",
+                     *           "mints_usd": "0",
+                     *           "burns_usd": "470221.74909886",
+                     *           "fees_usd": "1.38048842",
+                     *           "platform_fees_usd": "0.3451221",
+                     *           "operator_fees_usd": "0.41414653",
+                     *           "lc_fees_usd": null,
+                     *           "tech_provider_fees_usd": null,
+                     *           "dao_fees_usd": "0.27609768",
+                     *           "provider_fees_usd": "0.20707326",
+                     *           "slashing_fees_usd": "0.13804884",
+                     *           "platform_fees_at_discount_rate_usd": "0.3451221",
+                     *           "rebate_usd": "0",
+                     *           "opening_balance_usd": "0",
+                     *           "price_usd": "2878.08805157",
+                     *           "opening_price_usd": "3014.88876"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        org_id: string;
+                        /** @description the date of the first report covered */
+                        from: string;
+                        /** @description the date of the last report covered */
+                        to: string;
+                        /** @description the range asked for (from / to are the dates of the reports it covers) */
+                        requested: {
+                            from: string;
+                            to: string;
+                        };
+                        /** @description the fee models of the days covered (both: the range crosses the 2026-05-01 cutover) */
+                        fee_models: ("v0" | "v3")[];
+                        /** @description when the newest of the days' versions became visible (X-Report-Data-As-Of) */
+                        data_as_of: string;
+                        group_by: string;
+                        /** @description flows: the sums over the range; stocks (balances, conversion_rate, total_*): the closing value, and opening_<name> the value at the close of the report before the first day; rates: the summed part / the summed fee-bearing rewards; <flow>_<currency>: the sum of the days’ values, balance_<currency> / opening_balance_<currency>: the balance at price_<currency> / opening_price_<currency> */
+                        totals: {
+                            balance_lseth: string | null;
+                            rewards_eth: string | null;
+                            total_rewards_eth: string | null;
+                            conversion_rate: string | null;
+                            mints_lseth: string | null;
+                            total_mints_lseth: string | null;
+                            burns_lseth: string | null;
+                            total_burns_lseth: string | null;
+                            fees_eth: string | null;
+                            total_fees_eth: string | null;
+                            period_lc_fees_lseth: string | null;
+                            total_lc_fees_lseth: string | null;
+                            period_tech_provider_fees_lseth: string | null;
+                            total_tech_provider_fees_lseth: string | null;
+                            platform_fees_eth: string | null;
+                            total_platform_fees_eth: string | null;
+                            operator_fees_eth: string | null;
+                            total_operator_fees_eth: string | null;
+                            period_lc_fees_rate: string | null;
+                            period_tech_provider_fees_rate: string | null;
+                            lc_fees_eth: string | null;
+                            total_lc_fees_eth: string | null;
+                            tech_provider_fees_eth: string | null;
+                            total_tech_provider_fees_eth: string | null;
+                            dao_fees_eth: string | null;
+                            total_dao_fees_eth: string | null;
+                            provider_fees_eth: string | null;
+                            total_provider_fees_eth: string | null;
+                            slashing_fees_eth: string | null;
+                            total_slashing_fees_eth: string | null;
+                            platform_fees_at_discount_rate_eth: string | null;
+                            total_platform_fees_at_discount_rate_eth: string | null;
+                            discount_rate: string | null;
+                            rebate_eth: string | null;
+                            total_rebate_eth: string | null;
+                            rebate_lseth: string | null;
+                            total_rebate_lseth: string | null;
+                            opening_balance_lseth: string | null;
+                            opening_total_rewards_eth: string | null;
+                            opening_conversion_rate: string | null;
+                            opening_total_mints_lseth: string | null;
+                            opening_total_burns_lseth: string | null;
+                            opening_total_fees_eth: string | null;
+                            opening_total_lc_fees_lseth: string | null;
+                            opening_total_tech_provider_fees_lseth: string | null;
+                            opening_total_platform_fees_eth: string | null;
+                            opening_total_operator_fees_eth: string | null;
+                            opening_total_lc_fees_eth: string | null;
+                            opening_total_tech_provider_fees_eth: string | null;
+                            opening_total_dao_fees_eth: string | null;
+                            opening_total_provider_fees_eth: string | null;
+                            opening_total_slashing_fees_eth: string | null;
+                            opening_total_platform_fees_at_discount_rate_eth: string | null;
+                            opening_total_rebate_eth: string | null;
+                            opening_total_rebate_lseth: string | null;
+                            balance_usd?: string | null;
+                            rewards_usd?: string | null;
+                            mints_usd?: string | null;
+                            burns_usd?: string | null;
+                            fees_usd?: string | null;
+                            platform_fees_usd?: string | null;
+                            operator_fees_usd?: string | null;
+                            lc_fees_usd?: string | null;
+                            tech_provider_fees_usd?: string | null;
+                            dao_fees_usd?: string | null;
+                            provider_fees_usd?: string | null;
+                            slashing_fees_usd?: string | null;
+                            platform_fees_at_discount_rate_usd?: string | null;
+                            rebate_usd?: string | null;
+                            opening_balance_usd?: string | null;
+                            price_usd?: string | null;
+                            opening_price_usd?: string | null;
+                            balance_eur?: string | null;
+                            rewards_eur?: string | null;
+                            mints_eur?: string | null;
+                            burns_eur?: string | null;
+                            fees_eur?: string | null;
+                            platform_fees_eur?: string | null;
+                            operator_fees_eur?: string | null;
+                            lc_fees_eur?: string | null;
+                            tech_provider_fees_eur?: string | null;
+                            dao_fees_eur?: string | null;
+                            provider_fees_eur?: string | null;
+                            slashing_fees_eur?: string | null;
+                            platform_fees_at_discount_rate_eur?: string | null;
+                            rebate_eur?: string | null;
+                            opening_balance_eur?: string | null;
+                            price_eur?: string | null;
+                            opening_price_eur?: string | null;
+                        };
+                        periods: {
+                            /** @description 2026-04-30, 2026-04, 2026-Q2 or 2026 (UTC) */
+                            period: string;
+                            /** @description the period's first date within the range asked for */
+                            from: string;
+                            /** @description the period's last date within the range asked for */
+                            to: string;
+                            /** @description cut by from / to, or with a date without a report */
+                            partial: boolean;
+                            /** @description the reports in it */
+                            days: number;
+                            /** @description the fee models of the days covered (both: the range crosses the 2026-05-01 cutover) */
+                            fee_models: ("v0" | "v3")[];
+                            balance_lseth: string | null;
+                            rewards_eth: string | null;
+                            total_rewards_eth: string | null;
+                            conversion_rate: string | null;
+                            mints_lseth: string | null;
+                            total_mints_lseth: string | null;
+                            burns_lseth: string | null;
+                            total_burns_lseth: string | null;
+                            fees_eth: string | null;
+                            total_fees_eth: string | null;
+                            period_lc_fees_lseth: string | null;
+                            total_lc_fees_lseth: string | null;
+                            period_tech_provider_fees_lseth: string | null;
+                            total_tech_provider_fees_lseth: string | null;
+                            platform_fees_eth: string | null;
+                            total_platform_fees_eth: string | null;
+                            operator_fees_eth: string | null;
+                            total_operator_fees_eth: string | null;
+                            period_lc_fees_rate: string | null;
+                            period_tech_provider_fees_rate: string | null;
+                            lc_fees_eth: string | null;
+                            total_lc_fees_eth: string | null;
+                            tech_provider_fees_eth: string | null;
+                            total_tech_provider_fees_eth: string | null;
+                            dao_fees_eth: string | null;
+                            total_dao_fees_eth: string | null;
+                            provider_fees_eth: string | null;
+                            total_provider_fees_eth: string | null;
+                            slashing_fees_eth: string | null;
+                            total_slashing_fees_eth: string | null;
+                            platform_fees_at_discount_rate_eth: string | null;
+                            total_platform_fees_at_discount_rate_eth: string | null;
+                            discount_rate: string | null;
+                            rebate_eth: string | null;
+                            total_rebate_eth: string | null;
+                            rebate_lseth: string | null;
+                            total_rebate_lseth: string | null;
+                            opening_balance_lseth: string | null;
+                            opening_total_rewards_eth: string | null;
+                            opening_conversion_rate: string | null;
+                            opening_total_mints_lseth: string | null;
+                            opening_total_burns_lseth: string | null;
+                            opening_total_fees_eth: string | null;
+                            opening_total_lc_fees_lseth: string | null;
+                            opening_total_tech_provider_fees_lseth: string | null;
+                            opening_total_platform_fees_eth: string | null;
+                            opening_total_operator_fees_eth: string | null;
+                            opening_total_lc_fees_eth: string | null;
+                            opening_total_tech_provider_fees_eth: string | null;
+                            opening_total_dao_fees_eth: string | null;
+                            opening_total_provider_fees_eth: string | null;
+                            opening_total_slashing_fees_eth: string | null;
+                            opening_total_platform_fees_at_discount_rate_eth: string | null;
+                            opening_total_rebate_eth: string | null;
+                            opening_total_rebate_lseth: string | null;
+                            balance_usd?: string | null;
+                            rewards_usd?: string | null;
+                            mints_usd?: string | null;
+                            burns_usd?: string | null;
+                            fees_usd?: string | null;
+                            platform_fees_usd?: string | null;
+                            operator_fees_usd?: string | null;
+                            lc_fees_usd?: string | null;
+                            tech_provider_fees_usd?: string | null;
+                            dao_fees_usd?: string | null;
+                            provider_fees_usd?: string | null;
+                            slashing_fees_usd?: string | null;
+                            platform_fees_at_discount_rate_usd?: string | null;
+                            rebate_usd?: string | null;
+                            opening_balance_usd?: string | null;
+                            price_usd?: string | null;
+                            opening_price_usd?: string | null;
+                            balance_eur?: string | null;
+                            rewards_eur?: string | null;
+                            mints_eur?: string | null;
+                            burns_eur?: string | null;
+                            fees_eur?: string | null;
+                            platform_fees_eur?: string | null;
+                            operator_fees_eur?: string | null;
+                            lc_fees_eur?: string | null;
+                            tech_provider_fees_eur?: string | null;
+                            dao_fees_eur?: string | null;
+                            provider_fees_eur?: string | null;
+                            slashing_fees_eur?: string | null;
+                            platform_fees_at_discount_rate_eur?: string | null;
+                            rebate_eur?: string | null;
+                            opening_balance_eur?: string | null;
+                            price_eur?: string | null;
+                            opening_price_eur?: string | null;
+                            accounts: {
+                                account_id: string;
+                                balance_lseth: string | null;
+                                rewards_eth: string | null;
+                                total_rewards_eth: string | null;
+                                conversion_rate: string | null;
+                                mints_lseth: string | null;
+                                total_mints_lseth: string | null;
+                                burns_lseth: string | null;
+                                total_burns_lseth: string | null;
+                                fees_eth: string | null;
+                                total_fees_eth: string | null;
+                                period_lc_fees_lseth: string | null;
+                                total_lc_fees_lseth: string | null;
+                                period_tech_provider_fees_lseth: string | null;
+                                total_tech_provider_fees_lseth: string | null;
+                                platform_fees_eth: string | null;
+                                total_platform_fees_eth: string | null;
+                                operator_fees_eth: string | null;
+                                total_operator_fees_eth: string | null;
+                                period_lc_fees_rate: string | null;
+                                period_tech_provider_fees_rate: string | null;
+                                lc_fees_eth: string | null;
+                                total_lc_fees_eth: string | null;
+                                tech_provider_fees_eth: string | null;
+                                total_tech_provider_fees_eth: string | null;
+                                dao_fees_eth: string | null;
+                                total_dao_fees_eth: string | null;
+                                provider_fees_eth: string | null;
+                                total_provider_fees_eth: string | null;
+                                slashing_fees_eth: string | null;
+                                total_slashing_fees_eth: string | null;
+                                platform_fees_at_discount_rate_eth: string | null;
+                                total_platform_fees_at_discount_rate_eth: string | null;
+                                discount_rate: string | null;
+                                rebate_eth: string | null;
+                                total_rebate_eth: string | null;
+                                rebate_lseth: string | null;
+                                total_rebate_lseth: string | null;
+                                opening_balance_lseth: string | null;
+                                opening_total_rewards_eth: string | null;
+                                opening_conversion_rate: string | null;
+                                opening_total_mints_lseth: string | null;
+                                opening_total_burns_lseth: string | null;
+                                opening_total_fees_eth: string | null;
+                                opening_total_lc_fees_lseth: string | null;
+                                opening_total_tech_provider_fees_lseth: string | null;
+                                opening_total_platform_fees_eth: string | null;
+                                opening_total_operator_fees_eth: string | null;
+                                opening_total_lc_fees_eth: string | null;
+                                opening_total_tech_provider_fees_eth: string | null;
+                                opening_total_dao_fees_eth: string | null;
+                                opening_total_provider_fees_eth: string | null;
+                                opening_total_slashing_fees_eth: string | null;
+                                opening_total_platform_fees_at_discount_rate_eth: string | null;
+                                opening_total_rebate_eth: string | null;
+                                opening_total_rebate_lseth: string | null;
+                                balance_usd?: string | null;
+                                rewards_usd?: string | null;
+                                mints_usd?: string | null;
+                                burns_usd?: string | null;
+                                fees_usd?: string | null;
+                                platform_fees_usd?: string | null;
+                                operator_fees_usd?: string | null;
+                                lc_fees_usd?: string | null;
+                                tech_provider_fees_usd?: string | null;
+                                dao_fees_usd?: string | null;
+                                provider_fees_usd?: string | null;
+                                slashing_fees_usd?: string | null;
+                                platform_fees_at_discount_rate_usd?: string | null;
+                                rebate_usd?: string | null;
+                                opening_balance_usd?: string | null;
+                                price_usd?: string | null;
+                                opening_price_usd?: string | null;
+                                balance_eur?: string | null;
+                                rewards_eur?: string | null;
+                                mints_eur?: string | null;
+                                burns_eur?: string | null;
+                                fees_eur?: string | null;
+                                platform_fees_eur?: string | null;
+                                operator_fees_eur?: string | null;
+                                lc_fees_eur?: string | null;
+                                tech_provider_fees_eur?: string | null;
+                                dao_fees_eur?: string | null;
+                                provider_fees_eur?: string | null;
+                                slashing_fees_eur?: string | null;
+                                platform_fees_at_discount_rate_eur?: string | null;
+                                rebate_eur?: string | null;
+                                opening_balance_eur?: string | null;
+                                price_eur?: string | null;
+                                opening_price_eur?: string | null;
+                            }[];
+                        }[];
+                    };
+                    /**
+                     * @example period,from,to,partial,days,fee_models,account_id,balance_lseth,rewards_eth,total_rewards_eth,conversion_rate,mints_lseth,total_mints_lseth,burns_lseth,total_burns_lseth,fees_eth,total_fees_eth,period_lc_fees_lseth,total_lc_fees_lseth,period_tech_provider_fees_lseth,total_tech_provider_fees_lseth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,period_lc_fees_rate,period_tech_provider_fees_rate,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,discount_rate,rebate_eth,total_rebate_eth,rebate_lseth,total_rebate_lseth,opening_balance_lseth,opening_total_rewards_eth,opening_conversion_rate,opening_total_mints_lseth,opening_total_burns_lseth,opening_total_fees_eth,opening_total_lc_fees_lseth,opening_total_tech_provider_fees_lseth,opening_total_platform_fees_eth,opening_total_operator_fees_eth,opening_total_lc_fees_eth,opening_total_tech_provider_fees_eth,opening_total_dao_fees_eth,opening_total_provider_fees_eth,opening_total_slashing_fees_eth,opening_total_platform_fees_at_discount_rate_eth,opening_total_rebate_eth,opening_total_rebate_lseth,balance_usd,rewards_usd,mints_usd,burns_usd,fees_usd,platform_fees_usd,operator_fees_usd,lc_fees_usd,tech_provider_fees_usd,dao_fees_usd,provider_fees_usd,slashing_fees_usd,platform_fees_at_discount_rate_usd,rebate_usd,opening_balance_usd,price_usd,opening_price_usd
+                     *     2026-04,2026-04-25,2026-04-29,true,3,v0,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,12.994833019228892547,0.007729712853294883,0.018556156978012378,1.000658896367885484,0,168.987204000338651462,155.992370981109758915,155.992370981109758915,0.000468015849621397,0.002378564812806837,,0,,0,0.000117003962405348,0.000117003962405348,0.000140404754886418,0.00071356944384205,,,,0,,0,0.000093603169924285,0.000953350203357733,0.000070202377443208,0.000356784721921024,0.000046801584962138,0.000237856481280682,0.000117003962405348,0.000117003962405348,0,0,0,0,0,0,0.010826444124717495,1.0000640666504234,168.987204000338651462,0,0.00191054896318544,0,0,0,0.000573164688955632,0,0,0.000859747033433448,0.000286582344477816,0.000191054896318544,0,0,0,37424.91654925,22.62975848,0,470221.74909886,1.38048842,0.3451221,0.41414653,,,0.27609768,0.20707326,0.13804884,0.3451221,0,0,2878.08805157,3014.88876
                      */
                     "text/csv": string;
                 };
@@ -6761,6 +7968,10 @@ export interface operations {
                 as_of?: string;
                 /** @description add the fiat value of every period amount and balance (<name>_usd / <name>_eur) at the on-chain ETH price stored beside each report (price_<currency>: its feed, round and time), half-even to 8 places */
                 currency?: "usd" | "eur";
+                /** @description roll the range up into UTC calendar periods (periods[] instead of days[]; CSV: one row per period, per period and wallet on an account, per period and account on the organization); a period cut by from / to or with a date without a report is partial */
+                group_by?: "day" | "month" | "quarter" | "year";
+                /** @description csv: the answer as CSV, as with Accept: text/csv (a link a spreadsheet or a browser can open); json: JSON whatever Accept says. Absent: CSV when Accept names text/csv, else JSON. The same answer (bytes and ETag) either way it is asked for */
+                format?: "json" | "csv";
                 /** @description lseth (default): as stored; eth: every *_lseth amount replaced by its *_eth counterpart, valued at each day's rate (totals: the running sums of the daily ETH flows); rebate_lseth fields left out */
                 unit?: "lseth" | "eth";
             };
@@ -6775,7 +7986,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description JSON, or CSV (one row per wallet-day, a header row) with Accept: text/csv */
+            /** @description JSON, or CSV (one row per wallet-day, a header row) with ?format=csv or Accept: text/csv (format wins) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6808,33 +8019,36 @@ export interface operations {
                      *       "fee_models": [
                      *         "v0"
                      *       ],
-                     *       "data_as_of": "2026-11-27T06:34:39.106Z",
+                     *       "data_as_of": "2026-12-02T16:51:02.062Z",
                      *       "totals": {
                      *         "balance_lseth": "12.994833019228892547",
-                     *         "rewards_eth": "0.013481331461140798",
-                     *         "total_rewards_eth": "0.013481331461140798",
+                     *         "rewards_eth": "0.018556156978012378",
+                     *         "total_rewards_eth": "0.018556156978012378",
+                     *         "conversion_rate": "1.000658896367885484",
                      *         "mints_lseth": "168.987204000338651462",
                      *         "total_mints_lseth": "168.987204000338651462",
                      *         "burns_lseth": "155.992370981109758915",
                      *         "total_burns_lseth": "155.992370981109758915",
-                     *         "fees_eth": "0.002379058493142494",
-                     *         "total_fees_eth": "0.002379058493142494",
+                     *         "fees_eth": "0.002378564812806837",
+                     *         "total_fees_eth": "0.002378564812806837",
                      *         "platform_fees_eth": null,
                      *         "total_platform_fees_eth": null,
-                     *         "operator_fees_eth": "0.000713717547942747",
-                     *         "total_operator_fees_eth": "0.000713717547942747",
+                     *         "operator_fees_eth": "0.00071356944384205",
+                     *         "total_operator_fees_eth": "0.00071356944384205",
                      *         "dao_fees_eth": null,
                      *         "total_dao_fees_eth": null,
-                     *         "provider_fees_eth": "0.000356858773971373",
-                     *         "total_provider_fees_eth": "0.000356858773971373",
-                     *         "slashing_fees_eth": "0.000237905849314248",
-                     *         "total_slashing_fees_eth": "0.000237905849314248",
+                     *         "provider_fees_eth": "0.000356784721921024",
+                     *         "total_provider_fees_eth": "0.000356784721921024",
+                     *         "slashing_fees_eth": "0.000237856481280682",
+                     *         "total_slashing_fees_eth": "0.000237856481280682",
                      *         "platform_fees_at_discount_rate_eth": null,
                      *         "total_platform_fees_at_discount_rate_eth": null,
-                     *         "gross_fees_eth": "0.002379058493142494",
-                     *         "total_gross_fees_eth": "0.002379058493142494",
-                     *         "gross_rewards_eth": "0.015860389954283292",
-                     *         "total_gross_rewards_eth": "0.015860389954283292",
+                     *         "gross_protocol_fee_rate": "0.113618171599010255",
+                     *         "discount_rate": null,
+                     *         "gross_fees_eth": "0.002378564812806837",
+                     *         "total_gross_fees_eth": "0.002378564812806837",
+                     *         "gross_rewards_eth": "0.020934721790819215",
+                     *         "total_gross_rewards_eth": "0.020934721790819215",
                      *         "rebate_eth": null,
                      *         "total_rebate_eth": null,
                      *         "rebate_lseth": null,
@@ -6842,11 +8056,29 @@ export interface operations {
                      *         "lc_fees_eth": null,
                      *         "total_lc_fees_eth": null,
                      *         "tech_provider_fees_eth": null,
-                     *         "total_tech_provider_fees_eth": "0"
+                     *         "total_tech_provider_fees_eth": "0",
+                     *         "opening_balance_lseth": "0",
+                     *         "opening_total_rewards_eth": "0",
+                     *         "opening_conversion_rate": "1",
+                     *         "opening_total_mints_lseth": "0",
+                     *         "opening_total_burns_lseth": "0",
+                     *         "opening_total_fees_eth": "0",
+                     *         "opening_total_platform_fees_eth": null,
+                     *         "opening_total_operator_fees_eth": "0",
+                     *         "opening_total_dao_fees_eth": null,
+                     *         "opening_total_provider_fees_eth": "0",
+                     *         "opening_total_slashing_fees_eth": "0",
+                     *         "opening_total_platform_fees_at_discount_rate_eth": null,
+                     *         "opening_total_gross_fees_eth": "0",
+                     *         "opening_total_gross_rewards_eth": "0",
+                     *         "opening_total_rebate_eth": null,
+                     *         "opening_total_rebate_lseth": null,
+                     *         "opening_total_lc_fees_eth": null,
+                     *         "opening_total_tech_provider_fees_eth": "0"
                      *       },
                      *       "days": [
                      *         {
-                     *           "oracle_report": "443474",
+                     *           "oracle_report": "443250",
                      *           "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
                      *           "account_id": null,
                      *           "org_id": null,
@@ -6891,7 +8123,7 @@ export interface operations {
                      *           "total_tech_provider_fees_eth": "0"
                      *         },
                      *         {
-                     *           "oracle_report": "443699",
+                     *           "oracle_report": "443475",
                      *           "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
                      *           "account_id": null,
                      *           "org_id": null,
@@ -6954,10 +8186,13 @@ export interface operations {
                         fee_models: ("v0" | "v3")[];
                         /** @description when the newest of the days' versions became visible (X-Report-Data-As-Of) */
                         data_as_of: string;
+                        group_by?: string;
+                        /** @description flows: the sums over the range; stocks (balances, conversion_rate, total_*): the closing value, and opening_<name> the value at the close of the report before the first day; rates: the summed part / the summed fee-bearing rewards; <flow>_<currency>: the sum of the days’ values, balance_<currency> / opening_balance_<currency>: the balance at price_<currency> / opening_price_<currency> */
                         totals: {
                             balance_lseth: string | null;
                             rewards_eth: string | null;
                             total_rewards_eth: string | null;
+                            conversion_rate: string | null;
                             mints_lseth: string | null;
                             total_mints_lseth: string | null;
                             burns_lseth: string | null;
@@ -6976,6 +8211,8 @@ export interface operations {
                             total_slashing_fees_eth: string | null;
                             platform_fees_at_discount_rate_eth: string | null;
                             total_platform_fees_at_discount_rate_eth: string | null;
+                            gross_protocol_fee_rate: string | null;
+                            discount_rate: string | null;
                             gross_fees_eth: string | null;
                             total_gross_fees_eth: string | null;
                             gross_rewards_eth: string | null;
@@ -6988,6 +8225,24 @@ export interface operations {
                             total_lc_fees_eth: string | null;
                             tech_provider_fees_eth: string | null;
                             total_tech_provider_fees_eth: string | null;
+                            opening_balance_lseth: string | null;
+                            opening_total_rewards_eth: string | null;
+                            opening_conversion_rate: string | null;
+                            opening_total_mints_lseth: string | null;
+                            opening_total_burns_lseth: string | null;
+                            opening_total_fees_eth: string | null;
+                            opening_total_platform_fees_eth: string | null;
+                            opening_total_operator_fees_eth: string | null;
+                            opening_total_dao_fees_eth: string | null;
+                            opening_total_provider_fees_eth: string | null;
+                            opening_total_slashing_fees_eth: string | null;
+                            opening_total_platform_fees_at_discount_rate_eth: string | null;
+                            opening_total_gross_fees_eth: string | null;
+                            opening_total_gross_rewards_eth: string | null;
+                            opening_total_rebate_eth: string | null;
+                            opening_total_rebate_lseth: string | null;
+                            opening_total_lc_fees_eth: string | null;
+                            opening_total_tech_provider_fees_eth: string | null;
                             balance_usd?: string | null;
                             rewards_usd?: string | null;
                             mints_usd?: string | null;
@@ -7004,11 +8259,9 @@ export interface operations {
                             rebate_usd?: string | null;
                             lc_fees_usd?: string | null;
                             tech_provider_fees_usd?: string | null;
+                            opening_balance_usd?: string | null;
                             price_usd?: string | null;
-                            price_usd_feed?: string | null;
-                            price_usd_round_id?: string | null;
-                            price_usd_time?: string | null;
-                            price_usd_missing_reason?: string | null;
+                            opening_price_usd?: string | null;
                             balance_eur?: string | null;
                             rewards_eur?: string | null;
                             mints_eur?: string | null;
@@ -7025,13 +8278,11 @@ export interface operations {
                             rebate_eur?: string | null;
                             lc_fees_eur?: string | null;
                             tech_provider_fees_eur?: string | null;
+                            opening_balance_eur?: string | null;
                             price_eur?: string | null;
-                            price_eur_feed?: string | null;
-                            price_eur_round_id?: string | null;
-                            price_eur_time?: string | null;
-                            price_eur_missing_reason?: string | null;
+                            opening_price_eur?: string | null;
                         };
-                        days: {
+                        days?: {
                             oracle_report: string;
                             address: string;
                             account_id: string | null;
@@ -7117,6 +8368,119 @@ export interface operations {
                             price_eur_round_id?: string | null;
                             price_eur_time?: string | null;
                             price_eur_missing_reason?: string | null;
+                            /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                            price_eur_derived?: boolean;
+                            price_eur_eth_usd?: string | null;
+                            price_eur_usd?: string | null;
+                            price_eur_usd_feed?: string | null;
+                            price_eur_usd_round_id?: string | null;
+                            price_eur_usd_time?: string | null;
+                        }[];
+                        periods?: {
+                            /** @description 2026-04-30, 2026-04, 2026-Q2 or 2026 (UTC) */
+                            period: string;
+                            /** @description the period's first date within the range asked for */
+                            from: string;
+                            /** @description the period's last date within the range asked for */
+                            to: string;
+                            /** @description cut by from / to, or with a date without a report */
+                            partial: boolean;
+                            /** @description the reports in it */
+                            days: number;
+                            /** @description the fee models of the days covered (both: the range crosses the 2026-05-01 cutover) */
+                            fee_models: ("v0" | "v3")[];
+                            balance_lseth: string | null;
+                            rewards_eth: string | null;
+                            total_rewards_eth: string | null;
+                            conversion_rate: string | null;
+                            mints_lseth: string | null;
+                            total_mints_lseth: string | null;
+                            burns_lseth: string | null;
+                            total_burns_lseth: string | null;
+                            fees_eth: string | null;
+                            total_fees_eth: string | null;
+                            platform_fees_eth: string | null;
+                            total_platform_fees_eth: string | null;
+                            operator_fees_eth: string | null;
+                            total_operator_fees_eth: string | null;
+                            dao_fees_eth: string | null;
+                            total_dao_fees_eth: string | null;
+                            provider_fees_eth: string | null;
+                            total_provider_fees_eth: string | null;
+                            slashing_fees_eth: string | null;
+                            total_slashing_fees_eth: string | null;
+                            platform_fees_at_discount_rate_eth: string | null;
+                            total_platform_fees_at_discount_rate_eth: string | null;
+                            gross_protocol_fee_rate: string | null;
+                            discount_rate: string | null;
+                            gross_fees_eth: string | null;
+                            total_gross_fees_eth: string | null;
+                            gross_rewards_eth: string | null;
+                            total_gross_rewards_eth: string | null;
+                            rebate_eth: string | null;
+                            total_rebate_eth: string | null;
+                            rebate_lseth: string | null;
+                            total_rebate_lseth: string | null;
+                            lc_fees_eth: string | null;
+                            total_lc_fees_eth: string | null;
+                            tech_provider_fees_eth: string | null;
+                            total_tech_provider_fees_eth: string | null;
+                            opening_balance_lseth: string | null;
+                            opening_total_rewards_eth: string | null;
+                            opening_conversion_rate: string | null;
+                            opening_total_mints_lseth: string | null;
+                            opening_total_burns_lseth: string | null;
+                            opening_total_fees_eth: string | null;
+                            opening_total_platform_fees_eth: string | null;
+                            opening_total_operator_fees_eth: string | null;
+                            opening_total_dao_fees_eth: string | null;
+                            opening_total_provider_fees_eth: string | null;
+                            opening_total_slashing_fees_eth: string | null;
+                            opening_total_platform_fees_at_discount_rate_eth: string | null;
+                            opening_total_gross_fees_eth: string | null;
+                            opening_total_gross_rewards_eth: string | null;
+                            opening_total_rebate_eth: string | null;
+                            opening_total_rebate_lseth: string | null;
+                            opening_total_lc_fees_eth: string | null;
+                            opening_total_tech_provider_fees_eth: string | null;
+                            balance_usd?: string | null;
+                            rewards_usd?: string | null;
+                            mints_usd?: string | null;
+                            burns_usd?: string | null;
+                            fees_usd?: string | null;
+                            platform_fees_usd?: string | null;
+                            operator_fees_usd?: string | null;
+                            dao_fees_usd?: string | null;
+                            provider_fees_usd?: string | null;
+                            slashing_fees_usd?: string | null;
+                            platform_fees_at_discount_rate_usd?: string | null;
+                            gross_fees_usd?: string | null;
+                            gross_rewards_usd?: string | null;
+                            rebate_usd?: string | null;
+                            lc_fees_usd?: string | null;
+                            tech_provider_fees_usd?: string | null;
+                            opening_balance_usd?: string | null;
+                            price_usd?: string | null;
+                            opening_price_usd?: string | null;
+                            balance_eur?: string | null;
+                            rewards_eur?: string | null;
+                            mints_eur?: string | null;
+                            burns_eur?: string | null;
+                            fees_eur?: string | null;
+                            platform_fees_eur?: string | null;
+                            operator_fees_eur?: string | null;
+                            dao_fees_eur?: string | null;
+                            provider_fees_eur?: string | null;
+                            slashing_fees_eur?: string | null;
+                            platform_fees_at_discount_rate_eur?: string | null;
+                            gross_fees_eur?: string | null;
+                            gross_rewards_eur?: string | null;
+                            rebate_eur?: string | null;
+                            lc_fees_eur?: string | null;
+                            tech_provider_fees_eur?: string | null;
+                            opening_balance_eur?: string | null;
+                            price_eur?: string | null;
+                            opening_price_eur?: string | null;
                         }[];
                     } | {
                         address: string;
@@ -7134,10 +8498,13 @@ export interface operations {
                         fee_models: ("v0" | "v3")[];
                         /** @description when the newest of the days' versions became visible (X-Report-Data-As-Of) */
                         data_as_of: string;
+                        group_by?: string;
+                        /** @description flows: the sums over the range; stocks (balances, conversion_rate, total_*): the closing value, and opening_<name> the value at the close of the report before the first day; rates: the summed part / the summed fee-bearing rewards; <flow>_<currency>: the sum of the days’ values, balance_<currency> / opening_balance_<currency>: the balance at price_<currency> / opening_price_<currency> */
                         totals: {
                             balance_eth: string | null;
                             rewards_eth: string | null;
                             total_rewards_eth: string | null;
+                            conversion_rate: string | null;
                             mints_eth: string | null;
                             total_mints_eth: string | null;
                             burns_eth: string | null;
@@ -7156,6 +8523,8 @@ export interface operations {
                             total_slashing_fees_eth: string | null;
                             platform_fees_at_discount_rate_eth: string | null;
                             total_platform_fees_at_discount_rate_eth: string | null;
+                            gross_protocol_fee_rate: string | null;
+                            discount_rate: string | null;
                             gross_fees_eth: string | null;
                             total_gross_fees_eth: string | null;
                             gross_rewards_eth: string | null;
@@ -7166,6 +8535,23 @@ export interface operations {
                             total_lc_fees_eth: string | null;
                             tech_provider_fees_eth: string | null;
                             total_tech_provider_fees_eth: string | null;
+                            opening_balance_eth: string | null;
+                            opening_total_rewards_eth: string | null;
+                            opening_conversion_rate: string | null;
+                            opening_total_mints_eth: string | null;
+                            opening_total_burns_eth: string | null;
+                            opening_total_fees_eth: string | null;
+                            opening_total_platform_fees_eth: string | null;
+                            opening_total_operator_fees_eth: string | null;
+                            opening_total_dao_fees_eth: string | null;
+                            opening_total_provider_fees_eth: string | null;
+                            opening_total_slashing_fees_eth: string | null;
+                            opening_total_platform_fees_at_discount_rate_eth: string | null;
+                            opening_total_gross_fees_eth: string | null;
+                            opening_total_gross_rewards_eth: string | null;
+                            opening_total_rebate_eth: string | null;
+                            opening_total_lc_fees_eth: string | null;
+                            opening_total_tech_provider_fees_eth: string | null;
                             balance_usd?: string | null;
                             rewards_usd?: string | null;
                             mints_usd?: string | null;
@@ -7182,11 +8568,9 @@ export interface operations {
                             rebate_usd?: string | null;
                             lc_fees_usd?: string | null;
                             tech_provider_fees_usd?: string | null;
+                            opening_balance_usd?: string | null;
                             price_usd?: string | null;
-                            price_usd_feed?: string | null;
-                            price_usd_round_id?: string | null;
-                            price_usd_time?: string | null;
-                            price_usd_missing_reason?: string | null;
+                            opening_price_usd?: string | null;
                             balance_eur?: string | null;
                             rewards_eur?: string | null;
                             mints_eur?: string | null;
@@ -7203,13 +8587,11 @@ export interface operations {
                             rebate_eur?: string | null;
                             lc_fees_eur?: string | null;
                             tech_provider_fees_eur?: string | null;
+                            opening_balance_eur?: string | null;
                             price_eur?: string | null;
-                            price_eur_feed?: string | null;
-                            price_eur_round_id?: string | null;
-                            price_eur_time?: string | null;
-                            price_eur_missing_reason?: string | null;
+                            opening_price_eur?: string | null;
                         };
-                        days: {
+                        days?: {
                             oracle_report: string;
                             address: string;
                             account_id: string | null;
@@ -7293,12 +8675,122 @@ export interface operations {
                             price_eur_round_id?: string | null;
                             price_eur_time?: string | null;
                             price_eur_missing_reason?: string | null;
+                            /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                            price_eur_derived?: boolean;
+                            price_eur_eth_usd?: string | null;
+                            price_eur_usd?: string | null;
+                            price_eur_usd_feed?: string | null;
+                            price_eur_usd_round_id?: string | null;
+                            price_eur_usd_time?: string | null;
+                        }[];
+                        periods?: {
+                            /** @description 2026-04-30, 2026-04, 2026-Q2 or 2026 (UTC) */
+                            period: string;
+                            /** @description the period's first date within the range asked for */
+                            from: string;
+                            /** @description the period's last date within the range asked for */
+                            to: string;
+                            /** @description cut by from / to, or with a date without a report */
+                            partial: boolean;
+                            /** @description the reports in it */
+                            days: number;
+                            /** @description the fee models of the days covered (both: the range crosses the 2026-05-01 cutover) */
+                            fee_models: ("v0" | "v3")[];
+                            balance_eth: string | null;
+                            rewards_eth: string | null;
+                            total_rewards_eth: string | null;
+                            conversion_rate: string | null;
+                            mints_eth: string | null;
+                            total_mints_eth: string | null;
+                            burns_eth: string | null;
+                            total_burns_eth: string | null;
+                            fees_eth: string | null;
+                            total_fees_eth: string | null;
+                            platform_fees_eth: string | null;
+                            total_platform_fees_eth: string | null;
+                            operator_fees_eth: string | null;
+                            total_operator_fees_eth: string | null;
+                            dao_fees_eth: string | null;
+                            total_dao_fees_eth: string | null;
+                            provider_fees_eth: string | null;
+                            total_provider_fees_eth: string | null;
+                            slashing_fees_eth: string | null;
+                            total_slashing_fees_eth: string | null;
+                            platform_fees_at_discount_rate_eth: string | null;
+                            total_platform_fees_at_discount_rate_eth: string | null;
+                            gross_protocol_fee_rate: string | null;
+                            discount_rate: string | null;
+                            gross_fees_eth: string | null;
+                            total_gross_fees_eth: string | null;
+                            gross_rewards_eth: string | null;
+                            total_gross_rewards_eth: string | null;
+                            rebate_eth: string | null;
+                            total_rebate_eth: string | null;
+                            lc_fees_eth: string | null;
+                            total_lc_fees_eth: string | null;
+                            tech_provider_fees_eth: string | null;
+                            total_tech_provider_fees_eth: string | null;
+                            opening_balance_eth: string | null;
+                            opening_total_rewards_eth: string | null;
+                            opening_conversion_rate: string | null;
+                            opening_total_mints_eth: string | null;
+                            opening_total_burns_eth: string | null;
+                            opening_total_fees_eth: string | null;
+                            opening_total_platform_fees_eth: string | null;
+                            opening_total_operator_fees_eth: string | null;
+                            opening_total_dao_fees_eth: string | null;
+                            opening_total_provider_fees_eth: string | null;
+                            opening_total_slashing_fees_eth: string | null;
+                            opening_total_platform_fees_at_discount_rate_eth: string | null;
+                            opening_total_gross_fees_eth: string | null;
+                            opening_total_gross_rewards_eth: string | null;
+                            opening_total_rebate_eth: string | null;
+                            opening_total_lc_fees_eth: string | null;
+                            opening_total_tech_provider_fees_eth: string | null;
+                            balance_usd?: string | null;
+                            rewards_usd?: string | null;
+                            mints_usd?: string | null;
+                            burns_usd?: string | null;
+                            fees_usd?: string | null;
+                            platform_fees_usd?: string | null;
+                            operator_fees_usd?: string | null;
+                            dao_fees_usd?: string | null;
+                            provider_fees_usd?: string | null;
+                            slashing_fees_usd?: string | null;
+                            platform_fees_at_discount_rate_usd?: string | null;
+                            gross_fees_usd?: string | null;
+                            gross_rewards_usd?: string | null;
+                            rebate_usd?: string | null;
+                            lc_fees_usd?: string | null;
+                            tech_provider_fees_usd?: string | null;
+                            opening_balance_usd?: string | null;
+                            price_usd?: string | null;
+                            opening_price_usd?: string | null;
+                            balance_eur?: string | null;
+                            rewards_eur?: string | null;
+                            mints_eur?: string | null;
+                            burns_eur?: string | null;
+                            fees_eur?: string | null;
+                            platform_fees_eur?: string | null;
+                            operator_fees_eur?: string | null;
+                            dao_fees_eur?: string | null;
+                            provider_fees_eur?: string | null;
+                            slashing_fees_eur?: string | null;
+                            platform_fees_at_discount_rate_eur?: string | null;
+                            gross_fees_eur?: string | null;
+                            gross_rewards_eur?: string | null;
+                            rebate_eur?: string | null;
+                            lc_fees_eur?: string | null;
+                            tech_provider_fees_eur?: string | null;
+                            opening_balance_eur?: string | null;
+                            price_eur?: string | null;
+                            opening_price_eur?: string | null;
                         }[];
                     };
                     /**
                      * @example oracle_report,address,account_id,org_id,date,balance_lseth,rewards_eth,total_rewards_eth,conversion_rate,previous_conversion_rate,mints_lseth,total_mints_lseth,burns_lseth,total_burns_lseth,fees_eth,total_fees_eth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,gross_protocol_fee_rate,discount_rate,gross_fees_eth,total_gross_fees_eth,gross_rewards_eth,total_gross_rewards_eth,rebate_eth,total_rebate_eth,rebate_lseth,total_rebate_lseth,fee_model,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth
-                     *     443474,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,,,2026-04-25,168.987204000338651462,0,0,1,1,168.987204000338651462,168.987204000338651462,0,0,0,0,,,0,0,,,0,0,0,0,,,0.15,,0,0,0,0,,,,,v0,,,,0
-                     *     443699,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,,,2026-04-26,168.987204000338651462,0.010826444124717495,0.010826444124717495,1.0000640666504234,1,0,168.987204000338651462,0,0,0.00191054896318544,0.00191054896318544,,,0.000573164688955632,0.000573164688955632,,,0.000286582344477816,0.000286582344477816,0.000191054896318544,0.000191054896318544,,,0.15,,0.00191054896318544,0.00191054896318544,0.012736993087902935,0.012736993087902935,,,,,v0,,,,0
+                     *     443250,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,,,2026-04-25,168.987204000338651462,0,0,1,1,168.987204000338651462,168.987204000338651462,0,0,0,0,,,0,0,,,0,0,0,0,,,0.15,,0,0,0,0,,,,,v0,,,,0
+                     *     443475,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,,,2026-04-26,168.987204000338651462,0.010826444124717495,0.010826444124717495,1.0000640666504234,1,0,168.987204000338651462,0,0,0.00191054896318544,0.00191054896318544,,,0.000573164688955632,0.000573164688955632,,,0.000286582344477816,0.000286582344477816,0.000191054896318544,0.000191054896318544,,,0.15,,0.00191054896318544,0.00191054896318544,0.012736993087902935,0.012736993087902935,,,,,v0,,,,0
                      */
                     "text/csv": string;
                 };
@@ -7382,6 +8874,10 @@ export interface operations {
                 as_of?: string;
                 /** @description add the fiat value of every period amount and balance (<name>_usd / <name>_eur) at the on-chain ETH price stored beside each report (price_<currency>: its feed, round and time), half-even to 8 places */
                 currency?: "usd" | "eur";
+                /** @description roll the range up into UTC calendar periods (periods[] instead of days[]; CSV: one row per period, per period and wallet on an account, per period and account on the organization); a period cut by from / to or with a date without a report is partial */
+                group_by?: "day" | "month" | "quarter" | "year";
+                /** @description csv: the answer as CSV, as with Accept: text/csv (a link a spreadsheet or a browser can open); json: JSON whatever Accept says. Absent: CSV when Accept names text/csv, else JSON. The same answer (bytes and ETag) either way it is asked for */
+                format?: "json" | "csv";
                 /** @description lseth (default): as stored; eth: every *_lseth amount replaced by its *_eth counterpart, valued at each day's rate (totals: the running sums of the daily ETH flows); rebate_lseth fields left out */
                 unit?: "lseth" | "eth";
             };
@@ -7396,7 +8892,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description JSON, or CSV (one row per wallet-day, a header row) with Accept: text/csv */
+            /** @description JSON, or CSV (one row per wallet-day, a header row) with ?format=csv or Accept: text/csv (format wins) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7418,7 +8914,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
+                     *       "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
                      *       "from": "2026-04-25",
                      *       "to": "2026-04-29",
                      *       "requested": {
@@ -7428,43 +8924,63 @@ export interface operations {
                      *       "fee_models": [
                      *         "v0"
                      *       ],
-                     *       "data_as_of": "2026-11-27T06:34:39.106Z",
+                     *       "data_as_of": "2026-12-02T16:51:02.062Z",
                      *       "totals": {
-                     *         "balance_eth": "12.998320441989669245",
-                     *         "rewards_eth": "0.002654887336423303",
-                     *         "total_rewards_eth": "0.013481331461140798",
+                     *         "balance_eth": "13.003395267506540826",
+                     *         "rewards_eth": "0.007729712853294883",
+                     *         "total_rewards_eth": "0.018556156978012378",
+                     *         "conversion_rate": "1.000658896367885484",
                      *         "mints_eth": "0",
                      *         "total_mints_eth": "168.987204000338651462",
                      *         "burns_eth": "156.013337605383606852",
                      *         "total_burns_eth": "156.013337605383606852",
-                     *         "fees_eth": "0.000468509529957054",
-                     *         "total_fees_eth": "0.002379058493142494",
-                     *         "platform_fees_eth": "0.000117127382489262",
-                     *         "total_platform_fees_eth": "0.000117127382489262",
-                     *         "operator_fees_eth": "0.000140552858987115",
-                     *         "total_operator_fees_eth": "0.000713717547942747",
-                     *         "dao_fees_eth": "0.000093701905991416",
-                     *         "total_dao_fees_eth": "0.000953448939424864",
-                     *         "provider_fees_eth": "0.000070276429493557",
-                     *         "total_provider_fees_eth": "0.000356858773971373",
-                     *         "slashing_fees_eth": "0.000046850952995704",
-                     *         "total_slashing_fees_eth": "0.000237905849314248",
-                     *         "platform_fees_at_discount_rate_eth": "0.000117127382489262",
-                     *         "total_platform_fees_at_discount_rate_eth": "0.000117127382489262",
-                     *         "gross_fees_eth": "0.000468509529957054",
-                     *         "total_gross_fees_eth": "0.002379058493142494",
-                     *         "gross_rewards_eth": "0.003123396866380357",
-                     *         "total_gross_rewards_eth": "0.015860389954283292",
+                     *         "fees_eth": "0.000468015849621397",
+                     *         "total_fees_eth": "0.002378564812806837",
+                     *         "platform_fees_eth": "0.000117003962405348",
+                     *         "total_platform_fees_eth": "0.000117003962405348",
+                     *         "operator_fees_eth": "0.000140404754886418",
+                     *         "total_operator_fees_eth": "0.00071356944384205",
+                     *         "dao_fees_eth": "0.000093603169924285",
+                     *         "total_dao_fees_eth": "0.000953350203357733",
+                     *         "provider_fees_eth": "0.000070202377443208",
+                     *         "total_provider_fees_eth": "0.000356784721921024",
+                     *         "slashing_fees_eth": "0.000046801584962138",
+                     *         "total_slashing_fees_eth": "0.000237856481280682",
+                     *         "platform_fees_at_discount_rate_eth": "0.000117003962405348",
+                     *         "total_platform_fees_at_discount_rate_eth": "0.000117003962405348",
+                     *         "gross_protocol_fee_rate": "0.057090917079861867",
+                     *         "discount_rate": "0",
+                     *         "gross_fees_eth": "0.000468015849621397",
+                     *         "total_gross_fees_eth": "0.002378564812806837",
+                     *         "gross_rewards_eth": "0.00819772870291628",
+                     *         "total_gross_rewards_eth": "0.020934721790819215",
                      *         "rebate_eth": "0",
                      *         "total_rebate_eth": "0",
                      *         "lc_fees_eth": null,
                      *         "total_lc_fees_eth": "0",
                      *         "tech_provider_fees_eth": null,
-                     *         "total_tech_provider_fees_eth": "0"
+                     *         "total_tech_provider_fees_eth": "0",
+                     *         "opening_balance_eth": "0",
+                     *         "opening_total_rewards_eth": "0.010826444124717495",
+                     *         "opening_conversion_rate": "1.0000640666504234",
+                     *         "opening_total_mints_eth": "168.987204000338651462",
+                     *         "opening_total_burns_eth": "0",
+                     *         "opening_total_fees_eth": "0.00191054896318544",
+                     *         "opening_total_platform_fees_eth": "0",
+                     *         "opening_total_operator_fees_eth": "0.000573164688955632",
+                     *         "opening_total_dao_fees_eth": "0.000859747033433448",
+                     *         "opening_total_provider_fees_eth": "0.000286582344477816",
+                     *         "opening_total_slashing_fees_eth": "0.000191054896318544",
+                     *         "opening_total_platform_fees_at_discount_rate_eth": "0",
+                     *         "opening_total_gross_fees_eth": "0.00191054896318544",
+                     *         "opening_total_gross_rewards_eth": "0.012736993087902935",
+                     *         "opening_total_rebate_eth": "0",
+                     *         "opening_total_lc_fees_eth": "0",
+                     *         "opening_total_tech_provider_fees_eth": "0"
                      *       },
                      *       "days": [
                      *         {
-                     *           "oracle_report": "443924",
+                     *           "oracle_report": "443700",
                      *           "date": "2026-04-27",
                      *           "fee_model": "v0",
                      *           "totals": {
@@ -7502,10 +9018,10 @@ export interface operations {
                      *           },
                      *           "wallets": [
                      *             {
-                     *               "oracle_report": "443924",
+                     *               "oracle_report": "443700",
                      *               "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *               "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
-                     *               "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *               "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *               "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *               "date": "2026-04-27",
                      *               "balance_eth": "12.996579628884877319",
                      *               "rewards_eth": "0.000914074231631378",
@@ -7547,13 +9063,13 @@ export interface operations {
                      *           ]
                      *         },
                      *         {
-                     *           "oracle_report": "444149",
+                     *           "oracle_report": "443925",
                      *           "date": "2026-04-28",
                      *           "fee_model": "v0",
                      *           "totals": {
-                     *             "balance_eth": "12.997443725528578079",
-                     *             "rewards_eth": "0.000864096643700759",
-                     *             "total_rewards_eth": "0.012604615000049632",
+                     *             "balance_eth": "12.999987847989510995",
+                     *             "rewards_eth": "0.003408219104633675",
+                     *             "total_rewards_eth": "0.015148737460982548",
                      *             "mints_eth": "0",
                      *             "total_mints_eth": "168.987204000338651462",
                      *             "burns_eth": "0",
@@ -7574,8 +9090,8 @@ export interface operations {
                      *             "total_platform_fees_at_discount_rate_eth": "0.000078448715088182",
                      *             "gross_fees_eth": "0.000152487643006017",
                      *             "total_gross_fees_eth": "0.002224343823538171",
-                     *             "gross_rewards_eth": "0.001016584286706776",
-                     *             "total_gross_rewards_eth": "0.014828958823587803",
+                     *             "gross_rewards_eth": "0.003560706747639692",
+                     *             "total_gross_rewards_eth": "0.017373081284520719",
                      *             "rebate_eth": "0",
                      *             "total_rebate_eth": "0",
                      *             "lc_fees_eth": null,
@@ -7585,15 +9101,15 @@ export interface operations {
                      *           },
                      *           "wallets": [
                      *             {
-                     *               "oracle_report": "444149",
+                     *               "oracle_report": "443925",
                      *               "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *               "account_id": "290698b9-ba87-45cf-8f09-528bca4bf4c3",
-                     *               "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *               "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *               "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *               "date": "2026-04-28",
-                     *               "balance_eth": "12.997443725528578079",
-                     *               "rewards_eth": "0.000864096643700759",
-                     *               "total_rewards_eth": "0.012604615000049632",
-                     *               "conversion_rate": "1.000200903412596559",
+                     *               "balance_eth": "12.999987847989510995",
+                     *               "rewards_eth": "0.003408219104633675",
+                     *               "total_rewards_eth": "0.015148737460982548",
+                     *               "conversion_rate": "1.00039668295490913",
                      *               "previous_conversion_rate": "1.000134408010737826",
                      *               "mints_eth": "0",
                      *               "total_mints_eth": "168.987204000338651462",
@@ -7617,8 +9133,8 @@ export interface operations {
                      *               "discount_rate": "0",
                      *               "gross_fees_eth": "0.000152487643006017",
                      *               "total_gross_fees_eth": "0.002224343823538171",
-                     *               "gross_rewards_eth": "0.001016584286706776",
-                     *               "total_gross_rewards_eth": "0.014828958823587803",
+                     *               "gross_rewards_eth": "0.003560706747639692",
+                     *               "total_gross_rewards_eth": "0.017373081284520719",
                      *               "rebate_eth": "0",
                      *               "total_rebate_eth": "0",
                      *               "fee_model": "v0",
@@ -7647,10 +9163,13 @@ export interface operations {
                         fee_models: ("v0" | "v3")[];
                         /** @description when the newest of the days' versions became visible (X-Report-Data-As-Of) */
                         data_as_of: string;
+                        group_by?: string;
+                        /** @description flows: the sums over the range; stocks (balances, conversion_rate, total_*): the closing value, and opening_<name> the value at the close of the report before the first day; rates: the summed part / the summed fee-bearing rewards; <flow>_<currency>: the sum of the days’ values, balance_<currency> / opening_balance_<currency>: the balance at price_<currency> / opening_price_<currency> */
                         totals: {
                             balance_lseth: string | null;
                             rewards_eth: string | null;
                             total_rewards_eth: string | null;
+                            conversion_rate: string | null;
                             mints_lseth: string | null;
                             total_mints_lseth: string | null;
                             burns_lseth: string | null;
@@ -7669,6 +9188,8 @@ export interface operations {
                             total_slashing_fees_eth: string | null;
                             platform_fees_at_discount_rate_eth: string | null;
                             total_platform_fees_at_discount_rate_eth: string | null;
+                            gross_protocol_fee_rate: string | null;
+                            discount_rate: string | null;
                             gross_fees_eth: string | null;
                             total_gross_fees_eth: string | null;
                             gross_rewards_eth: string | null;
@@ -7681,6 +9202,24 @@ export interface operations {
                             total_lc_fees_eth: string | null;
                             tech_provider_fees_eth: string | null;
                             total_tech_provider_fees_eth: string | null;
+                            opening_balance_lseth: string | null;
+                            opening_total_rewards_eth: string | null;
+                            opening_conversion_rate: string | null;
+                            opening_total_mints_lseth: string | null;
+                            opening_total_burns_lseth: string | null;
+                            opening_total_fees_eth: string | null;
+                            opening_total_platform_fees_eth: string | null;
+                            opening_total_operator_fees_eth: string | null;
+                            opening_total_dao_fees_eth: string | null;
+                            opening_total_provider_fees_eth: string | null;
+                            opening_total_slashing_fees_eth: string | null;
+                            opening_total_platform_fees_at_discount_rate_eth: string | null;
+                            opening_total_gross_fees_eth: string | null;
+                            opening_total_gross_rewards_eth: string | null;
+                            opening_total_rebate_eth: string | null;
+                            opening_total_rebate_lseth: string | null;
+                            opening_total_lc_fees_eth: string | null;
+                            opening_total_tech_provider_fees_eth: string | null;
                             balance_usd?: string | null;
                             rewards_usd?: string | null;
                             mints_usd?: string | null;
@@ -7697,11 +9236,9 @@ export interface operations {
                             rebate_usd?: string | null;
                             lc_fees_usd?: string | null;
                             tech_provider_fees_usd?: string | null;
+                            opening_balance_usd?: string | null;
                             price_usd?: string | null;
-                            price_usd_feed?: string | null;
-                            price_usd_round_id?: string | null;
-                            price_usd_time?: string | null;
-                            price_usd_missing_reason?: string | null;
+                            opening_price_usd?: string | null;
                             balance_eur?: string | null;
                             rewards_eur?: string | null;
                             mints_eur?: string | null;
@@ -7718,13 +9255,212 @@ export interface operations {
                             rebate_eur?: string | null;
                             lc_fees_eur?: string | null;
                             tech_provider_fees_eur?: string | null;
+                            opening_balance_eur?: string | null;
                             price_eur?: string | null;
-                            price_eur_feed?: string | null;
-                            price_eur_round_id?: string | null;
-                            price_eur_time?: string | null;
-                            price_eur_missing_reason?: string | null;
+                            opening_price_eur?: string | null;
                         };
-                        days: {
+                        periods?: {
+                            /** @description 2026-04-30, 2026-04, 2026-Q2 or 2026 (UTC) */
+                            period: string;
+                            /** @description the period's first date within the range asked for */
+                            from: string;
+                            /** @description the period's last date within the range asked for */
+                            to: string;
+                            /** @description cut by from / to, or with a date without a report */
+                            partial: boolean;
+                            /** @description the reports in it */
+                            days: number;
+                            /** @description the fee models of the days covered (both: the range crosses the 2026-05-01 cutover) */
+                            fee_models: ("v0" | "v3")[];
+                            balance_lseth: string | null;
+                            rewards_eth: string | null;
+                            total_rewards_eth: string | null;
+                            conversion_rate: string | null;
+                            mints_lseth: string | null;
+                            total_mints_lseth: string | null;
+                            burns_lseth: string | null;
+                            total_burns_lseth: string | null;
+                            fees_eth: string | null;
+                            total_fees_eth: string | null;
+                            platform_fees_eth: string | null;
+                            total_platform_fees_eth: string | null;
+                            operator_fees_eth: string | null;
+                            total_operator_fees_eth: string | null;
+                            dao_fees_eth: string | null;
+                            total_dao_fees_eth: string | null;
+                            provider_fees_eth: string | null;
+                            total_provider_fees_eth: string | null;
+                            slashing_fees_eth: string | null;
+                            total_slashing_fees_eth: string | null;
+                            platform_fees_at_discount_rate_eth: string | null;
+                            total_platform_fees_at_discount_rate_eth: string | null;
+                            gross_protocol_fee_rate: string | null;
+                            discount_rate: string | null;
+                            gross_fees_eth: string | null;
+                            total_gross_fees_eth: string | null;
+                            gross_rewards_eth: string | null;
+                            total_gross_rewards_eth: string | null;
+                            rebate_eth: string | null;
+                            total_rebate_eth: string | null;
+                            rebate_lseth: string | null;
+                            total_rebate_lseth: string | null;
+                            lc_fees_eth: string | null;
+                            total_lc_fees_eth: string | null;
+                            tech_provider_fees_eth: string | null;
+                            total_tech_provider_fees_eth: string | null;
+                            opening_balance_lseth: string | null;
+                            opening_total_rewards_eth: string | null;
+                            opening_conversion_rate: string | null;
+                            opening_total_mints_lseth: string | null;
+                            opening_total_burns_lseth: string | null;
+                            opening_total_fees_eth: string | null;
+                            opening_total_platform_fees_eth: string | null;
+                            opening_total_operator_fees_eth: string | null;
+                            opening_total_dao_fees_eth: string | null;
+                            opening_total_provider_fees_eth: string | null;
+                            opening_total_slashing_fees_eth: string | null;
+                            opening_total_platform_fees_at_discount_rate_eth: string | null;
+                            opening_total_gross_fees_eth: string | null;
+                            opening_total_gross_rewards_eth: string | null;
+                            opening_total_rebate_eth: string | null;
+                            opening_total_rebate_lseth: string | null;
+                            opening_total_lc_fees_eth: string | null;
+                            opening_total_tech_provider_fees_eth: string | null;
+                            balance_usd?: string | null;
+                            rewards_usd?: string | null;
+                            mints_usd?: string | null;
+                            burns_usd?: string | null;
+                            fees_usd?: string | null;
+                            platform_fees_usd?: string | null;
+                            operator_fees_usd?: string | null;
+                            dao_fees_usd?: string | null;
+                            provider_fees_usd?: string | null;
+                            slashing_fees_usd?: string | null;
+                            platform_fees_at_discount_rate_usd?: string | null;
+                            gross_fees_usd?: string | null;
+                            gross_rewards_usd?: string | null;
+                            rebate_usd?: string | null;
+                            lc_fees_usd?: string | null;
+                            tech_provider_fees_usd?: string | null;
+                            opening_balance_usd?: string | null;
+                            price_usd?: string | null;
+                            opening_price_usd?: string | null;
+                            balance_eur?: string | null;
+                            rewards_eur?: string | null;
+                            mints_eur?: string | null;
+                            burns_eur?: string | null;
+                            fees_eur?: string | null;
+                            platform_fees_eur?: string | null;
+                            operator_fees_eur?: string | null;
+                            dao_fees_eur?: string | null;
+                            provider_fees_eur?: string | null;
+                            slashing_fees_eur?: string | null;
+                            platform_fees_at_discount_rate_eur?: string | null;
+                            gross_fees_eur?: string | null;
+                            gross_rewards_eur?: string | null;
+                            rebate_eur?: string | null;
+                            lc_fees_eur?: string | null;
+                            tech_provider_fees_eur?: string | null;
+                            opening_balance_eur?: string | null;
+                            price_eur?: string | null;
+                            opening_price_eur?: string | null;
+                            wallets: {
+                                address: string;
+                                balance_lseth: string | null;
+                                rewards_eth: string | null;
+                                total_rewards_eth: string | null;
+                                conversion_rate: string | null;
+                                mints_lseth: string | null;
+                                total_mints_lseth: string | null;
+                                burns_lseth: string | null;
+                                total_burns_lseth: string | null;
+                                fees_eth: string | null;
+                                total_fees_eth: string | null;
+                                platform_fees_eth: string | null;
+                                total_platform_fees_eth: string | null;
+                                operator_fees_eth: string | null;
+                                total_operator_fees_eth: string | null;
+                                dao_fees_eth: string | null;
+                                total_dao_fees_eth: string | null;
+                                provider_fees_eth: string | null;
+                                total_provider_fees_eth: string | null;
+                                slashing_fees_eth: string | null;
+                                total_slashing_fees_eth: string | null;
+                                platform_fees_at_discount_rate_eth: string | null;
+                                total_platform_fees_at_discount_rate_eth: string | null;
+                                gross_protocol_fee_rate: string | null;
+                                discount_rate: string | null;
+                                gross_fees_eth: string | null;
+                                total_gross_fees_eth: string | null;
+                                gross_rewards_eth: string | null;
+                                total_gross_rewards_eth: string | null;
+                                rebate_eth: string | null;
+                                total_rebate_eth: string | null;
+                                rebate_lseth: string | null;
+                                total_rebate_lseth: string | null;
+                                lc_fees_eth: string | null;
+                                total_lc_fees_eth: string | null;
+                                tech_provider_fees_eth: string | null;
+                                total_tech_provider_fees_eth: string | null;
+                                opening_balance_lseth: string | null;
+                                opening_total_rewards_eth: string | null;
+                                opening_conversion_rate: string | null;
+                                opening_total_mints_lseth: string | null;
+                                opening_total_burns_lseth: string | null;
+                                opening_total_fees_eth: string | null;
+                                opening_total_platform_fees_eth: string | null;
+                                opening_total_operator_fees_eth: string | null;
+                                opening_total_dao_fees_eth: string | null;
+                                opening_total_provider_fees_eth: string | null;
+                                opening_total_slashing_fees_eth: string | null;
+                                opening_total_platform_fees_at_discount_rate_eth: string | null;
+                                opening_total_gross_fees_eth: string | null;
+                                opening_total_gross_rewards_eth: string | null;
+                                opening_total_rebate_eth: string | null;
+                                opening_total_rebate_lseth: string | null;
+                                opening_total_lc_fees_eth: string | null;
+                                opening_total_tech_provider_fees_eth: string | null;
+                                balance_usd?: string | null;
+                                rewards_usd?: string | null;
+                                mints_usd?: string | null;
+                                burns_usd?: string | null;
+                                fees_usd?: string | null;
+                                platform_fees_usd?: string | null;
+                                operator_fees_usd?: string | null;
+                                dao_fees_usd?: string | null;
+                                provider_fees_usd?: string | null;
+                                slashing_fees_usd?: string | null;
+                                platform_fees_at_discount_rate_usd?: string | null;
+                                gross_fees_usd?: string | null;
+                                gross_rewards_usd?: string | null;
+                                rebate_usd?: string | null;
+                                lc_fees_usd?: string | null;
+                                tech_provider_fees_usd?: string | null;
+                                opening_balance_usd?: string | null;
+                                price_usd?: string | null;
+                                opening_price_usd?: string | null;
+                                balance_eur?: string | null;
+                                rewards_eur?: string | null;
+                                mints_eur?: string | null;
+                                burns_eur?: string | null;
+                                fees_eur?: string | null;
+                                platform_fees_eur?: string | null;
+                                operator_fees_eur?: string | null;
+                                dao_fees_eur?: string | null;
+                                provider_fees_eur?: string | null;
+                                slashing_fees_eur?: string | null;
+                                platform_fees_at_discount_rate_eur?: string | null;
+                                gross_fees_eur?: string | null;
+                                gross_rewards_eur?: string | null;
+                                rebate_eur?: string | null;
+                                lc_fees_eur?: string | null;
+                                tech_provider_fees_eur?: string | null;
+                                opening_balance_eur?: string | null;
+                                price_eur?: string | null;
+                                opening_price_eur?: string | null;
+                            }[];
+                        }[];
+                        days?: {
                             oracle_report: string;
                             date: string;
                             /** @enum {string} */
@@ -7805,6 +9541,13 @@ export interface operations {
                                 price_eur_round_id?: string | null;
                                 price_eur_time?: string | null;
                                 price_eur_missing_reason?: string | null;
+                                /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                                price_eur_derived?: boolean;
+                                price_eur_eth_usd?: string | null;
+                                price_eur_usd?: string | null;
+                                price_eur_usd_feed?: string | null;
+                                price_eur_usd_round_id?: string | null;
+                                price_eur_usd_time?: string | null;
                             };
                             wallets: {
                                 oracle_report: string;
@@ -7892,6 +9635,13 @@ export interface operations {
                                 price_eur_round_id?: string | null;
                                 price_eur_time?: string | null;
                                 price_eur_missing_reason?: string | null;
+                                /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                                price_eur_derived?: boolean;
+                                price_eur_eth_usd?: string | null;
+                                price_eur_usd?: string | null;
+                                price_eur_usd_feed?: string | null;
+                                price_eur_usd_round_id?: string | null;
+                                price_eur_usd_time?: string | null;
                             }[];
                         }[];
                     } | {
@@ -7909,10 +9659,13 @@ export interface operations {
                         fee_models: ("v0" | "v3")[];
                         /** @description when the newest of the days' versions became visible (X-Report-Data-As-Of) */
                         data_as_of: string;
+                        group_by?: string;
+                        /** @description flows: the sums over the range; stocks (balances, conversion_rate, total_*): the closing value, and opening_<name> the value at the close of the report before the first day; rates: the summed part / the summed fee-bearing rewards; <flow>_<currency>: the sum of the days’ values, balance_<currency> / opening_balance_<currency>: the balance at price_<currency> / opening_price_<currency> */
                         totals: {
                             balance_eth: string | null;
                             rewards_eth: string | null;
                             total_rewards_eth: string | null;
+                            conversion_rate: string | null;
                             mints_eth: string | null;
                             total_mints_eth: string | null;
                             burns_eth: string | null;
@@ -7931,6 +9684,8 @@ export interface operations {
                             total_slashing_fees_eth: string | null;
                             platform_fees_at_discount_rate_eth: string | null;
                             total_platform_fees_at_discount_rate_eth: string | null;
+                            gross_protocol_fee_rate: string | null;
+                            discount_rate: string | null;
                             gross_fees_eth: string | null;
                             total_gross_fees_eth: string | null;
                             gross_rewards_eth: string | null;
@@ -7941,6 +9696,23 @@ export interface operations {
                             total_lc_fees_eth: string | null;
                             tech_provider_fees_eth: string | null;
                             total_tech_provider_fees_eth: string | null;
+                            opening_balance_eth: string | null;
+                            opening_total_rewards_eth: string | null;
+                            opening_conversion_rate: string | null;
+                            opening_total_mints_eth: string | null;
+                            opening_total_burns_eth: string | null;
+                            opening_total_fees_eth: string | null;
+                            opening_total_platform_fees_eth: string | null;
+                            opening_total_operator_fees_eth: string | null;
+                            opening_total_dao_fees_eth: string | null;
+                            opening_total_provider_fees_eth: string | null;
+                            opening_total_slashing_fees_eth: string | null;
+                            opening_total_platform_fees_at_discount_rate_eth: string | null;
+                            opening_total_gross_fees_eth: string | null;
+                            opening_total_gross_rewards_eth: string | null;
+                            opening_total_rebate_eth: string | null;
+                            opening_total_lc_fees_eth: string | null;
+                            opening_total_tech_provider_fees_eth: string | null;
                             balance_usd?: string | null;
                             rewards_usd?: string | null;
                             mints_usd?: string | null;
@@ -7957,11 +9729,9 @@ export interface operations {
                             rebate_usd?: string | null;
                             lc_fees_usd?: string | null;
                             tech_provider_fees_usd?: string | null;
+                            opening_balance_usd?: string | null;
                             price_usd?: string | null;
-                            price_usd_feed?: string | null;
-                            price_usd_round_id?: string | null;
-                            price_usd_time?: string | null;
-                            price_usd_missing_reason?: string | null;
+                            opening_price_usd?: string | null;
                             balance_eur?: string | null;
                             rewards_eur?: string | null;
                             mints_eur?: string | null;
@@ -7978,13 +9748,206 @@ export interface operations {
                             rebate_eur?: string | null;
                             lc_fees_eur?: string | null;
                             tech_provider_fees_eur?: string | null;
+                            opening_balance_eur?: string | null;
                             price_eur?: string | null;
-                            price_eur_feed?: string | null;
-                            price_eur_round_id?: string | null;
-                            price_eur_time?: string | null;
-                            price_eur_missing_reason?: string | null;
+                            opening_price_eur?: string | null;
                         };
-                        days: {
+                        periods?: {
+                            /** @description 2026-04-30, 2026-04, 2026-Q2 or 2026 (UTC) */
+                            period: string;
+                            /** @description the period's first date within the range asked for */
+                            from: string;
+                            /** @description the period's last date within the range asked for */
+                            to: string;
+                            /** @description cut by from / to, or with a date without a report */
+                            partial: boolean;
+                            /** @description the reports in it */
+                            days: number;
+                            /** @description the fee models of the days covered (both: the range crosses the 2026-05-01 cutover) */
+                            fee_models: ("v0" | "v3")[];
+                            balance_eth: string | null;
+                            rewards_eth: string | null;
+                            total_rewards_eth: string | null;
+                            conversion_rate: string | null;
+                            mints_eth: string | null;
+                            total_mints_eth: string | null;
+                            burns_eth: string | null;
+                            total_burns_eth: string | null;
+                            fees_eth: string | null;
+                            total_fees_eth: string | null;
+                            platform_fees_eth: string | null;
+                            total_platform_fees_eth: string | null;
+                            operator_fees_eth: string | null;
+                            total_operator_fees_eth: string | null;
+                            dao_fees_eth: string | null;
+                            total_dao_fees_eth: string | null;
+                            provider_fees_eth: string | null;
+                            total_provider_fees_eth: string | null;
+                            slashing_fees_eth: string | null;
+                            total_slashing_fees_eth: string | null;
+                            platform_fees_at_discount_rate_eth: string | null;
+                            total_platform_fees_at_discount_rate_eth: string | null;
+                            gross_protocol_fee_rate: string | null;
+                            discount_rate: string | null;
+                            gross_fees_eth: string | null;
+                            total_gross_fees_eth: string | null;
+                            gross_rewards_eth: string | null;
+                            total_gross_rewards_eth: string | null;
+                            rebate_eth: string | null;
+                            total_rebate_eth: string | null;
+                            lc_fees_eth: string | null;
+                            total_lc_fees_eth: string | null;
+                            tech_provider_fees_eth: string | null;
+                            total_tech_provider_fees_eth: string | null;
+                            opening_balance_eth: string | null;
+                            opening_total_rewards_eth: string | null;
+                            opening_conversion_rate: string | null;
+                            opening_total_mints_eth: string | null;
+                            opening_total_burns_eth: string | null;
+                            opening_total_fees_eth: string | null;
+                            opening_total_platform_fees_eth: string | null;
+                            opening_total_operator_fees_eth: string | null;
+                            opening_total_dao_fees_eth: string | null;
+                            opening_total_provider_fees_eth: string | null;
+                            opening_total_slashing_fees_eth: string | null;
+                            opening_total_platform_fees_at_discount_rate_eth: string | null;
+                            opening_total_gross_fees_eth: string | null;
+                            opening_total_gross_rewards_eth: string | null;
+                            opening_total_rebate_eth: string | null;
+                            opening_total_lc_fees_eth: string | null;
+                            opening_total_tech_provider_fees_eth: string | null;
+                            balance_usd?: string | null;
+                            rewards_usd?: string | null;
+                            mints_usd?: string | null;
+                            burns_usd?: string | null;
+                            fees_usd?: string | null;
+                            platform_fees_usd?: string | null;
+                            operator_fees_usd?: string | null;
+                            dao_fees_usd?: string | null;
+                            provider_fees_usd?: string | null;
+                            slashing_fees_usd?: string | null;
+                            platform_fees_at_discount_rate_usd?: string | null;
+                            gross_fees_usd?: string | null;
+                            gross_rewards_usd?: string | null;
+                            rebate_usd?: string | null;
+                            lc_fees_usd?: string | null;
+                            tech_provider_fees_usd?: string | null;
+                            opening_balance_usd?: string | null;
+                            price_usd?: string | null;
+                            opening_price_usd?: string | null;
+                            balance_eur?: string | null;
+                            rewards_eur?: string | null;
+                            mints_eur?: string | null;
+                            burns_eur?: string | null;
+                            fees_eur?: string | null;
+                            platform_fees_eur?: string | null;
+                            operator_fees_eur?: string | null;
+                            dao_fees_eur?: string | null;
+                            provider_fees_eur?: string | null;
+                            slashing_fees_eur?: string | null;
+                            platform_fees_at_discount_rate_eur?: string | null;
+                            gross_fees_eur?: string | null;
+                            gross_rewards_eur?: string | null;
+                            rebate_eur?: string | null;
+                            lc_fees_eur?: string | null;
+                            tech_provider_fees_eur?: string | null;
+                            opening_balance_eur?: string | null;
+                            price_eur?: string | null;
+                            opening_price_eur?: string | null;
+                            wallets: {
+                                address: string;
+                                balance_eth: string | null;
+                                rewards_eth: string | null;
+                                total_rewards_eth: string | null;
+                                conversion_rate: string | null;
+                                mints_eth: string | null;
+                                total_mints_eth: string | null;
+                                burns_eth: string | null;
+                                total_burns_eth: string | null;
+                                fees_eth: string | null;
+                                total_fees_eth: string | null;
+                                platform_fees_eth: string | null;
+                                total_platform_fees_eth: string | null;
+                                operator_fees_eth: string | null;
+                                total_operator_fees_eth: string | null;
+                                dao_fees_eth: string | null;
+                                total_dao_fees_eth: string | null;
+                                provider_fees_eth: string | null;
+                                total_provider_fees_eth: string | null;
+                                slashing_fees_eth: string | null;
+                                total_slashing_fees_eth: string | null;
+                                platform_fees_at_discount_rate_eth: string | null;
+                                total_platform_fees_at_discount_rate_eth: string | null;
+                                gross_protocol_fee_rate: string | null;
+                                discount_rate: string | null;
+                                gross_fees_eth: string | null;
+                                total_gross_fees_eth: string | null;
+                                gross_rewards_eth: string | null;
+                                total_gross_rewards_eth: string | null;
+                                rebate_eth: string | null;
+                                total_rebate_eth: string | null;
+                                lc_fees_eth: string | null;
+                                total_lc_fees_eth: string | null;
+                                tech_provider_fees_eth: string | null;
+                                total_tech_provider_fees_eth: string | null;
+                                opening_balance_eth: string | null;
+                                opening_total_rewards_eth: string | null;
+                                opening_conversion_rate: string | null;
+                                opening_total_mints_eth: string | null;
+                                opening_total_burns_eth: string | null;
+                                opening_total_fees_eth: string | null;
+                                opening_total_platform_fees_eth: string | null;
+                                opening_total_operator_fees_eth: string | null;
+                                opening_total_dao_fees_eth: string | null;
+                                opening_total_provider_fees_eth: string | null;
+                                opening_total_slashing_fees_eth: string | null;
+                                opening_total_platform_fees_at_discount_rate_eth: string | null;
+                                opening_total_gross_fees_eth: string | null;
+                                opening_total_gross_rewards_eth: string | null;
+                                opening_total_rebate_eth: string | null;
+                                opening_total_lc_fees_eth: string | null;
+                                opening_total_tech_provider_fees_eth: string | null;
+                                balance_usd?: string | null;
+                                rewards_usd?: string | null;
+                                mints_usd?: string | null;
+                                burns_usd?: string | null;
+                                fees_usd?: string | null;
+                                platform_fees_usd?: string | null;
+                                operator_fees_usd?: string | null;
+                                dao_fees_usd?: string | null;
+                                provider_fees_usd?: string | null;
+                                slashing_fees_usd?: string | null;
+                                platform_fees_at_discount_rate_usd?: string | null;
+                                gross_fees_usd?: string | null;
+                                gross_rewards_usd?: string | null;
+                                rebate_usd?: string | null;
+                                lc_fees_usd?: string | null;
+                                tech_provider_fees_usd?: string | null;
+                                opening_balance_usd?: string | null;
+                                price_usd?: string | null;
+                                opening_price_usd?: string | null;
+                                balance_eur?: string | null;
+                                rewards_eur?: string | null;
+                                mints_eur?: string | null;
+                                burns_eur?: string | null;
+                                fees_eur?: string | null;
+                                platform_fees_eur?: string | null;
+                                operator_fees_eur?: string | null;
+                                dao_fees_eur?: string | null;
+                                provider_fees_eur?: string | null;
+                                slashing_fees_eur?: string | null;
+                                platform_fees_at_discount_rate_eur?: string | null;
+                                gross_fees_eur?: string | null;
+                                gross_rewards_eur?: string | null;
+                                rebate_eur?: string | null;
+                                lc_fees_eur?: string | null;
+                                tech_provider_fees_eur?: string | null;
+                                opening_balance_eur?: string | null;
+                                price_eur?: string | null;
+                                opening_price_eur?: string | null;
+                            }[];
+                        }[];
+                        days?: {
                             oracle_report: string;
                             date: string;
                             /** @enum {string} */
@@ -8063,6 +10026,13 @@ export interface operations {
                                 price_eur_round_id?: string | null;
                                 price_eur_time?: string | null;
                                 price_eur_missing_reason?: string | null;
+                                /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                                price_eur_derived?: boolean;
+                                price_eur_eth_usd?: string | null;
+                                price_eur_usd?: string | null;
+                                price_eur_usd_feed?: string | null;
+                                price_eur_usd_round_id?: string | null;
+                                price_eur_usd_time?: string | null;
                             };
                             wallets: {
                                 oracle_report: string;
@@ -8148,13 +10118,1064 @@ export interface operations {
                                 price_eur_round_id?: string | null;
                                 price_eur_time?: string | null;
                                 price_eur_missing_reason?: string | null;
+                                /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                                price_eur_derived?: boolean;
+                                price_eur_eth_usd?: string | null;
+                                price_eur_usd?: string | null;
+                                price_eur_usd_feed?: string | null;
+                                price_eur_usd_round_id?: string | null;
+                                price_eur_usd_time?: string | null;
                             }[];
                         }[];
                     };
                     /**
                      * @example oracle_report,address,account_id,org_id,date,balance_eth,rewards_eth,total_rewards_eth,conversion_rate,previous_conversion_rate,mints_eth,total_mints_eth,burns_eth,total_burns_eth,fees_eth,total_fees_eth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,gross_protocol_fee_rate,discount_rate,gross_fees_eth,total_gross_fees_eth,gross_rewards_eth,total_gross_rewards_eth,rebate_eth,total_rebate_eth,fee_model,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth
-                     *     443924,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,290698b9-ba87-45cf-8f09-528bca4bf4c3,org_f9741dfb23bb4cc2b0d277fb9c7cb445,2026-04-27,12.996579628884877319,0.000914074231631378,0.011740518356348873,1.000134408010737826,1.0000640666504234,0,168.987204000338651462,156.013337605383606852,156.013337605383606852,0.000161307217346714,0.002071856180532154,0.000040326804336678,0.000040326804336678,0.000048392165204014,0.000621556854159646,0.000032261443469344,0.000892008476902792,0.000024196082602007,0.000310778427079823,0.000016130721734671,0.000207185618053215,0.000040326804336678,0.000040326804336678,0.15,0,0.000161307217346714,0.002071856180532154,0.001075381448978092,0.013812374536881027,0,0,v0,,0,,0
-                     *     444149,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,290698b9-ba87-45cf-8f09-528bca4bf4c3,org_f9741dfb23bb4cc2b0d277fb9c7cb445,2026-04-28,12.997443725528578079,0.000864096643700759,0.012604615000049632,1.000200903412596559,1.000134408010737826,0,168.987204000338651462,0,156.013337605383606852,0.000152487643006017,0.002224343823538171,0.000038121910751504,0.000078448715088182,0.000045746292901805,0.000667303147061451,0.000030497528601205,0.000922506005503997,0.000022873146450902,0.000333651573530725,0.000015248764300601,0.000222434382353816,0.000038121910751504,0.000078448715088182,0.15,0,0.000152487643006017,0.002224343823538171,0.001016584286706776,0.014828958823587803,0,0,v0,,0,,0
+                     *     443700,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,org_c49e4ef8e3e14f7b92f898f57514465c,2026-04-27,12.996579628884877319,0.000914074231631378,0.011740518356348873,1.000134408010737826,1.0000640666504234,0,168.987204000338651462,156.013337605383606852,156.013337605383606852,0.000161307217346714,0.002071856180532154,0.000040326804336678,0.000040326804336678,0.000048392165204014,0.000621556854159646,0.000032261443469344,0.000892008476902792,0.000024196082602007,0.000310778427079823,0.000016130721734671,0.000207185618053215,0.000040326804336678,0.000040326804336678,0.15,0,0.000161307217346714,0.002071856180532154,0.001075381448978092,0.013812374536881027,0,0,v0,,0,,0
+                     *     443925,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,org_c49e4ef8e3e14f7b92f898f57514465c,2026-04-28,12.999987847989510995,0.003408219104633675,0.015148737460982548,1.00039668295490913,1.000134408010737826,0,168.987204000338651462,0,156.013337605383606852,0.000152487643006017,0.002224343823538171,0.000038121910751504,0.000078448715088182,0.000045746292901805,0.000667303147061451,0.000030497528601205,0.000922506005503997,0.000022873146450902,0.000333651573530725,0.000015248764300601,0.000222434382353816,0.000038121910751504,0.000078448715088182,0.15,0,0.000152487643006017,0.002224343823538171,0.003560706747639692,0.017373081284520719,0,0,v0,,0,,0
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid request (the message names the field; catalog codes in docs/decisions.md) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the scope this operation needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                    RateLimit: components["headers"]["RateLimit.optional"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the catalog shape (docs/decisions.md) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getOrganizationRewardsSummaryV0: {
+        parameters: {
+            query?: {
+                /** @description YYYY-MM-DD; default: 29 days before to */
+                from?: string;
+                /** @description YYYY-MM-DD; default: the latest computed date */
+                to?: string;
+                /** @description RFC 3339 instant with a zone, not in the future: answer with the versions of the days visible then (the restatement log), byte for byte what was answered at that instant */
+                as_of?: string;
+                /** @description add the fiat value of every period amount and balance (<name>_usd / <name>_eur) at the on-chain ETH price stored beside each report (price_<currency>: its feed, round and time), half-even to 8 places */
+                currency?: "usd" | "eur";
+                /** @description roll the range up into UTC calendar periods (periods[] instead of days[]; CSV: one row per period, per period and wallet on an account, per period and account on the organization); a period cut by from / to or with a date without a report is partial */
+                group_by?: "day" | "month" | "quarter" | "year";
+                /** @description csv: the answer as CSV, as with Accept: text/csv (a link a spreadsheet or a browser can open); json: JSON whatever Accept says. Absent: CSV when Accept names text/csv, else JSON. The same answer (bytes and ETag) either way it is asked for */
+                format?: "json" | "csv";
+                /** @description lseth (default): as stored; eth: every *_lseth amount replaced by its *_eth counterpart, valued at each day's rate (totals: the running sums of the daily ETH flows); rebate_lseth fields left out */
+                unit?: "lseth" | "eth";
+            };
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON, or CSV (one row per wallet-day, a header row) with ?format=csv or Accept: text/csv (format wins) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Report-Epoch": components["headers"]["X-Report-Epoch"];
+                    "X-Report-Date": components["headers"]["X-Report-Date"];
+                    "X-Report-Version": components["headers"]["X-Report-Version"];
+                    "X-Report-Data-As-Of": components["headers"]["X-Report-Data-As-Of"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Fee-Models": components["headers"]["X-Fee-Models"];
+                    Link: components["headers"]["Link"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *       "from": "2026-04-25",
+                     *       "to": "2026-04-29",
+                     *       "requested": {
+                     *         "from": "2026-03-31",
+                     *         "to": "2026-04-29"
+                     *       },
+                     *       "fee_models": [
+                     *         "v0"
+                     *       ],
+                     *       "data_as_of": "2026-12-02T16:51:02.062Z",
+                     *       "group_by": "day",
+                     *       "totals": {
+                     *         "balance_eth": "13.003395267506540826",
+                     *         "rewards_eth": "0.007729712853294883",
+                     *         "total_rewards_eth": "0.018556156978012378",
+                     *         "conversion_rate": "1.000658896367885484",
+                     *         "mints_eth": "0",
+                     *         "total_mints_eth": "168.987204000338651462",
+                     *         "burns_eth": "156.013337605383606852",
+                     *         "total_burns_eth": "156.013337605383606852",
+                     *         "fees_eth": "0.000468015849621397",
+                     *         "total_fees_eth": "0.002378564812806837",
+                     *         "platform_fees_eth": "0.000117003962405348",
+                     *         "total_platform_fees_eth": "0.000117003962405348",
+                     *         "operator_fees_eth": "0.000140404754886418",
+                     *         "total_operator_fees_eth": "0.00071356944384205",
+                     *         "dao_fees_eth": "0.000093603169924285",
+                     *         "total_dao_fees_eth": "0.000953350203357733",
+                     *         "provider_fees_eth": "0.000070202377443208",
+                     *         "total_provider_fees_eth": "0.000356784721921024",
+                     *         "slashing_fees_eth": "0.000046801584962138",
+                     *         "total_slashing_fees_eth": "0.000237856481280682",
+                     *         "platform_fees_at_discount_rate_eth": "0.000117003962405348",
+                     *         "total_platform_fees_at_discount_rate_eth": "0.000117003962405348",
+                     *         "gross_protocol_fee_rate": "0.057090917079861867",
+                     *         "discount_rate": "0",
+                     *         "gross_fees_eth": "0.000468015849621397",
+                     *         "total_gross_fees_eth": "0.002378564812806837",
+                     *         "gross_rewards_eth": "0.00819772870291628",
+                     *         "total_gross_rewards_eth": "0.020934721790819215",
+                     *         "rebate_eth": "0",
+                     *         "total_rebate_eth": "0",
+                     *         "lc_fees_eth": null,
+                     *         "total_lc_fees_eth": "0",
+                     *         "tech_provider_fees_eth": null,
+                     *         "total_tech_provider_fees_eth": "0",
+                     *         "opening_balance_eth": "0",
+                     *         "opening_total_rewards_eth": "0.010826444124717495",
+                     *         "opening_conversion_rate": "1.0000640666504234",
+                     *         "opening_total_mints_eth": "168.987204000338651462",
+                     *         "opening_total_burns_eth": "0",
+                     *         "opening_total_fees_eth": "0.00191054896318544",
+                     *         "opening_total_platform_fees_eth": "0",
+                     *         "opening_total_operator_fees_eth": "0.000573164688955632",
+                     *         "opening_total_dao_fees_eth": "0.000859747033433448",
+                     *         "opening_total_provider_fees_eth": "0.000286582344477816",
+                     *         "opening_total_slashing_fees_eth": "0.000191054896318544",
+                     *         "opening_total_platform_fees_at_discount_rate_eth": "0",
+                     *         "opening_total_gross_fees_eth": "0.00191054896318544",
+                     *         "opening_total_gross_rewards_eth": "0.012736993087902935",
+                     *         "opening_total_rebate_eth": "0",
+                     *         "opening_total_lc_fees_eth": "0",
+                     *         "opening_total_tech_provider_fees_eth": "0"
+                     *       },
+                     *       "periods": [
+                     *         {
+                     *           "period": "2026-04-27",
+                     *           "from": "2026-04-27",
+                     *           "to": "2026-04-27",
+                     *           "partial": false,
+                     *           "days": 1,
+                     *           "fee_models": [
+                     *             "v0"
+                     *           ],
+                     *           "balance_eth": "12.996579628884877319",
+                     *           "rewards_eth": "0.000914074231631378",
+                     *           "total_rewards_eth": "0.011740518356348873",
+                     *           "conversion_rate": "1.000134408010737826",
+                     *           "mints_eth": "0",
+                     *           "total_mints_eth": "168.987204000338651462",
+                     *           "burns_eth": "156.013337605383606852",
+                     *           "total_burns_eth": "156.013337605383606852",
+                     *           "fees_eth": "0.000161307217346714",
+                     *           "total_fees_eth": "0.002071856180532154",
+                     *           "platform_fees_eth": "0.000040326804336678",
+                     *           "total_platform_fees_eth": "0.000040326804336678",
+                     *           "operator_fees_eth": "0.000048392165204014",
+                     *           "total_operator_fees_eth": "0.000621556854159646",
+                     *           "dao_fees_eth": "0.000032261443469344",
+                     *           "total_dao_fees_eth": "0.000892008476902792",
+                     *           "provider_fees_eth": "0.000024196082602007",
+                     *           "total_provider_fees_eth": "0.000310778427079823",
+                     *           "slashing_fees_eth": "0.000016130721734671",
+                     *           "total_slashing_fees_eth": "0.000207185618053215",
+                     *           "platform_fees_at_discount_rate_eth": "0.000040326804336678",
+                     *           "total_platform_fees_at_discount_rate_eth": "0.000040326804336678",
+                     *           "gross_protocol_fee_rate": "0.15",
+                     *           "discount_rate": "0",
+                     *           "gross_fees_eth": "0.000161307217346714",
+                     *           "total_gross_fees_eth": "0.002071856180532154",
+                     *           "gross_rewards_eth": "0.001075381448978092",
+                     *           "total_gross_rewards_eth": "0.013812374536881027",
+                     *           "rebate_eth": "0",
+                     *           "total_rebate_eth": "0",
+                     *           "lc_fees_eth": null,
+                     *           "total_lc_fees_eth": "0",
+                     *           "tech_provider_fees_eth": null,
+                     *           "total_tech_provider_fees_eth": "0",
+                     *           "opening_balance_eth": "0",
+                     *           "opening_total_rewards_eth": "0.010826444124717495",
+                     *           "opening_conversion_rate": "1.0000640666504234",
+                     *           "opening_total_mints_eth": "168.987204000338651462",
+                     *           "opening_total_burns_eth": "0",
+                     *           "opening_total_fees_eth": "0.00191054896318544",
+                     *           "opening_total_platform_fees_eth": "0",
+                     *           "opening_total_operator_fees_eth": "0.000573164688955632",
+                     *           "opening_total_dao_fees_eth": "0.000859747033433448",
+                     *           "opening_total_provider_fees_eth": "0.000286582344477816",
+                     *           "opening_total_slashing_fees_eth": "0.000191054896318544",
+                     *           "opening_total_platform_fees_at_discount_rate_eth": "0",
+                     *           "opening_total_gross_fees_eth": "0.00191054896318544",
+                     *           "opening_total_gross_rewards_eth": "0.012736993087902935",
+                     *           "opening_total_rebate_eth": "0",
+                     *           "opening_total_lc_fees_eth": "0",
+                     *           "opening_total_tech_provider_fees_eth": "0",
+                     *           "accounts": [
+                     *             {
+                     *               "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *               "balance_eth": "12.996579628884877319",
+                     *               "rewards_eth": "0.000914074231631378",
+                     *               "total_rewards_eth": "0.011740518356348873",
+                     *               "conversion_rate": "1.000134408010737826",
+                     *               "mints_eth": "0",
+                     *               "total_mints_eth": "168.987204000338651462",
+                     *               "burns_eth": "156.013337605383606852",
+                     *               "total_burns_eth": "156.013337605383606852",
+                     *               "fees_eth": "0.000161307217346714",
+                     *               "total_fees_eth": "0.002071856180532154",
+                     *               "platform_fees_eth": "0.000040326804336678",
+                     *               "total_platform_fees_eth": "0.000040326804336678",
+                     *               "operator_fees_eth": "0.000048392165204014",
+                     *               "total_operator_fees_eth": "0.000621556854159646",
+                     *               "dao_fees_eth": "0.000032261443469344",
+                     *               "total_dao_fees_eth": "0.000892008476902792",
+                     *               "provider_fees_eth": "0.000024196082602007",
+                     *               "total_provider_fees_eth": "0.000310778427079823",
+                     *               "slashing_fees_eth": "0.000016130721734671",
+                     *               "total_slashing_fees_eth": "0.000207185618053215",
+                     *               "platform_fees_at_discount_rate_eth": "0.000040326804336678",
+                     *               "total_platform_fees_at_discount_rate_eth": "0.000040326804336678",
+                     *               "gross_protocol_fee_rate": "0.15",
+                     *               "discount_rate": "0",
+                     *               "gross_fees_eth": "0.000161307217346714",
+                     *               "total_gross_fees_eth": "0.002071856180532154",
+                     *               "gross_rewards_eth": "0.001075381448978092",
+                     *               "total_gross_rewards_eth": "0.013812374536881027",
+                     *               "rebate_eth": "0",
+                     *               "total_rebate_eth": "0",
+                     *               "lc_fees_eth": null,
+                     *               "total_lc_fees_eth": "0",
+                     *               "tech_provider_fees_eth": null,
+                     *               "total_tech_provider_fees_eth": "0",
+                     *               "opening_balance_eth": "0",
+                     *               "opening_total_rewards_eth": "0.010826444124717495",
+                     *               "opening_conversion_rate": "1.0000640666504234",
+                     *               "opening_total_mints_eth": "168.987204000338651462",
+                     *               "opening_total_burns_eth": "0",
+                     *               "opening_total_fees_eth": "0.00191054896318544",
+                     *               "opening_total_platform_fees_eth": "0",
+                     *               "opening_total_operator_fees_eth": "0.000573164688955632",
+                     *               "opening_total_dao_fees_eth": "0.000859747033433448",
+                     *               "opening_total_provider_fees_eth": "0.000286582344477816",
+                     *               "opening_total_slashing_fees_eth": "0.000191054896318544",
+                     *               "opening_total_platform_fees_at_discount_rate_eth": "0",
+                     *               "opening_total_gross_fees_eth": "0.00191054896318544",
+                     *               "opening_total_gross_rewards_eth": "0.012736993087902935",
+                     *               "opening_total_rebate_eth": "0",
+                     *               "opening_total_lc_fees_eth": "0",
+                     *               "opening_total_tech_provider_fees_eth": "0"
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "period": "2026-04-28",
+                     *           "from": "2026-04-28",
+                     *           "to": "2026-04-28",
+                     *           "partial": false,
+                     *           "days": 1,
+                     *           "fee_models": [
+                     *             "v0"
+                     *           ],
+                     *           "balance_eth": "12.999987847989510995",
+                     *           "rewards_eth": "0.003408219104633675",
+                     *           "total_rewards_eth": "0.015148737460982548",
+                     *           "conversion_rate": "1.00039668295490913",
+                     *           "mints_eth": "0",
+                     *           "total_mints_eth": "168.987204000338651462",
+                     *           "burns_eth": "0",
+                     *           "total_burns_eth": "156.013337605383606852",
+                     *           "fees_eth": "0.000152487643006017",
+                     *           "total_fees_eth": "0.002224343823538171",
+                     *           "platform_fees_eth": "0.000038121910751504",
+                     *           "total_platform_fees_eth": "0.000078448715088182",
+                     *           "operator_fees_eth": "0.000045746292901805",
+                     *           "total_operator_fees_eth": "0.000667303147061451",
+                     *           "dao_fees_eth": "0.000030497528601205",
+                     *           "total_dao_fees_eth": "0.000922506005503997",
+                     *           "provider_fees_eth": "0.000022873146450902",
+                     *           "total_provider_fees_eth": "0.000333651573530725",
+                     *           "slashing_fees_eth": "0.000015248764300601",
+                     *           "total_slashing_fees_eth": "0.000222434382353816",
+                     *           "platform_fees_at_discount_rate_eth": "0.000038121910751504",
+                     *           "total_platform_fees_at_discount_rate_eth": "0.000078448715088182",
+                     *           "gross_protocol_fee_rate": "0.042825105748205026",
+                     *           "discount_rate": "0",
+                     *           "gross_fees_eth": "0.000152487643006017",
+                     *           "total_gross_fees_eth": "0.002224343823538171",
+                     *           "gross_rewards_eth": "0.003560706747639692",
+                     *           "total_gross_rewards_eth": "0.017373081284520719",
+                     *           "rebate_eth": "0",
+                     *           "total_rebate_eth": "0",
+                     *           "lc_fees_eth": null,
+                     *           "total_lc_fees_eth": "0",
+                     *           "tech_provider_fees_eth": null,
+                     *           "total_tech_provider_fees_eth": "0",
+                     *           "opening_balance_eth": "12.996579628884877319",
+                     *           "opening_total_rewards_eth": "0.011740518356348873",
+                     *           "opening_conversion_rate": "1.000134408010737826",
+                     *           "opening_total_mints_eth": "168.987204000338651462",
+                     *           "opening_total_burns_eth": "156.013337605383606852",
+                     *           "opening_total_fees_eth": "0.002071856180532154",
+                     *           "opening_total_platform_fees_eth": "0.000040326804336678",
+                     *           "opening_total_operator_fees_eth": "0.000621556854159646",
+                     *           "opening_total_dao_fees_eth": "0.000892008476902792",
+                     *           "opening_total_provider_fees_eth": "0.000310778427079823",
+                     *           "opening_total_slashing_fees_eth": "0.000207185618053215",
+                     *           "opening_total_platform_fees_at_discount_rate_eth": "0.000040326804336678",
+                     *           "opening_total_gross_fees_eth": "0.002071856180532154",
+                     *           "opening_total_gross_rewards_eth": "0.013812374536881027",
+                     *           "opening_total_rebate_eth": "0",
+                     *           "opening_total_lc_fees_eth": "0",
+                     *           "opening_total_tech_provider_fees_eth": "0",
+                     *           "accounts": [
+                     *             {
+                     *               "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *               "balance_eth": "12.999987847989510995",
+                     *               "rewards_eth": "0.003408219104633675",
+                     *               "total_rewards_eth": "0.015148737460982548",
+                     *               "conversion_rate": "1.00039668295490913",
+                     *               "mints_eth": "0",
+                     *               "total_mints_eth": "168.987204000338651462",
+                     *               "burns_eth": "0",
+                     *               "total_burns_eth": "156.013337605383606852",
+                     *               "fees_eth": "0.000152487643006017",
+                     *               "total_fees_eth": "0.002224343823538171",
+                     *               "platform_fees_eth": "0.000038121910751504",
+                     *               "total_platform_fees_eth": "0.000078448715088182",
+                     *               "operator_fees_eth": "0.000045746292901805",
+                     *               "total_operator_fees_eth": "0.000667303147061451",
+                     *               "dao_fees_eth": "0.000030497528601205",
+                     *               "total_dao_fees_eth": "0.000922506005503997",
+                     *               "provider_fees_eth": "0.000022873146450902",
+                     *               "total_provider_fees_eth": "0.000333651573530725",
+                     *               "slashing_fees_eth": "0.000015248764300601",
+                     *               "total_slashing_fees_eth": "0.000222434382353816",
+                     *               "platform_fees_at_discount_rate_eth": "0.000038121910751504",
+                     *               "total_platform_fees_at_discount_rate_eth": "0.000078448715088182",
+                     *               "gross_protocol_fee_rate": "0.042825105748205026",
+                     *               "discount_rate": "0",
+                     *               "gross_fees_eth": "0.000152487643006017",
+                     *               "total_gross_fees_eth": "0.002224343823538171",
+                     *               "gross_rewards_eth": "0.003560706747639692",
+                     *               "total_gross_rewards_eth": "0.017373081284520719",
+                     *               "rebate_eth": "0",
+                     *               "total_rebate_eth": "0",
+                     *               "lc_fees_eth": null,
+                     *               "total_lc_fees_eth": "0",
+                     *               "tech_provider_fees_eth": null,
+                     *               "total_tech_provider_fees_eth": "0",
+                     *               "opening_balance_eth": "12.996579628884877319",
+                     *               "opening_total_rewards_eth": "0.011740518356348873",
+                     *               "opening_conversion_rate": "1.000134408010737826",
+                     *               "opening_total_mints_eth": "168.987204000338651462",
+                     *               "opening_total_burns_eth": "156.013337605383606852",
+                     *               "opening_total_fees_eth": "0.002071856180532154",
+                     *               "opening_total_platform_fees_eth": "0.000040326804336678",
+                     *               "opening_total_operator_fees_eth": "0.000621556854159646",
+                     *               "opening_total_dao_fees_eth": "0.000892008476902792",
+                     *               "opening_total_provider_fees_eth": "0.000310778427079823",
+                     *               "opening_total_slashing_fees_eth": "0.000207185618053215",
+                     *               "opening_total_platform_fees_at_discount_rate_eth": "0.000040326804336678",
+                     *               "opening_total_gross_fees_eth": "0.002071856180532154",
+                     *               "opening_total_gross_rewards_eth": "0.013812374536881027",
+                     *               "opening_total_rebate_eth": "0",
+                     *               "opening_total_lc_fees_eth": "0",
+                     *               "opening_total_tech_provider_fees_eth": "0"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        org_id: string;
+                        /** @description the date of the first report covered */
+                        from: string;
+                        /** @description the date of the last report covered */
+                        to: string;
+                        /** @description the range asked for (from / to are the dates of the reports it covers) */
+                        requested: {
+                            from: string;
+                            to: string;
+                        };
+                        /** @description the fee models of the days covered (both: the range crosses the 2026-05-01 cutover) */
+                        fee_models: ("v0" | "v3")[];
+                        /** @description when the newest of the days' versions became visible (X-Report-Data-As-Of) */
+                        data_as_of: string;
+                        group_by: string;
+                        /** @description flows: the sums over the range; stocks (balances, conversion_rate, total_*): the closing value, and opening_<name> the value at the close of the report before the first day; rates: the summed part / the summed fee-bearing rewards; <flow>_<currency>: the sum of the days’ values, balance_<currency> / opening_balance_<currency>: the balance at price_<currency> / opening_price_<currency> */
+                        totals: {
+                            balance_lseth: string | null;
+                            rewards_eth: string | null;
+                            total_rewards_eth: string | null;
+                            conversion_rate: string | null;
+                            mints_lseth: string | null;
+                            total_mints_lseth: string | null;
+                            burns_lseth: string | null;
+                            total_burns_lseth: string | null;
+                            fees_eth: string | null;
+                            total_fees_eth: string | null;
+                            platform_fees_eth: string | null;
+                            total_platform_fees_eth: string | null;
+                            operator_fees_eth: string | null;
+                            total_operator_fees_eth: string | null;
+                            dao_fees_eth: string | null;
+                            total_dao_fees_eth: string | null;
+                            provider_fees_eth: string | null;
+                            total_provider_fees_eth: string | null;
+                            slashing_fees_eth: string | null;
+                            total_slashing_fees_eth: string | null;
+                            platform_fees_at_discount_rate_eth: string | null;
+                            total_platform_fees_at_discount_rate_eth: string | null;
+                            gross_protocol_fee_rate: string | null;
+                            discount_rate: string | null;
+                            gross_fees_eth: string | null;
+                            total_gross_fees_eth: string | null;
+                            gross_rewards_eth: string | null;
+                            total_gross_rewards_eth: string | null;
+                            rebate_eth: string | null;
+                            total_rebate_eth: string | null;
+                            rebate_lseth: string | null;
+                            total_rebate_lseth: string | null;
+                            lc_fees_eth: string | null;
+                            total_lc_fees_eth: string | null;
+                            tech_provider_fees_eth: string | null;
+                            total_tech_provider_fees_eth: string | null;
+                            opening_balance_lseth: string | null;
+                            opening_total_rewards_eth: string | null;
+                            opening_conversion_rate: string | null;
+                            opening_total_mints_lseth: string | null;
+                            opening_total_burns_lseth: string | null;
+                            opening_total_fees_eth: string | null;
+                            opening_total_platform_fees_eth: string | null;
+                            opening_total_operator_fees_eth: string | null;
+                            opening_total_dao_fees_eth: string | null;
+                            opening_total_provider_fees_eth: string | null;
+                            opening_total_slashing_fees_eth: string | null;
+                            opening_total_platform_fees_at_discount_rate_eth: string | null;
+                            opening_total_gross_fees_eth: string | null;
+                            opening_total_gross_rewards_eth: string | null;
+                            opening_total_rebate_eth: string | null;
+                            opening_total_rebate_lseth: string | null;
+                            opening_total_lc_fees_eth: string | null;
+                            opening_total_tech_provider_fees_eth: string | null;
+                            balance_usd?: string | null;
+                            rewards_usd?: string | null;
+                            mints_usd?: string | null;
+                            burns_usd?: string | null;
+                            fees_usd?: string | null;
+                            platform_fees_usd?: string | null;
+                            operator_fees_usd?: string | null;
+                            dao_fees_usd?: string | null;
+                            provider_fees_usd?: string | null;
+                            slashing_fees_usd?: string | null;
+                            platform_fees_at_discount_rate_usd?: string | null;
+                            gross_fees_usd?: string | null;
+                            gross_rewards_usd?: string | null;
+                            rebate_usd?: string | null;
+                            lc_fees_usd?: string | null;
+                            tech_provider_fees_usd?: string | null;
+                            opening_balance_usd?: string | null;
+                            price_usd?: string | null;
+                            opening_price_usd?: string | null;
+                            balance_eur?: string | null;
+                            rewards_eur?: string | null;
+                            mints_eur?: string | null;
+                            burns_eur?: string | null;
+                            fees_eur?: string | null;
+                            platform_fees_eur?: string | null;
+                            operator_fees_eur?: string | null;
+                            dao_fees_eur?: string | null;
+                            provider_fees_eur?: string | null;
+                            slashing_fees_eur?: string | null;
+                            platform_fees_at_discount_rate_eur?: string | null;
+                            gross_fees_eur?: string | null;
+                            gross_rewards_eur?: string | null;
+                            rebate_eur?: string | null;
+                            lc_fees_eur?: string | null;
+                            tech_provider_fees_eur?: string | null;
+                            opening_balance_eur?: string | null;
+                            price_eur?: string | null;
+                            opening_price_eur?: string | null;
+                        };
+                        periods: {
+                            /** @description 2026-04-30, 2026-04, 2026-Q2 or 2026 (UTC) */
+                            period: string;
+                            /** @description the period's first date within the range asked for */
+                            from: string;
+                            /** @description the period's last date within the range asked for */
+                            to: string;
+                            /** @description cut by from / to, or with a date without a report */
+                            partial: boolean;
+                            /** @description the reports in it */
+                            days: number;
+                            /** @description the fee models of the days covered (both: the range crosses the 2026-05-01 cutover) */
+                            fee_models: ("v0" | "v3")[];
+                            balance_lseth: string | null;
+                            rewards_eth: string | null;
+                            total_rewards_eth: string | null;
+                            conversion_rate: string | null;
+                            mints_lseth: string | null;
+                            total_mints_lseth: string | null;
+                            burns_lseth: string | null;
+                            total_burns_lseth: string | null;
+                            fees_eth: string | null;
+                            total_fees_eth: string | null;
+                            platform_fees_eth: string | null;
+                            total_platform_fees_eth: string | null;
+                            operator_fees_eth: string | null;
+                            total_operator_fees_eth: string | null;
+                            dao_fees_eth: string | null;
+                            total_dao_fees_eth: string | null;
+                            provider_fees_eth: string | null;
+                            total_provider_fees_eth: string | null;
+                            slashing_fees_eth: string | null;
+                            total_slashing_fees_eth: string | null;
+                            platform_fees_at_discount_rate_eth: string | null;
+                            total_platform_fees_at_discount_rate_eth: string | null;
+                            gross_protocol_fee_rate: string | null;
+                            discount_rate: string | null;
+                            gross_fees_eth: string | null;
+                            total_gross_fees_eth: string | null;
+                            gross_rewards_eth: string | null;
+                            total_gross_rewards_eth: string | null;
+                            rebate_eth: string | null;
+                            total_rebate_eth: string | null;
+                            rebate_lseth: string | null;
+                            total_rebate_lseth: string | null;
+                            lc_fees_eth: string | null;
+                            total_lc_fees_eth: string | null;
+                            tech_provider_fees_eth: string | null;
+                            total_tech_provider_fees_eth: string | null;
+                            opening_balance_lseth: string | null;
+                            opening_total_rewards_eth: string | null;
+                            opening_conversion_rate: string | null;
+                            opening_total_mints_lseth: string | null;
+                            opening_total_burns_lseth: string | null;
+                            opening_total_fees_eth: string | null;
+                            opening_total_platform_fees_eth: string | null;
+                            opening_total_operator_fees_eth: string | null;
+                            opening_total_dao_fees_eth: string | null;
+                            opening_total_provider_fees_eth: string | null;
+                            opening_total_slashing_fees_eth: string | null;
+                            opening_total_platform_fees_at_discount_rate_eth: string | null;
+                            opening_total_gross_fees_eth: string | null;
+                            opening_total_gross_rewards_eth: string | null;
+                            opening_total_rebate_eth: string | null;
+                            opening_total_rebate_lseth: string | null;
+                            opening_total_lc_fees_eth: string | null;
+                            opening_total_tech_provider_fees_eth: string | null;
+                            balance_usd?: string | null;
+                            rewards_usd?: string | null;
+                            mints_usd?: string | null;
+                            burns_usd?: string | null;
+                            fees_usd?: string | null;
+                            platform_fees_usd?: string | null;
+                            operator_fees_usd?: string | null;
+                            dao_fees_usd?: string | null;
+                            provider_fees_usd?: string | null;
+                            slashing_fees_usd?: string | null;
+                            platform_fees_at_discount_rate_usd?: string | null;
+                            gross_fees_usd?: string | null;
+                            gross_rewards_usd?: string | null;
+                            rebate_usd?: string | null;
+                            lc_fees_usd?: string | null;
+                            tech_provider_fees_usd?: string | null;
+                            opening_balance_usd?: string | null;
+                            price_usd?: string | null;
+                            opening_price_usd?: string | null;
+                            balance_eur?: string | null;
+                            rewards_eur?: string | null;
+                            mints_eur?: string | null;
+                            burns_eur?: string | null;
+                            fees_eur?: string | null;
+                            platform_fees_eur?: string | null;
+                            operator_fees_eur?: string | null;
+                            dao_fees_eur?: string | null;
+                            provider_fees_eur?: string | null;
+                            slashing_fees_eur?: string | null;
+                            platform_fees_at_discount_rate_eur?: string | null;
+                            gross_fees_eur?: string | null;
+                            gross_rewards_eur?: string | null;
+                            rebate_eur?: string | null;
+                            lc_fees_eur?: string | null;
+                            tech_provider_fees_eur?: string | null;
+                            opening_balance_eur?: string | null;
+                            price_eur?: string | null;
+                            opening_price_eur?: string | null;
+                            accounts: {
+                                account_id: string;
+                                balance_lseth: string | null;
+                                rewards_eth: string | null;
+                                total_rewards_eth: string | null;
+                                conversion_rate: string | null;
+                                mints_lseth: string | null;
+                                total_mints_lseth: string | null;
+                                burns_lseth: string | null;
+                                total_burns_lseth: string | null;
+                                fees_eth: string | null;
+                                total_fees_eth: string | null;
+                                platform_fees_eth: string | null;
+                                total_platform_fees_eth: string | null;
+                                operator_fees_eth: string | null;
+                                total_operator_fees_eth: string | null;
+                                dao_fees_eth: string | null;
+                                total_dao_fees_eth: string | null;
+                                provider_fees_eth: string | null;
+                                total_provider_fees_eth: string | null;
+                                slashing_fees_eth: string | null;
+                                total_slashing_fees_eth: string | null;
+                                platform_fees_at_discount_rate_eth: string | null;
+                                total_platform_fees_at_discount_rate_eth: string | null;
+                                gross_protocol_fee_rate: string | null;
+                                discount_rate: string | null;
+                                gross_fees_eth: string | null;
+                                total_gross_fees_eth: string | null;
+                                gross_rewards_eth: string | null;
+                                total_gross_rewards_eth: string | null;
+                                rebate_eth: string | null;
+                                total_rebate_eth: string | null;
+                                rebate_lseth: string | null;
+                                total_rebate_lseth: string | null;
+                                lc_fees_eth: string | null;
+                                total_lc_fees_eth: string | null;
+                                tech_provider_fees_eth: string | null;
+                                total_tech_provider_fees_eth: string | null;
+                                opening_balance_lseth: string | null;
+                                opening_total_rewards_eth: string | null;
+                                opening_conversion_rate: string | null;
+                                opening_total_mints_lseth: string | null;
+                                opening_total_burns_lseth: string | null;
+                                opening_total_fees_eth: string | null;
+                                opening_total_platform_fees_eth: string | null;
+                                opening_total_operator_fees_eth: string | null;
+                                opening_total_dao_fees_eth: string | null;
+                                opening_total_provider_fees_eth: string | null;
+                                opening_total_slashing_fees_eth: string | null;
+                                opening_total_platform_fees_at_discount_rate_eth: string | null;
+                                opening_total_gross_fees_eth: string | null;
+                                opening_total_gross_rewards_eth: string | null;
+                                opening_total_rebate_eth: string | null;
+                                opening_total_rebate_lseth: string | null;
+                                opening_total_lc_fees_eth: string | null;
+                                opening_total_tech_provider_fees_eth: string | null;
+                                balance_usd?: string | null;
+                                rewards_usd?: string | null;
+                                mints_usd?: string | null;
+                                burns_usd?: string | null;
+                                fees_usd?: string | null;
+                                platform_fees_usd?: string | null;
+                                operator_fees_usd?: string | null;
+                                dao_fees_usd?: string | null;
+                                provider_fees_usd?: string | null;
+                                slashing_fees_usd?: string | null;
+                                platform_fees_at_discount_rate_usd?: string | null;
+                                gross_fees_usd?: string | null;
+                                gross_rewards_usd?: string | null;
+                                rebate_usd?: string | null;
+                                lc_fees_usd?: string | null;
+                                tech_provider_fees_usd?: string | null;
+                                opening_balance_usd?: string | null;
+                                price_usd?: string | null;
+                                opening_price_usd?: string | null;
+                                balance_eur?: string | null;
+                                rewards_eur?: string | null;
+                                mints_eur?: string | null;
+                                burns_eur?: string | null;
+                                fees_eur?: string | null;
+                                platform_fees_eur?: string | null;
+                                operator_fees_eur?: string | null;
+                                dao_fees_eur?: string | null;
+                                provider_fees_eur?: string | null;
+                                slashing_fees_eur?: string | null;
+                                platform_fees_at_discount_rate_eur?: string | null;
+                                gross_fees_eur?: string | null;
+                                gross_rewards_eur?: string | null;
+                                rebate_eur?: string | null;
+                                lc_fees_eur?: string | null;
+                                tech_provider_fees_eur?: string | null;
+                                opening_balance_eur?: string | null;
+                                price_eur?: string | null;
+                                opening_price_eur?: string | null;
+                            }[];
+                        }[];
+                    } | {
+                        org_id: string;
+                        /** @description the date of the first report covered */
+                        from: string;
+                        /** @description the date of the last report covered */
+                        to: string;
+                        /** @description the range asked for (from / to are the dates of the reports it covers) */
+                        requested: {
+                            from: string;
+                            to: string;
+                        };
+                        /** @description the fee models of the days covered (both: the range crosses the 2026-05-01 cutover) */
+                        fee_models: ("v0" | "v3")[];
+                        /** @description when the newest of the days' versions became visible (X-Report-Data-As-Of) */
+                        data_as_of: string;
+                        group_by: string;
+                        /** @description flows: the sums over the range; stocks (balances, conversion_rate, total_*): the closing value, and opening_<name> the value at the close of the report before the first day; rates: the summed part / the summed fee-bearing rewards; <flow>_<currency>: the sum of the days’ values, balance_<currency> / opening_balance_<currency>: the balance at price_<currency> / opening_price_<currency> */
+                        totals: {
+                            balance_eth: string | null;
+                            rewards_eth: string | null;
+                            total_rewards_eth: string | null;
+                            conversion_rate: string | null;
+                            mints_eth: string | null;
+                            total_mints_eth: string | null;
+                            burns_eth: string | null;
+                            total_burns_eth: string | null;
+                            fees_eth: string | null;
+                            total_fees_eth: string | null;
+                            platform_fees_eth: string | null;
+                            total_platform_fees_eth: string | null;
+                            operator_fees_eth: string | null;
+                            total_operator_fees_eth: string | null;
+                            dao_fees_eth: string | null;
+                            total_dao_fees_eth: string | null;
+                            provider_fees_eth: string | null;
+                            total_provider_fees_eth: string | null;
+                            slashing_fees_eth: string | null;
+                            total_slashing_fees_eth: string | null;
+                            platform_fees_at_discount_rate_eth: string | null;
+                            total_platform_fees_at_discount_rate_eth: string | null;
+                            gross_protocol_fee_rate: string | null;
+                            discount_rate: string | null;
+                            gross_fees_eth: string | null;
+                            total_gross_fees_eth: string | null;
+                            gross_rewards_eth: string | null;
+                            total_gross_rewards_eth: string | null;
+                            rebate_eth: string | null;
+                            total_rebate_eth: string | null;
+                            lc_fees_eth: string | null;
+                            total_lc_fees_eth: string | null;
+                            tech_provider_fees_eth: string | null;
+                            total_tech_provider_fees_eth: string | null;
+                            opening_balance_eth: string | null;
+                            opening_total_rewards_eth: string | null;
+                            opening_conversion_rate: string | null;
+                            opening_total_mints_eth: string | null;
+                            opening_total_burns_eth: string | null;
+                            opening_total_fees_eth: string | null;
+                            opening_total_platform_fees_eth: string | null;
+                            opening_total_operator_fees_eth: string | null;
+                            opening_total_dao_fees_eth: string | null;
+                            opening_total_provider_fees_eth: string | null;
+                            opening_total_slashing_fees_eth: string | null;
+                            opening_total_platform_fees_at_discount_rate_eth: string | null;
+                            opening_total_gross_fees_eth: string | null;
+                            opening_total_gross_rewards_eth: string | null;
+                            opening_total_rebate_eth: string | null;
+                            opening_total_lc_fees_eth: string | null;
+                            opening_total_tech_provider_fees_eth: string | null;
+                            balance_usd?: string | null;
+                            rewards_usd?: string | null;
+                            mints_usd?: string | null;
+                            burns_usd?: string | null;
+                            fees_usd?: string | null;
+                            platform_fees_usd?: string | null;
+                            operator_fees_usd?: string | null;
+                            dao_fees_usd?: string | null;
+                            provider_fees_usd?: string | null;
+                            slashing_fees_usd?: string | null;
+                            platform_fees_at_discount_rate_usd?: string | null;
+                            gross_fees_usd?: string | null;
+                            gross_rewards_usd?: string | null;
+                            rebate_usd?: string | null;
+                            lc_fees_usd?: string | null;
+                            tech_provider_fees_usd?: string | null;
+                            opening_balance_usd?: string | null;
+                            price_usd?: string | null;
+                            opening_price_usd?: string | null;
+                            balance_eur?: string | null;
+                            rewards_eur?: string | null;
+                            mints_eur?: string | null;
+                            burns_eur?: string | null;
+                            fees_eur?: string | null;
+                            platform_fees_eur?: string | null;
+                            operator_fees_eur?: string | null;
+                            dao_fees_eur?: string | null;
+                            provider_fees_eur?: string | null;
+                            slashing_fees_eur?: string | null;
+                            platform_fees_at_discount_rate_eur?: string | null;
+                            gross_fees_eur?: string | null;
+                            gross_rewards_eur?: string | null;
+                            rebate_eur?: string | null;
+                            lc_fees_eur?: string | null;
+                            tech_provider_fees_eur?: string | null;
+                            opening_balance_eur?: string | null;
+                            price_eur?: string | null;
+                            opening_price_eur?: string | null;
+                        };
+                        periods: {
+                            /** @description 2026-04-30, 2026-04, 2026-Q2 or 2026 (UTC) */
+                            period: string;
+                            /** @description the period's first date within the range asked for */
+                            from: string;
+                            /** @description the period's last date within the range asked for */
+                            to: string;
+                            /** @description cut by from / to, or with a date without a report */
+                            partial: boolean;
+                            /** @description the reports in it */
+                            days: number;
+                            /** @description the fee models of the days covered (both: the range crosses the 2026-05-01 cutover) */
+                            fee_models: ("v0" | "v3")[];
+                            balance_eth: string | null;
+                            rewards_eth: string | null;
+                            total_rewards_eth: string | null;
+                            conversion_rate: string | null;
+                            mints_eth: string | null;
+                            total_mints_eth: string | null;
+                            burns_eth: string | null;
+                            total_burns_eth: string | null;
+                            fees_eth: string | null;
+                            total_fees_eth: string | null;
+                            platform_fees_eth: string | null;
+                            total_platform_fees_eth: string | null;
+                            operator_fees_eth: string | null;
+                            total_operator_fees_eth: string | null;
+                            dao_fees_eth: string | null;
+                            total_dao_fees_eth: string | null;
+                            provider_fees_eth: string | null;
+                            total_provider_fees_eth: string | null;
+                            slashing_fees_eth: string | null;
+                            total_slashing_fees_eth: string | null;
+                            platform_fees_at_discount_rate_eth: string | null;
+                            total_platform_fees_at_discount_rate_eth: string | null;
+                            gross_protocol_fee_rate: string | null;
+                            discount_rate: string | null;
+                            gross_fees_eth: string | null;
+                            total_gross_fees_eth: string | null;
+                            gross_rewards_eth: string | null;
+                            total_gross_rewards_eth: string | null;
+                            rebate_eth: string | null;
+                            total_rebate_eth: string | null;
+                            lc_fees_eth: string | null;
+                            total_lc_fees_eth: string | null;
+                            tech_provider_fees_eth: string | null;
+                            total_tech_provider_fees_eth: string | null;
+                            opening_balance_eth: string | null;
+                            opening_total_rewards_eth: string | null;
+                            opening_conversion_rate: string | null;
+                            opening_total_mints_eth: string | null;
+                            opening_total_burns_eth: string | null;
+                            opening_total_fees_eth: string | null;
+                            opening_total_platform_fees_eth: string | null;
+                            opening_total_operator_fees_eth: string | null;
+                            opening_total_dao_fees_eth: string | null;
+                            opening_total_provider_fees_eth: string | null;
+                            opening_total_slashing_fees_eth: string | null;
+                            opening_total_platform_fees_at_discount_rate_eth: string | null;
+                            opening_total_gross_fees_eth: string | null;
+                            opening_total_gross_rewards_eth: string | null;
+                            opening_total_rebate_eth: string | null;
+                            opening_total_lc_fees_eth: string | null;
+                            opening_total_tech_provider_fees_eth: string | null;
+                            balance_usd?: string | null;
+                            rewards_usd?: string | null;
+                            mints_usd?: string | null;
+                            burns_usd?: string | null;
+                            fees_usd?: string | null;
+                            platform_fees_usd?: string | null;
+                            operator_fees_usd?: string | null;
+                            dao_fees_usd?: string | null;
+                            provider_fees_usd?: string | null;
+                            slashing_fees_usd?: string | null;
+                            platform_fees_at_discount_rate_usd?: string | null;
+                            gross_fees_usd?: string | null;
+                            gross_rewards_usd?: string | null;
+                            rebate_usd?: string | null;
+                            lc_fees_usd?: string | null;
+                            tech_provider_fees_usd?: string | null;
+                            opening_balance_usd?: string | null;
+                            price_usd?: string | null;
+                            opening_price_usd?: string | null;
+                            balance_eur?: string | null;
+                            rewards_eur?: string | null;
+                            mints_eur?: string | null;
+                            burns_eur?: string | null;
+                            fees_eur?: string | null;
+                            platform_fees_eur?: string | null;
+                            operator_fees_eur?: string | null;
+                            dao_fees_eur?: string | null;
+                            provider_fees_eur?: string | null;
+                            slashing_fees_eur?: string | null;
+                            platform_fees_at_discount_rate_eur?: string | null;
+                            gross_fees_eur?: string | null;
+                            gross_rewards_eur?: string | null;
+                            rebate_eur?: string | null;
+                            lc_fees_eur?: string | null;
+                            tech_provider_fees_eur?: string | null;
+                            opening_balance_eur?: string | null;
+                            price_eur?: string | null;
+                            opening_price_eur?: string | null;
+                            accounts: {
+                                account_id: string;
+                                balance_eth: string | null;
+                                rewards_eth: string | null;
+                                total_rewards_eth: string | null;
+                                conversion_rate: string | null;
+                                mints_eth: string | null;
+                                total_mints_eth: string | null;
+                                burns_eth: string | null;
+                                total_burns_eth: string | null;
+                                fees_eth: string | null;
+                                total_fees_eth: string | null;
+                                platform_fees_eth: string | null;
+                                total_platform_fees_eth: string | null;
+                                operator_fees_eth: string | null;
+                                total_operator_fees_eth: string | null;
+                                dao_fees_eth: string | null;
+                                total_dao_fees_eth: string | null;
+                                provider_fees_eth: string | null;
+                                total_provider_fees_eth: string | null;
+                                slashing_fees_eth: string | null;
+                                total_slashing_fees_eth: string | null;
+                                platform_fees_at_discount_rate_eth: string | null;
+                                total_platform_fees_at_discount_rate_eth: string | null;
+                                gross_protocol_fee_rate: string | null;
+                                discount_rate: string | null;
+                                gross_fees_eth: string | null;
+                                total_gross_fees_eth: string | null;
+                                gross_rewards_eth: string | null;
+                                total_gross_rewards_eth: string | null;
+                                rebate_eth: string | null;
+                                total_rebate_eth: string | null;
+                                lc_fees_eth: string | null;
+                                total_lc_fees_eth: string | null;
+                                tech_provider_fees_eth: string | null;
+                                total_tech_provider_fees_eth: string | null;
+                                opening_balance_eth: string | null;
+                                opening_total_rewards_eth: string | null;
+                                opening_conversion_rate: string | null;
+                                opening_total_mints_eth: string | null;
+                                opening_total_burns_eth: string | null;
+                                opening_total_fees_eth: string | null;
+                                opening_total_platform_fees_eth: string | null;
+                                opening_total_operator_fees_eth: string | null;
+                                opening_total_dao_fees_eth: string | null;
+                                opening_total_provider_fees_eth: string | null;
+                                opening_total_slashing_fees_eth: string | null;
+                                opening_total_platform_fees_at_discount_rate_eth: string | null;
+                                opening_total_gross_fees_eth: string | null;
+                                opening_total_gross_rewards_eth: string | null;
+                                opening_total_rebate_eth: string | null;
+                                opening_total_lc_fees_eth: string | null;
+                                opening_total_tech_provider_fees_eth: string | null;
+                                balance_usd?: string | null;
+                                rewards_usd?: string | null;
+                                mints_usd?: string | null;
+                                burns_usd?: string | null;
+                                fees_usd?: string | null;
+                                platform_fees_usd?: string | null;
+                                operator_fees_usd?: string | null;
+                                dao_fees_usd?: string | null;
+                                provider_fees_usd?: string | null;
+                                slashing_fees_usd?: string | null;
+                                platform_fees_at_discount_rate_usd?: string | null;
+                                gross_fees_usd?: string | null;
+                                gross_rewards_usd?: string | null;
+                                rebate_usd?: string | null;
+                                lc_fees_usd?: string | null;
+                                tech_provider_fees_usd?: string | null;
+                                opening_balance_usd?: string | null;
+                                price_usd?: string | null;
+                                opening_price_usd?: string | null;
+                                balance_eur?: string | null;
+                                rewards_eur?: string | null;
+                                mints_eur?: string | null;
+                                burns_eur?: string | null;
+                                fees_eur?: string | null;
+                                platform_fees_eur?: string | null;
+                                operator_fees_eur?: string | null;
+                                dao_fees_eur?: string | null;
+                                provider_fees_eur?: string | null;
+                                slashing_fees_eur?: string | null;
+                                platform_fees_at_discount_rate_eur?: string | null;
+                                gross_fees_eur?: string | null;
+                                gross_rewards_eur?: string | null;
+                                rebate_eur?: string | null;
+                                lc_fees_eur?: string | null;
+                                tech_provider_fees_eur?: string | null;
+                                opening_balance_eur?: string | null;
+                                price_eur?: string | null;
+                                opening_price_eur?: string | null;
+                            }[];
+                        }[];
+                    };
+                    /**
+                     * @example period,from,to,partial,days,fee_models,account_id,balance_eth,rewards_eth,total_rewards_eth,conversion_rate,mints_eth,total_mints_eth,burns_eth,total_burns_eth,fees_eth,total_fees_eth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,gross_protocol_fee_rate,discount_rate,gross_fees_eth,total_gross_fees_eth,gross_rewards_eth,total_gross_rewards_eth,rebate_eth,total_rebate_eth,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth,opening_balance_eth,opening_total_rewards_eth,opening_conversion_rate,opening_total_mints_eth,opening_total_burns_eth,opening_total_fees_eth,opening_total_platform_fees_eth,opening_total_operator_fees_eth,opening_total_dao_fees_eth,opening_total_provider_fees_eth,opening_total_slashing_fees_eth,opening_total_platform_fees_at_discount_rate_eth,opening_total_gross_fees_eth,opening_total_gross_rewards_eth,opening_total_rebate_eth,opening_total_lc_fees_eth,opening_total_tech_provider_fees_eth
+                     *     2026-04-27,2026-04-27,2026-04-27,false,1,v0,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,12.996579628884877319,0.000914074231631378,0.011740518356348873,1.000134408010737826,0,168.987204000338651462,156.013337605383606852,156.013337605383606852,0.000161307217346714,0.002071856180532154,0.000040326804336678,0.000040326804336678,0.000048392165204014,0.000621556854159646,0.000032261443469344,0.000892008476902792,0.000024196082602007,0.000310778427079823,0.000016130721734671,0.000207185618053215,0.000040326804336678,0.000040326804336678,0.15,0,0.000161307217346714,0.002071856180532154,0.001075381448978092,0.013812374536881027,0,0,,0,,0,0,0.010826444124717495,1.0000640666504234,168.987204000338651462,0,0.00191054896318544,0,0.000573164688955632,0.000859747033433448,0.000286582344477816,0.000191054896318544,0,0.00191054896318544,0.012736993087902935,0,0,0
+                     *     2026-04-28,2026-04-28,2026-04-28,false,1,v0,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,12.999987847989510995,0.003408219104633675,0.015148737460982548,1.00039668295490913,0,168.987204000338651462,0,156.013337605383606852,0.000152487643006017,0.002224343823538171,0.000038121910751504,0.000078448715088182,0.000045746292901805,0.000667303147061451,0.000030497528601205,0.000922506005503997,0.000022873146450902,0.000333651573530725,0.000015248764300601,0.000222434382353816,0.000038121910751504,0.000078448715088182,0.042825105748205026,0,0.000152487643006017,0.002224343823538171,0.003560706747639692,0.017373081284520719,0,0,,0,,0,12.996579628884877319,0.011740518356348873,1.000134408010737826,168.987204000338651462,156.013337605383606852,0.002071856180532154,0.000040326804336678,0.000621556854159646,0.000892008476902792,0.000310778427079823,0.000207185618053215,0.000040326804336678,0.002071856180532154,0.013812374536881027,0,0,0
                      */
                     "text/csv": string;
                 };
@@ -8268,34 +11289,34 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "oracle_report": "444374",
+                     *       "oracle_report": "444150",
                      *       "date": "2026-04-29",
-                     *       "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *       "fee_model": "v0",
-                     *       "data_as_of": "2026-11-27T06:34:39.106Z",
+                     *       "data_as_of": "2026-12-02T16:51:02.062Z",
                      *       "wallets": 1,
                      *       "balance_lseth": "12.994833019228892547",
-                     *       "gross_rewards_eth": "0.001031431130695489",
-                     *       "rewards_eth": "0.000876716461091166",
-                     *       "fees_eth": "0.000154714669604323",
-                     *       "dao_fees_eth": "0.000030942933920867",
-                     *       "provider_fees_eth": "0.000023207200440648",
-                     *       "slashing_fees_eth": "0.000015471466960432",
+                     *       "gross_rewards_eth": "0.003561640506298496",
+                     *       "rewards_eth": "0.00340741951702983",
+                     *       "fees_eth": "0.000154220989268666",
+                     *       "dao_fees_eth": "0.000030844197853736",
+                     *       "provider_fees_eth": "0.000023133148390299",
+                     *       "slashing_fees_eth": "0.000015422098926866",
                      *       "lc_fees_eth": null,
                      *       "period_lc_fees_lseth": null,
                      *       "tech_provider_fees_eth": null,
                      *       "period_tech_provider_fees_lseth": null,
-                     *       "operator_fees_eth": "0.000046414400881296",
-                     *       "platform_fees_eth": "0.00003867866740108",
+                     *       "operator_fees_eth": "0.000046266296780599",
+                     *       "platform_fees_eth": "0.000038555247317166",
                      *       "rebate_eth": "0",
                      *       "rebate_lseth": "0",
-                     *       "platform_fees_at_discount_rate_eth": "0.00003867866740108",
+                     *       "platform_fees_at_discount_rate_eth": "0.000038555247317166",
                      *       "lc_fees_rate": null,
                      *       "tech_provider_fees_rate": null,
-                     *       "operator_fees_rate": "0.044999999999999025",
-                     *       "platform_fees_rate": "0.037499999999999188",
+                     *       "operator_fees_rate": "0.012990164700446465",
+                     *       "platform_fees_rate": "0.010825137250372101",
                      *       "rebate_rate": "0",
-                     *       "platform_fees_at_discount_rate_rate": "0.037499999999999188"
+                     *       "platform_fees_at_discount_rate_rate": "0.010825137250372101"
                      *     }
                      */
                     "application/json": {
@@ -8357,6 +11378,13 @@ export interface operations {
                         price_eur_round_id?: string | null;
                         price_eur_time?: string | null;
                         price_eur_missing_reason?: string | null;
+                        /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                        price_eur_derived?: boolean;
+                        price_eur_eth_usd?: string | null;
+                        price_eur_usd?: string | null;
+                        price_eur_usd_feed?: string | null;
+                        price_eur_usd_round_id?: string | null;
+                        price_eur_usd_time?: string | null;
                         lc_fees_rate: string | null;
                         tech_provider_fees_rate: string | null;
                         operator_fees_rate: string | null;
@@ -8475,51 +11503,57 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "oracle_report": "444374",
+                     *       "oracle_report": "444150",
                      *       "date": "2026-04-29",
-                     *       "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *       "fee_model": "v0",
-                     *       "data_as_of": "2026-11-27T06:34:39.106Z",
+                     *       "data_as_of": "2026-12-02T16:51:02.062Z",
                      *       "wallets": 1,
                      *       "balance_lseth": "12.994833019228892547",
-                     *       "gross_rewards_eth": "0.001031431130695489",
-                     *       "rewards_eth": "0.000876716461091166",
-                     *       "fees_eth": "0.000154714669604323",
-                     *       "dao_fees_eth": "0.000030942933920867",
-                     *       "provider_fees_eth": "0.000023207200440648",
-                     *       "slashing_fees_eth": "0.000015471466960432",
+                     *       "gross_rewards_eth": "0.003561640506298496",
+                     *       "rewards_eth": "0.00340741951702983",
+                     *       "fees_eth": "0.000154220989268666",
+                     *       "dao_fees_eth": "0.000030844197853736",
+                     *       "provider_fees_eth": "0.000023133148390299",
+                     *       "slashing_fees_eth": "0.000015422098926866",
                      *       "lc_fees_eth": null,
                      *       "period_lc_fees_lseth": null,
                      *       "tech_provider_fees_eth": null,
                      *       "period_tech_provider_fees_lseth": null,
-                     *       "operator_fees_eth": "0.000046414400881296",
-                     *       "platform_fees_eth": "0.00003867866740108",
+                     *       "operator_fees_eth": "0.000046266296780599",
+                     *       "platform_fees_eth": "0.000038555247317166",
                      *       "rebate_eth": "0",
                      *       "rebate_lseth": "0",
-                     *       "platform_fees_at_discount_rate_eth": "0.00003867866740108",
+                     *       "platform_fees_at_discount_rate_eth": "0.000038555247317166",
                      *       "lc_fees_rate": null,
                      *       "tech_provider_fees_rate": null,
-                     *       "operator_fees_rate": "0.044999999999999025",
-                     *       "platform_fees_rate": "0.037499999999999188",
+                     *       "operator_fees_rate": "0.012990164700446465",
+                     *       "platform_fees_rate": "0.010825137250372101",
                      *       "rebate_rate": "0",
-                     *       "platform_fees_at_discount_rate_rate": "0.037499999999999188",
-                     *       "gross_rewards_eur": "2.73433105",
-                     *       "rewards_eur": "2.32418139",
-                     *       "fees_eur": "0.41014966",
-                     *       "dao_fees_eur": "0.08202993",
-                     *       "provider_fees_eur": "0.06152245",
-                     *       "slashing_fees_eur": "0.04101497",
+                     *       "platform_fees_at_discount_rate_rate": "0.010825137250372101",
+                     *       "gross_rewards_eur": "9.42074716",
+                     *       "rewards_eur": "9.01282364",
+                     *       "fees_eur": "0.40792352",
+                     *       "dao_fees_eur": "0.0815847",
+                     *       "provider_fees_eur": "0.06118853",
+                     *       "slashing_fees_eur": "0.04079235",
                      *       "lc_fees_eur": null,
                      *       "tech_provider_fees_eur": null,
-                     *       "operator_fees_eur": "0.1230449",
-                     *       "platform_fees_eur": "0.10253741",
+                     *       "operator_fees_eur": "0.12237706",
+                     *       "platform_fees_eur": "0.10198088",
                      *       "rebate_eur": "0",
-                     *       "platform_fees_at_discount_rate_eur": "0.10253741",
-                     *       "price_eur": "2651.0069043",
-                     *       "price_eur_feed": "0x67d269191c92caf3cd7723f116c85e6e9bf55933",
+                     *       "platform_fees_at_discount_rate_eur": "0.10198088",
+                     *       "price_eur": "2645.058406001286646448",
+                     *       "price_eur_feed": "0x0e801d84fa97b50751dbf25036d067dcf18858bf",
                      *       "price_eur_round_id": "5",
                      *       "price_eur_time": "2026-04-29T11:59:00.000Z",
-                     *       "price_eur_missing_reason": null
+                     *       "price_eur_missing_reason": null,
+                     *       "price_eur_derived": true,
+                     *       "price_eur_eth_usd": "2878.08805157",
+                     *       "price_eur_usd": "1.0881",
+                     *       "price_eur_usd_feed": "0x8f86403a4de0bb5791fa46b8e795c547942fe4cf",
+                     *       "price_eur_usd_round_id": "5",
+                     *       "price_eur_usd_time": "2026-04-29T11:59:00.000Z"
                      *     }
                      */
                     "application/json": {
@@ -8581,6 +11615,13 @@ export interface operations {
                         price_eur_round_id?: string | null;
                         price_eur_time?: string | null;
                         price_eur_missing_reason?: string | null;
+                        /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                        price_eur_derived?: boolean;
+                        price_eur_eth_usd?: string | null;
+                        price_eur_usd?: string | null;
+                        price_eur_usd_feed?: string | null;
+                        price_eur_usd_round_id?: string | null;
+                        price_eur_usd_time?: string | null;
                         lc_fees_rate: string | null;
                         tech_provider_fees_rate: string | null;
                         operator_fees_rate: string | null;
@@ -8697,22 +11738,22 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "oracle_report": "444374",
+                     *         "oracle_report": "444150",
                      *         "date": "2026-04-29",
                      *         "fee_model": "v0",
                      *         "operator_id": "0",
                      *         "active_validators": 4,
                      *         "operator_fees_eth": "0.000457172310969863",
-                     *         "operator_fees_rate": "0.009000000000000003"
+                     *         "operator_fees_rate": "0.002598032940089333"
                      *       },
                      *       {
-                     *         "oracle_report": "444374",
+                     *         "oracle_report": "444150",
                      *         "date": "2026-04-29",
                      *         "fee_model": "v0",
                      *         "operator_id": "1",
                      *         "active_validators": 4,
                      *         "operator_fees_eth": "0.000457172310969863",
-                     *         "operator_fees_rate": "0.009000000000000003"
+                     *         "operator_fees_rate": "0.002598032940089333"
                      *       }
                      *     ]
                      */
@@ -8737,6 +11778,13 @@ export interface operations {
                         price_eur_round_id?: string | null;
                         price_eur_time?: string | null;
                         price_eur_missing_reason?: string | null;
+                        /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                        price_eur_derived?: boolean;
+                        price_eur_eth_usd?: string | null;
+                        price_eur_usd?: string | null;
+                        price_eur_usd_feed?: string | null;
+                        price_eur_usd_round_id?: string | null;
+                        price_eur_usd_time?: string | null;
                     }[];
                 };
             };
@@ -8849,30 +11897,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "oracle_report": "444374",
+                     *       "oracle_report": "444150",
                      *       "date": "2026-04-29",
-                     *       "org_id": "org_f9741dfb23bb4cc2b0d277fb9c7cb445",
+                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
                      *       "fee_model": "v0",
-                     *       "data_as_of": "2026-11-27T06:34:39.106Z",
+                     *       "data_as_of": "2026-12-02T16:51:02.062Z",
                      *       "wallets": 1,
                      *       "balance_lseth": "12.994833019228892547",
-                     *       "gross_rewards_eth": "0.001031431130695489",
-                     *       "rewards_eth": "0.000876716461091166",
-                     *       "fees_eth": "0.000154714669604323",
-                     *       "dao_fees_eth": "0.000030942933920867",
-                     *       "provider_fees_eth": "0.000023207200440648",
-                     *       "slashing_fees_eth": "0.000015471466960432",
+                     *       "gross_rewards_eth": "0.003561640506298496",
+                     *       "rewards_eth": "0.00340741951702983",
+                     *       "fees_eth": "0.000154220989268666",
+                     *       "dao_fees_eth": "0.000030844197853736",
+                     *       "provider_fees_eth": "0.000023133148390299",
+                     *       "slashing_fees_eth": "0.000015422098926866",
                      *       "lc_fees_eth": null,
                      *       "tech_provider_fees_eth": null,
-                     *       "operator_fees_eth": "0.000046414400881296",
-                     *       "platform_fees_eth": "0.00003867866740108",
+                     *       "operator_fees_eth": "0.000046266296780599",
+                     *       "platform_fees_eth": "0.000038555247317166",
                      *       "rebate_eth": "0",
                      *       "rebate_lseth": "0",
-                     *       "platform_fees_at_discount_rate_eth": "0.00003867866740108",
-                     *       "operator_fees_rate": "0.044999999999999025",
-                     *       "platform_fees_rate": "0.037499999999999188",
+                     *       "platform_fees_at_discount_rate_eth": "0.000038555247317166",
+                     *       "operator_fees_rate": "0.012990164700446465",
+                     *       "platform_fees_rate": "0.010825137250372101",
                      *       "rebate_rate": "0",
-                     *       "platform_fees_at_discount_rate_rate": "0.037499999999999188",
+                     *       "platform_fees_at_discount_rate_rate": "0.010825137250372101",
                      *       "lc_fees_rate": null,
                      *       "tech_provider_fees_rate": null
                      *     }
@@ -8934,6 +11982,13 @@ export interface operations {
                         price_eur_round_id?: string | null;
                         price_eur_time?: string | null;
                         price_eur_missing_reason?: string | null;
+                        /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                        price_eur_derived?: boolean;
+                        price_eur_eth_usd?: string | null;
+                        price_eur_usd?: string | null;
+                        price_eur_usd_feed?: string | null;
+                        price_eur_usd_round_id?: string | null;
+                        price_eur_usd_time?: string | null;
                         operator_fees_rate: string | null;
                         platform_fees_rate: string | null;
                         rebate_rate: string | null;
@@ -9050,22 +12105,22 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "oracle_report": "444374",
+                     *         "oracle_report": "444150",
                      *         "date": "2026-04-29",
                      *         "fee_model": "v0",
                      *         "operator_id": "0",
                      *         "active_validators": 4,
                      *         "operator_fees_eth": "0.000457172310969863",
-                     *         "operator_fees_rate": "0.009000000000000003"
+                     *         "operator_fees_rate": "0.002598032940089333"
                      *       },
                      *       {
-                     *         "oracle_report": "444374",
+                     *         "oracle_report": "444150",
                      *         "date": "2026-04-29",
                      *         "fee_model": "v0",
                      *         "operator_id": "1",
                      *         "active_validators": 4,
                      *         "operator_fees_eth": "0.000457172310969863",
-                     *         "operator_fees_rate": "0.009000000000000003"
+                     *         "operator_fees_rate": "0.002598032940089333"
                      *       }
                      *     ]
                      */
@@ -9090,6 +12145,13 @@ export interface operations {
                         price_eur_round_id?: string | null;
                         price_eur_time?: string | null;
                         price_eur_missing_reason?: string | null;
+                        /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                        price_eur_derived?: boolean;
+                        price_eur_eth_usd?: string | null;
+                        price_eur_usd?: string | null;
+                        price_eur_usd_feed?: string | null;
+                        price_eur_usd_round_id?: string | null;
+                        price_eur_usd_time?: string | null;
                     }[];
                 };
             };
@@ -9198,20 +12260,20 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "oracle_report": "444374",
+                     *         "oracle_report": "444150",
                      *         "date": "2026-04-29T12:00:00Z",
-                     *         "total_protocol_mints_lseth": "0.007617494209581351",
+                     *         "total_protocol_mints_lseth": "0.007614521335713092",
                      *         "total_protocol_burns_lseth": "0",
                      *         "total_protocol_active_keys_count": 20,
                      *         "rewards_eth": "0.05079692344109587",
                      *         "gross_fee_rate": "0.15",
-                     *         "gross_fee_lseth": "0.007617494209581351",
-                     *         "conversion_rate": "1.000268369955628998",
-                     *         "total_lseth_supply": "639.989792128102747303",
+                     *         "gross_fee_lseth": "0.007614521335713092",
+                     *         "conversion_rate": "1.000658896367885484",
+                     *         "total_lseth_supply": "642.038450730326475137",
                      *         "a_srr_7d": null,
                      *         "rewards_usd": "146.19801841",
                      *         "price_usd": "2878.08805157",
-                     *         "price_usd_feed": "0xc5a5c42992decbae36851359345fe25997f5c42d",
+                     *         "price_usd_feed": "0x0e801d84fa97b50751dbf25036d067dcf18858bf",
                      *         "price_usd_round_id": "5",
                      *         "price_usd_time": "2026-04-29T11:59:00.000Z",
                      *         "price_usd_missing_reason": null
@@ -9242,6 +12304,13 @@ export interface operations {
                         price_eur_round_id?: string | null;
                         price_eur_time?: string | null;
                         price_eur_missing_reason?: string | null;
+                        /** @description true when the price is ETH/USD over EUR/USD (no ETH/EUR feed) */
+                        price_eur_derived?: boolean;
+                        price_eur_eth_usd?: string | null;
+                        price_eur_usd?: string | null;
+                        price_eur_usd_feed?: string | null;
+                        price_eur_usd_round_id?: string | null;
+                        price_eur_usd_time?: string | null;
                     }[];
                 };
             };
@@ -9324,15 +12393,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "date": "2026-04-29",
-                     *       "oracle_report": "444374",
+                     *       "oracle_report": "444150",
                      *       "versions": [
                      *         {
                      *           "version": 1,
-                     *           "content_hash": "3c8d0a50a3226236a35be7431169cfb9be0adf40c1bc55b40593f0360f6f05a2",
-                     *           "engine_version": "1.3.0",
+                     *           "content_hash": "d405b73108c6e18e5e49d1a914da2cf59cfc4fd3463c60f5c0d7a9a7f0e36322",
+                     *           "engine_version": "1.3.1",
                      *           "reason": "first",
                      *           "previous_version": null,
-                     *           "visible_from": "2026-11-27T06:34:39.106Z",
+                     *           "visible_from": "2026-12-02T16:51:02.062Z",
                      *           "visible_until": null,
                      *           "current": true
                      *         }
@@ -9458,9 +12527,9 @@ export interface operations {
                      *         "case": "exit_queue",
                      *         "inputs": {
                      *           "queue_position_lseth": "109.825121854228090262",
-                     *           "withdrawal_stack_lseth": "2.048663049182724939",
-                     *           "shortfall_lseth": "107.776458805045365323",
-                     *           "shortfall_eth": "107.805382768512725902",
+                     *           "withdrawal_stack_lseth": "0",
+                     *           "shortfall_lseth": "109.825121854228090262",
+                     *           "shortfall_eth": "109.897485228120421877",
                      *           "redeem_buffer_eth": "0",
                      *           "expected_daily_skims_eth": "0.014143829830136983",
                      *           "exit_queue": {
@@ -9608,9 +12677,9 @@ export interface operations {
                      *         "case": "exit_queue",
                      *         "inputs": {
                      *           "queue_position_lseth": "225.225132981879696491",
-                     *           "withdrawal_stack_lseth": "2.048663049182724939",
-                     *           "shortfall_lseth": "223.176469932696971552",
-                     *           "shortfall_eth": "223.236363792030245894",
+                     *           "withdrawal_stack_lseth": "0",
+                     *           "shortfall_lseth": "225.225132981879696491",
+                     *           "shortfall_eth": "225.373533003957982224",
                      *           "redeem_buffer_eth": "0",
                      *           "expected_daily_skims_eth": "0.014143829830136983",
                      *           "exit_queue": {
@@ -9750,9 +12819,9 @@ export interface operations {
                      *         "case": "exit_queue",
                      *         "inputs": {
                      *           "queue_position_lseth": "109.825121854228090262",
-                     *           "withdrawal_stack_lseth": "2.048663049182724939",
-                     *           "shortfall_lseth": "107.776458805045365323",
-                     *           "shortfall_eth": "107.805382768512725902",
+                     *           "withdrawal_stack_lseth": "0",
+                     *           "shortfall_lseth": "109.825121854228090262",
+                     *           "shortfall_eth": "109.897485228120421877",
                      *           "redeem_buffer_eth": "0",
                      *           "expected_daily_skims_eth": "0.014143829830136983",
                      *           "exit_queue": {
@@ -9900,9 +12969,9 @@ export interface operations {
                      *         "case": "exit_queue",
                      *         "inputs": {
                      *           "queue_position_lseth": "225.225132981879696491",
-                     *           "withdrawal_stack_lseth": "2.048663049182724939",
-                     *           "shortfall_lseth": "223.176469932696971552",
-                     *           "shortfall_eth": "223.236363792030245894",
+                     *           "withdrawal_stack_lseth": "0",
+                     *           "shortfall_lseth": "225.225132981879696491",
+                     *           "shortfall_eth": "225.373533003957982224",
                      *           "redeem_buffer_eth": "0",
                      *           "expected_daily_skims_eth": "0.014143829830136983",
                      *           "exit_queue": {
@@ -10114,27 +13183,27 @@ export interface operations {
                      *       {
                      *         "chain_id": 31337,
                      *         "date": "2026-04-25",
-                     *         "report_epoch": 443474,
+                     *         "report_epoch": 443250,
                      *         "status": "computed",
                      *         "wallets": 4,
-                     *         "engine_version": "1.3.0",
+                     *         "engine_version": "1.3.1",
                      *         "version": 1,
-                     *         "computed_at": "2026-11-27T06:34:38.161Z",
-                     *         "started_at": "2026-11-27T06:34:38.066Z",
-                     *         "duration_ms": 123,
+                     *         "computed_at": "2026-12-02T16:51:01.640Z",
+                     *         "started_at": "2026-12-02T16:51:01.538Z",
+                     *         "duration_ms": 105,
                      *         "error": null
                      *       },
                      *       {
                      *         "chain_id": 31337,
                      *         "date": "2026-04-26",
-                     *         "report_epoch": 443699,
+                     *         "report_epoch": 443475,
                      *         "status": "computed",
                      *         "wallets": 5,
-                     *         "engine_version": "1.3.0",
+                     *         "engine_version": "1.3.1",
                      *         "version": 1,
-                     *         "computed_at": "2026-11-27T06:34:38.313Z",
-                     *         "started_at": "2026-11-27T06:34:38.233Z",
-                     *         "duration_ms": 89,
+                     *         "computed_at": "2026-12-02T16:51:01.752Z",
+                     *         "started_at": "2026-12-02T16:51:01.695Z",
+                     *         "duration_ms": 60,
                      *         "error": null
                      *       }
                      *     ]
@@ -10156,6 +13225,138 @@ export interface operations {
                         duration_ms: number | null;
                         error: string | null;
                     }[];
+                };
+            };
+            /** @description Invalid request (the message names the field; catalog codes in docs/decisions.md) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the scope this operation needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                    RateLimit: components["headers"]["RateLimit.optional"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the catalog shape (docs/decisions.md) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    startBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "2026-04-01",
+                 *       "to": "2026-04-30",
+                 *       "recompute": true,
+                 *       "reason": "discount"
+                 *     }
+                 */
+                "application/json": {
+                    from: string;
+                    to: string;
+                    /** @default false */
+                    recompute?: boolean;
+                    /** @enum {string} */
+                    reason?: "discount" | "fee schedule" | "engine upgrade" | "recompute requested";
+                    chain_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "chain_id": 31337,
+                     *       "from": "2026-04-25",
+                     *       "to": "2026-04-29",
+                     *       "days": 5,
+                     *       "retried": 0,
+                     *       "recomputed": 0,
+                     *       "ingested": {
+                     *         "from": "2026-04-25",
+                     *         "to": "2026-04-29"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        chain_id: number;
+                        /** Format: date */
+                        from: string;
+                        /** Format: date */
+                        to: string;
+                        /** @description days (oracle reports) in the range */
+                        days: number;
+                        /** @description failed days sent back to pending (in the range or before it) */
+                        retried: number;
+                        /** @description days of the range sent back to pending by `recompute` */
+                        recomputed: number;
+                        ingested: {
+                            from: string;
+                            to: string;
+                        };
+                    };
                 };
             };
             /** @description Invalid request (the message names the field; catalog codes in docs/decisions.md) */
@@ -10247,13 +13448,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "c5d26dcc-e8cf-4c0d-8d16-9c7d04e1cd8f",
+                     *         "id": "0608e053-4c45-4b6d-85e6-f79c4f219aee",
                      *         "url": "https://hooks.example.com/lsreport",
                      *         "events": [
                      *           "day.finalized"
                      *         ],
                      *         "description": null,
-                     *         "created_at": "2026-11-27T06:34:47.688Z"
+                     *         "created_at": "2026-12-02T16:51:10.517Z"
                      *       }
                      *     ]
                      */
@@ -10371,13 +13572,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "c5d26dcc-e8cf-4c0d-8d16-9c7d04e1cd8f",
+                     *       "id": "0608e053-4c45-4b6d-85e6-f79c4f219aee",
                      *       "url": "https://hooks.example.com/lsreport",
                      *       "events": [
                      *         "day.finalized"
                      *       ],
                      *       "description": null,
-                     *       "created_at": "2026-11-27T06:34:47.688Z",
+                     *       "created_at": "2026-12-02T16:51:10.517Z",
                      *       "secret": "whsec_WlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlo="
                      *     }
                      */
@@ -10480,13 +13681,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "bfac2503-7025-46c6-bb8d-51dd73cf0263",
+                     *       "id": "d8a8cb53-c29e-433a-b3cc-fcb29560733b",
                      *       "url": "https://hooks.example.com/lsreport",
                      *       "events": [
                      *         "day.finalized"
                      *       ],
                      *       "description": null,
-                     *       "created_at": "2026-11-27T06:34:47.755Z",
+                     *       "created_at": "2026-12-02T16:51:10.568Z",
                      *       "status": "active",
                      *       "paused_at": null,
                      *       "consecutive_failures": 0,
@@ -10709,13 +13910,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "2f11b58c-f96a-4256-b657-a52ddce33d23",
+                     *       "id": "82a8ebd9-2dba-446a-a0c7-ec166c9a69eb",
                      *       "url": "https://hooks.example.com/lsreport",
                      *       "events": [
                      *         "day.finalized"
                      *       ],
                      *       "description": null,
-                     *       "created_at": "2026-11-27T06:34:47.815Z",
+                     *       "created_at": "2026-12-02T16:51:10.632Z",
                      *       "status": "active",
                      *       "paused_at": null,
                      *       "consecutive_failures": 0,
@@ -10847,17 +14048,17 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "4c35190c-d526-4f0d-93ee-03dae3dbd816",
-                     *         "event_id": "evt_47306848ff6946c2b5fb8afb1740861e",
+                     *         "id": "f929ed8a-cad9-4b11-a0e6-ba9470d0d649",
+                     *         "event_id": "evt_5c18f8f86dc3445ca1195e38d6419e1a",
                      *         "type": "day.finalized",
                      *         "status": "pending",
                      *         "attempts": 0,
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "last_attempt_at": null,
-                     *         "next_attempt_at": "2026-11-27T06:34:47.848Z",
+                     *         "next_attempt_at": "2026-12-02T16:51:10.674Z",
                      *         "delivered_at": null,
-                     *         "created_at": "2026-11-27T06:34:47.848Z"
+                     *         "created_at": "2026-12-02T16:51:10.674Z"
                      *       }
                      *     ]
                      */
@@ -10984,17 +14185,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "61e00c0c-6c19-464b-a147-986103cadca7",
-                     *       "event_id": "evt_d1066cede1494bae9a1e9db040fe5892",
+                     *       "id": "cf77f1f5-5050-4f5d-ae64-5da426bca5ba",
+                     *       "event_id": "evt_7c9d4ec1adce449a9b311e4e476a38d5",
                      *       "type": "day.finalized",
                      *       "status": "pending",
                      *       "attempts": 0,
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "last_attempt_at": null,
-                     *       "next_attempt_at": "2026-11-27T06:34:47.902Z",
+                     *       "next_attempt_at": "2026-12-02T16:51:10.724Z",
                      *       "delivered_at": null,
-                     *       "created_at": "2026-11-27T06:34:47.899Z"
+                     *       "created_at": "2026-12-02T16:51:10.718Z"
                      *     }
                      */
                     "application/json": {
