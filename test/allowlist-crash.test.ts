@@ -357,6 +357,13 @@ describe.runIf(redisOk)(
         })
         workers[index] = await spawnWorker()
       }
+      // the faults stay on (and the churn goes on) until a send has met them: on a loaded machine the kills can
+      // all come before a restarted worker sent anything (CI once saw its only send after the faults were off)
+      await until(
+        'a send through the faulty proxy',
+        async () => proxy.stats.dropped + proxy.stats.delayed > 0,
+        120_000,
+      )
       churning = false
       await churn
       proxy.setFaults({})
