@@ -1,7 +1,7 @@
 import { LsReportError } from '../common/errors.ts'
 import type { RecomputeReason } from '../db/repos/days.ts'
 import type { DateRange, FailedDay } from '../jobs/days/backfill.ts'
-import { BackfillFailedError, createProgressView, EXIT_INTERRUPTED } from './days.ts'
+import { BackfillFailedError, createProgressView, EXIT_INTERRUPTED, failureMessage } from './days.ts'
 import type { OperatorClient } from './operator-client.ts'
 
 /**
@@ -98,9 +98,7 @@ export async function remoteBackfill(
       const failed = current.failed[0]
       if (failed) {
         view.stop(current)
-        throw new BackfillFailedError(
-          `day ${failed.date} (report epoch ${failed.report_epoch}) failed: ${failed.error}`,
-        )
+        throw new BackfillFailedError(failureMessage(failed, false))
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS))
       current = progressOf(await call<AdminDay[]>('GET', daysUrl, token))

@@ -165,7 +165,8 @@ export class BackfillFailedError extends LsReportError {
   override name = 'BackfillFailedError'
 }
 
-function failureMessage(day: FailedDay, beforeRange: boolean): string {
+/** What a backfill says of a failed day (`beforeRange`: a day before the range that the range waits for). */
+export function failureMessage(day: FailedDay, beforeRange: boolean): string {
   const message = `day ${day.date} (report epoch ${day.report_epoch}) failed: ${day.error}`
   return beforeRange ? `${message} (the range waits for it: days are computed in chain order)` : message
 }

@@ -7,8 +7,8 @@ import type { Repos } from '../../db/repos/index.ts'
 import { ApiError } from '../errors.ts'
 import { parseDate } from '../reporting/dates.ts'
 import { BoundedInteger, errorResponses, MAX_INPUT_INTEGER, StringEnum } from '../schemas.ts'
+import { DATE_PATTERN } from './admin.ts'
 
-const DATE_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
 const DateRangeSchema = Type.Object({ from: Type.String(), to: Type.String() })
 
 /** What POST /v1/admin/backfill found and changed (jobs/days/backfill.ts `BackfillStart`). */

@@ -6,7 +6,8 @@ import { ApiError } from '../errors.ts'
 import { parseDate } from '../reporting/dates.ts'
 import { BoundedInteger, errorResponses, MAX_INPUT_INTEGER, Nullable, StringEnum } from '../schemas.ts'
 
-const DATE_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
+/** The shape of a YYYY-MM-DD date in the admin endpoints' inputs (the calendar is checked apart). */
+export const DATE_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'
 
 /** A day (one oracle report) as operators see it. */
 export const AdminDaySchema = Type.Object({
