@@ -50,6 +50,12 @@ export const ERROR_CATALOG = {
     meaning:
       'A tenant limit was reached (webhooks per organization, API clients, secrets per client): the message names it.',
   },
+  IR3800: { http: 404, meaning: 'Export not found.' },
+  IR3801: { http: 403, meaning: 'Download link refused: its signature does not match this export.' },
+  IR3802: {
+    http: 410,
+    meaning: 'Download link expired (ask GET /v1/exports/{id} for a new one), or the file is gone.',
+  },
   IR4000: { http: 404, meaning: 'No computed report for this date (none yet, or before the first report).' },
   IR4001: { http: 400, meaning: 'Invalid date range: from after to, outside the reports, or too long.' },
   IR5000: { http: 500, meaning: 'Internal error (details are logged with the request id, never returned).' },

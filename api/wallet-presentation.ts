@@ -1,14 +1,7 @@
 import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
-import type { AccountRecordRow, WalletRecordRow } from '../db/repos/reports.ts'
-import {
-  formatUnits18,
-  isOtherModelField,
-  WALLET_AMOUNT_FIELDS,
-  type WalletAmountField,
-  type WalletAmounts,
-  type WalletRecord,
-} from '../engine/index.ts'
+import type { WalletRecordRow } from '../db/repos/reports.ts'
+import { formatUnits18, isOtherModelField, WALLET_AMOUNT_FIELDS, type WalletRecord } from '../engine/index.ts'
 import { withFiatSchema } from './fiat-view.ts'
 import {
   type PresentedWalletRecord,
@@ -101,13 +94,6 @@ export function walletRecordOf(row: WalletRecordRow): WalletRecord {
   const record: Record<string, unknown> = { ...row, oracle_report: row.report_epoch }
   for (const field of WALLET_AMOUNT_FIELDS) record[field] = BigInt(row[field])
   return record as unknown as WalletRecord
-}
-
-/** A stored wallet or account record's amounts (bigint). */
-export function amountsOf(row: Pick<AccountRecordRow, WalletAmountField>): WalletAmounts {
-  const out = {} as WalletAmounts
-  for (const field of WALLET_AMOUNT_FIELDS) out[field] = BigInt(row[field])
-  return out
 }
 
 /**

@@ -23,8 +23,8 @@ import path from 'node:path'
 import { WALLET_RECORD_COLUMNS } from '../db/records/columns.ts'
 import {
   BENCH_CHAIN_ID,
-  BURN_ADDRESSES,
   type ReportInfo,
+  syntheticDevnetFile,
   writeHistory,
 } from '../test/helpers/synthetic-history.ts'
 import { bareCopy } from './bare-copy.ts'
@@ -45,29 +45,6 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en')
 
 /** The variables of the service a developer's shell may hold: the CLI gets only the benchmark's own. */
 const SERVICE_VARS = /^(DATABASE_URL|REDIS_URL|RPC_URL|CHAIN|DATA_DIR|LOG_LEVEL|DAY_SHARD_WALLETS)$/
-
-/**
- * A `$DATA_DIR/devnet.json` naming the synthetic chain (`CHAIN=devnet`): its id, and River and the
- * RedeemManager as the history's burn addresses. The backfill reads only the database: no RPC is dialled.
- */
-function devnetFile(dir: string) {
-  const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
-  const file = {
-    rpc_url: 'http://127.0.0.1:8545',
-    chain_id: BENCH_CHAIN_ID,
-    contracts: {
-      river: BURN_ADDRESSES[0],
-      redeemManager: BURN_ADDRESSES[1],
-      allowlist: address(0xa110),
-      oracle: address(0x0ace),
-      operatorsRegistry: address(0x0be5),
-    },
-    allower: { address: address(0xa11e), private_key: `0x${'11'.repeat(32)}` },
-    firewall: address(0xf1e),
-    deploy_block: 0,
-  }
-  fs.writeFileSync(path.join(dir, 'devnet.json'), JSON.stringify(file, null, 2))
-}
 
 /** Runs `lsreport backfill` on the range; its peak RSS (process tree) and Postgres CPU sampled meanwhile. */
 async function runBackfill(url: string, dataDir: string, from: string, to: string) {
@@ -129,7 +106,7 @@ try {
       `${fmt(history.registered)} registered wallets, reports ${first.date} .. ${last.date}`,
   )
 
-  devnetFile(dataDir)
+  syntheticDevnetFile(dataDir)
   log(`backfill: lsreport backfill --from ${first.date} --to ${last.date} ...`)
   const run = await runBackfill(url, dataDir, first.date, last.date)
   const days: { wallets: number; duration_ms: number; report_epoch: string; date: string }[] = await db(

@@ -54,6 +54,8 @@ export interface DoctorInput {
   implementations?: readonly KnownImplementation[] | undefined
   /** how far back from the head to look for the latest oracle report. Default 50 000 blocks. */
   reportLookback?: bigint | undefined
+  /** checks not run (e.g. `archive` on a resumed devnet, which keeps the state of its latest blocks only) */
+  skip?: readonly string[] | undefined
 }
 
 /** What `runDoctorChecks` found: `ok` is false when a check failed (the run stopped there). */
@@ -635,6 +637,7 @@ export async function runDoctorChecks(
   ]
   const results: CheckResult[] = []
   for (const [check, run] of steps) {
+    if (input.skip?.includes(check)) continue
     let found: CheckResult[]
     try {
       const out = await run()

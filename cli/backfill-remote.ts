@@ -1,8 +1,8 @@
-import { LsReportError } from '../common/errors.ts'
 import type { RecomputeReason } from '../db/repos/days.ts'
 import type { DateRange, FailedDay } from '../jobs/days/backfill.ts'
 import { BackfillFailedError, createProgressView, EXIT_INTERRUPTED, failureMessage } from './days.ts'
 import type { OperatorClient } from './operator-client.ts'
+import { callService } from './service-call.ts'
 
 /**
  * `lsreport backfill` through a running `lsreport up` on the embedded database (PGlite allows one process per
@@ -19,25 +19,6 @@ interface AdminDay {
   report_epoch: number
   status: 'computed' | 'pending' | 'computing' | 'failed'
   error: string | null
-}
-
-/** An HTTP call to the running service with the operator's token; its error body becomes the error. */
-async function call<T>(method: string, url: string, token: string | undefined, body?: unknown): Promise<T> {
-  const res = await fetch(url, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const answer = (await res.json().catch(() => ({}))) as { message?: string }
-  if (!res.ok) {
-    throw new LsReportError(
-      `the running service answered ${res.status} to ${method} ${url}: ${answer.message ?? ''}`,
-    )
-  }
-  return answer as T
 }
 
 /** The range's days, as the local backfill's progress counts them (a day computed in the range is done). */
@@ -64,13 +45,18 @@ export async function remoteBackfill(
   opts: DateRange & { recompute?: boolean; reason?: RecomputeReason },
 ): Promise<number> {
   const startedAt = Date.now()
-  const { access_token: token } = await call<{ access_token: string }>('POST', client.token_url, undefined, {
-    grant_type: 'client_credentials',
-    audience: client.audience,
-    client_id: client.client_id,
-    client_secret: client.client_secret,
-  })
-  const started = await call<{ chain_id: number; days: number }>(
+  const { access_token: token } = await callService<{ access_token: string }>(
+    'POST',
+    client.token_url,
+    undefined,
+    {
+      grant_type: 'client_credentials',
+      audience: client.audience,
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+    },
+  )
+  const started = await callService<{ chain_id: number; days: number }>(
     'POST',
     `${client.audience}/v1/admin/backfill`,
     token,
@@ -92,7 +78,7 @@ export async function remoteBackfill(
   process.once('SIGTERM', onSignal)
   try {
     const daysUrl = `${client.audience}/v1/admin/days?chain_id=${started.chain_id}&from=${opts.from}&to=${opts.to}`
-    let current = progressOf(await call<AdminDay[]>('GET', daysUrl, token))
+    let current = progressOf(await callService<AdminDay[]>('GET', daysUrl, token))
     const view = createProgressView(process.stderr, current)
     while (!interrupted && current.computed < current.total) {
       const failed = current.failed[0]
@@ -101,7 +87,7 @@ export async function remoteBackfill(
         throw new BackfillFailedError(failureMessage(failed, false))
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS))
-      current = progressOf(await call<AdminDay[]>('GET', daysUrl, token))
+      current = progressOf(await callService<AdminDay[]>('GET', daysUrl, token))
       view.update(current)
     }
     view.stop(current)

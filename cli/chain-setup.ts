@@ -108,9 +108,11 @@ export async function doctorChain(
   setup: ChainSetup,
   client: ChainClient,
   onResult?: (result: CheckResult) => void,
+  skip?: readonly string[],
 ): Promise<DoctorReport> {
   return runDoctorChecks(
     {
+      skip,
       client,
       chain: config.chain,
       chainId: setup.chainId,
@@ -127,19 +129,26 @@ export async function doctorChain(
 /**
  * The doctor's checks at the start of `up`, `sync` and `worker`: each result logged (warnings as warnings), and
  * the first failure (a wrong chain id, a node without historical state, a contract without code) stops the
- * command with the check's message.
+ * command with the check's message; `skip`: checks not run.
  */
 export async function assertChainReady(
   config: Pick<Config, 'chain' | 'dataDir'>,
   setup: ChainSetup,
   client: ChainClient,
   logger: Logger,
+  skip?: readonly string[],
 ): Promise<void> {
-  const report = await doctorChain(config, setup, client, (r) => {
-    const fields = { check: r.check, ...(r.details ?? {}) }
-    if (r.status === 'ok') logger.info(fields, `chain check passed: ${r.message}`)
-    else if (r.status === 'warn') logger.warn(fields, `chain check warned: ${r.message}`)
-  })
+  const report = await doctorChain(
+    config,
+    setup,
+    client,
+    (r) => {
+      const fields = { check: r.check, ...(r.details ?? {}) }
+      if (r.status === 'ok') logger.info(fields, `chain check passed: ${r.message}`)
+      else if (r.status === 'warn') logger.warn(fields, `chain check warned: ${r.message}`)
+    },
+    skip,
+  )
   const failed = report.results.find((r) => r.status === 'fail')
   if (failed) throw new ConfigError(`chain check ${failed.check} failed: ${failed.message}`)
 }

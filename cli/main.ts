@@ -152,6 +152,36 @@ program
   })
 
 program
+  .command('export')
+  .description(
+    "Export an organization's records or journal lines as CSV through a running service's API (POST /v1/exports), " +
+      'as the client of --credentials (default: the embedded demo client); progress on stderr; the file is ' +
+      'checked against its sha256',
+  )
+  .requiredOption('--from <date>', 'first date (YYYY-MM-DD)', parseDate)
+  .requiredOption('--to <date>', 'last date (YYYY-MM-DD)', parseDate)
+  .option(
+    '--granularity <period>',
+    'day, month (default), quarter or year',
+    parseChoice(['day', 'month', 'quarter', 'year']),
+  )
+  .option('--kind <kind>', 'records (default) or journal', parseChoice(['records', 'journal']))
+  .option('--currency <currency>', 'fiat values besides ETH: usd or eur', parseChoice(['usd', 'eur']))
+  .option('--accounts <ids>', 'account ids or keys, comma-separated (default: every account)')
+  .option('--api-version <version>', 'v1 (default) or v0 fields', parseChoice(['v1', 'v0']))
+  .option('--out <file>', 'where to write the CSV (default: stdout)')
+  .option(
+    '--credentials <file>',
+    'JSON {client_id, client_secret, token_url, audience} of a client with read:eth-rewards ' +
+      '(default: $DATA_DIR/demo-client.json, written by `lsreport up`)',
+  )
+  .action(async (opts: import('./export.ts').ExportOptions) => {
+    if (opts.from > opts.to) program.error(`lsreport: --from ${opts.from} is after --to ${opts.to}`)
+    const { exportCommand } = await import('./export.ts')
+    process.exit(await exportCommand(opts, process.env))
+  })
+
+program
   .command('days')
   .description(
     'The days (one per oracle report): computed, pending or failed, with engine version and timings',
@@ -265,6 +295,13 @@ function parseRecomputeReason(value: string): RecomputeReason {
   const reason = RECOMPUTE_REASONS.find((r) => r === value)
   if (reason === undefined) throw new InvalidArgumentError(`expected one of: ${RECOMPUTE_REASONS.join(', ')}`)
   return reason
+}
+
+function parseChoice(values: readonly string[]) {
+  return (value: string): string => {
+    if (!values.includes(value)) throw new InvalidArgumentError(`expected one of: ${values.join(', ')}`)
+    return value
+  }
 }
 
 function parseDate(value: string): string {

@@ -2,93 +2,29 @@
 // start's module loading) are imported once the API answers.
 import path from 'node:path'
 import v8 from 'node:v8'
-import cliProgress from 'cli-progress'
 import { signingKeySecret } from '../api/auth/key-secret.ts'
 import { openSigningKeys } from '../api/auth/signing-keys.ts'
 import { startServer } from '../api/server.ts'
 import { memoizeSuccess } from '../common/memo.ts'
 import { migrate } from '../db/index.ts'
 import { createRepos } from '../db/repos/index.ts'
-import type { DaySummary, LaunchedDevnet } from '../devnet/index.ts'
-import { followerPace } from '../jobs/follower/pace.ts'
+import type { DaySummary } from '../devnet/index.ts'
 import type { ChainSetup } from '../jobs/index.ts'
 import type { Processor } from '../jobs/runner.ts'
 import { createServiceMetrics, instrumentProcessors, type ServiceMetrics } from '../metrics/index.ts'
 import { type DemoAccount, type DemoClient, ensureDemoClient } from './admin.ts'
 import { type Context, createContext, migrationOptions } from './context.ts'
 import { ensureOperatorClient } from './operator-client.ts'
+import { createPhaseProgress, createStartLog, type StartLog, shown } from './start-log.ts'
+import { HISTORY_DAYS, joinUpDevnet, RESUMED_DEVNET_SKIPS, startUpDevnet } from './up-devnet.ts'
 
 /** The demo account's key, and how many devnet wallets it holds. */
 export const DEMO_ACCOUNT_KEY = 'demo'
 const DEMO_WALLETS = 3
-/** Days of devnet history built at start (2026-04-01 .. 2026-06-30), then a new day every 5 s. */
-const HISTORY_DAYS = 91
-/**
- * Blocks whose state the embedded devnet's anvil keeps (a copy of the whole state each: 500 blocks of the
- * protocol's contracts took 250 MB), the follower kept within half of them (bench/start.ts measures it).
- */
-const DEVNET_STATE_BLOCKS = 64
-/** How often the start looks at the days while the follower catches up; plain lines at most this often. */
+/** How often the start looks at the days while the follower catches up. */
 const POLL_MS = 500
-const LINE_MS = 2_000
 /** The banner is printed once the history's days are computed, or after this long anyway. */
 const CATCH_UP_LIMIT_MS = 180_000
-
-/** One line per phase on stderr (`lsreport up: <phase> <what> (+<seconds since the process started>)`). */
-function createStartLog(stream: NodeJS.WriteStream) {
-  const elapsed = () => `${(performance.now() / 1000).toFixed(1)} s`
-  return {
-    tty: stream.isTTY === true,
-    stream,
-    line(phase: string, text: string) {
-      stream.write(`lsreport up: ${phase.padEnd(8)} ${text} (${elapsed()})\n`)
-    },
-  }
-}
-type StartLog = ReturnType<typeof createStartLog>
-
-/** Progress of a phase with a known total: a bar on a terminal, plain lines (at most every 2 s) otherwise. */
-function createPhaseProgress(log: StartLog, phase: string, unit: string, total: number) {
-  if (log.tty) {
-    const bar = new cliProgress.SingleBar(
-      {
-        format: `lsreport up: ${phase.padEnd(8)} [{bar}] {value}/{total} ${unit} {detail}`,
-        stream: log.stream,
-        // the cursor stays: Ctrl-C in the middle of a bar must not leave the terminal without one
-        hideCursor: false,
-        clearOnComplete: true,
-      },
-      cliProgress.Presets.shades_classic,
-    )
-    bar.start(total, 0, { detail: '' })
-    return {
-      update(value: number, detail = '') {
-        bar.update(value, { detail })
-      },
-      done(text: string) {
-        bar.stop()
-        log.line(phase, text)
-      },
-    }
-  }
-  let last = 0
-  return {
-    update(value: number, detail = '') {
-      if (Date.now() - last < LINE_MS) return
-      last = Date.now()
-      log.line(phase, `${value}/${total} ${unit}${detail ? ` ${detail}` : ''}`)
-    },
-    done(text: string) {
-      log.line(phase, text)
-    },
-  }
-}
-
-/** A path as a user would type it from here: relative when under the working directory. */
-function shown(file: string): string {
-  const relative = path.relative(process.cwd(), file)
-  return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative
-}
 
 /**
  * Starts the HTTP API (`lsreport api` and `up`); returns the URL it listens on. `metrics`: the process's
@@ -118,13 +54,15 @@ export async function startApi(ctx: Context, metrics?: ServiceMetrics) {
 /**
  * Builds the jobs over the chain: BullMQ when REDIS_URL is set, else the inline runner. `start` runs them;
  * before it, the follower may be used directly (to see the chain head). `wrap` wraps the processors the
- * runner runs (`lsreport worker`: watched for /health and timed for its /metrics).
+ * runner runs (`lsreport worker`: watched for /health and timed for its /metrics); `skipChecks`: doctor checks
+ * not run.
  */
 export async function buildJobs(
   ctx: Context,
   chain: ChainSetup,
   metrics?: ServiceMetrics,
   wrap?: (processors: Record<string, Processor>) => Record<string, Processor>,
+  skipChecks?: readonly string[],
 ) {
   const [{ createJobs, JOBS }, { buildRunner }, { assertChainReady }] = await Promise.all([
     import('../jobs/index.ts'),
@@ -142,7 +80,7 @@ export async function buildJobs(
     webhookSealingKey: memoizeSuccess(() => signingKeySecret(ctx.config)),
   })
   // the doctor's checks: a wrong chain or a node without historical state stops here, with its message
-  await assertChainReady(ctx.config, chain, jobs.client, ctx.logger)
+  await assertChainReady(ctx.config, chain, jobs.client, ctx.logger, skipChecks)
   // jobs run in the API's process (`up`): their durations are observed, the inline queue counted
   const wrapped = wrap ? wrap(jobs.processors) : jobs.processors
   const processors = metrics ? instrumentProcessors(wrapped, metrics) : wrapped
@@ -278,22 +216,16 @@ export async function up(env: NodeJS.ProcessEnv): Promise<void> {
   log.line('api', `${url} answers (OpenAPI: ${url}/docs)`)
 
   const { setupFromConfig, setupFromDevnet } = await import('./chain-setup.ts')
-  let devnet: LaunchedDevnet | undefined
-  if (!config.rpcUrl) {
-    const { launchDevnet } = await import('../devnet/index.ts')
-    devnet = await launchDevnet({
-      dataDir: config.dataDir,
-      days: HISTORY_DAYS,
-      stateHistoryBlocks: DEVNET_STATE_BLOCKS,
-      logger: ctx.logger.child({ component: 'devnet' }),
-    })
-    ctx.shutdown.add('devnet', () => devnet?.stop())
-    log.line('devnet', `anvil at ${devnet.rpcUrl}, contracts deployed (${shown(devnet.devnetFile)})`)
-  }
+  const devnet = config.rpcUrl ? undefined : await startUpDevnet(ctx, log)
   const chain = devnet ? setupFromDevnet(devnet) : await setupFromConfig(config)
-  const jobs = await buildJobs(ctx, chain, metrics)
-  // the simulator waits for the follower: every block it has still to read keeps its state on the devnet
-  devnet?.simulator.setPace(followerPace(ctx.dbh.db, chain.chainId, { maxLead: DEVNET_STATE_BLOCKS / 2 }))
+  const jobs = await buildJobs(
+    ctx,
+    chain,
+    metrics,
+    undefined,
+    devnet?.resumed ? RESUMED_DEVNET_SKIPS : undefined,
+  )
+  if (devnet) await joinUpDevnet(ctx, log, devnet, jobs.jobs.client)
 
   let account: DemoAccount | undefined
   if (devnet) {
@@ -339,19 +271,25 @@ export async function up(env: NodeJS.ProcessEnv): Promise<void> {
   }
 
   const live = devnet
-  const historyBar = createPhaseProgress(log, 'history', 'simulated days', HISTORY_DAYS)
-  const started = performance.now()
-  const history = live.buildHistory({
-    days: HISTORY_DAYS,
-    onDay: (summary: DaySummary) => historyBar.update(summary.day + 1, `(${summary.date})`),
-  })
-  // the jobs ingest the history and compute its days meanwhile
-  const days = await history
-  if (stopping) return
-  const last = days[days.length - 1]
-  historyBar.done(
-    `${days.length} simulated days${last ? ` up to ${last.date}` : ''} built in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-  )
+  // a resumed chain builds only the history's days it had not simulated yet
+  const remaining = Math.max(0, HISTORY_DAYS - (live.resumed?.nextDay ?? 0))
+  if (remaining > 0) {
+    const historyBar = createPhaseProgress(log, 'history', 'simulated days', HISTORY_DAYS)
+    const started = performance.now()
+    const history = live.buildHistory({
+      days: remaining,
+      onDay: (summary: DaySummary) => historyBar.update(summary.day + 1, `(${summary.date})`),
+    })
+    // the jobs ingest the history and compute its days meanwhile
+    const days = await history
+    if (stopping) return
+    const last = days[days.length - 1]
+    historyBar.done(
+      `${days.length} simulated days${last ? ` up to ${last.date}` : ''} built in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    )
+  } else {
+    log.line('history', `${live.resumed?.nextDay} simulated days kept from the saved chain`)
+  }
   // the history's reports (live days add more while the follower catches up)
   const reports = live.simulator.state().reports.length
   live.goLive()

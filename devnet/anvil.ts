@@ -8,8 +8,15 @@ export interface Anvil {
   rpcUrl: string
   port: number
   chainId: number
+  /** the node's process id */
+  pid: number | undefined
   /** Stops the node (SIGTERM, then SIGKILL after a grace period). */
   stop(): Promise<void>
+  /**
+   * Whether the node exited on its own after `stop()`'s SIGTERM (a node with `--dump-state` then wrote its
+   * dump), false when it had to be killed.
+   */
+  exitedCleanly(): boolean
 }
 
 export interface AnvilOptions {
@@ -24,6 +31,11 @@ export interface AnvilOptions {
   args?: string[]
   /** Milliseconds to wait for "Listening on" (default 20000). */
   startTimeoutMs?: number
+  /**
+   * Milliseconds `stop()` waits after SIGTERM before SIGKILL (default 3000); longer for a node that dumps its
+   * state on exit (`--dump-state`).
+   */
+  stopGraceMs?: number
 }
 
 /**
@@ -74,6 +86,7 @@ export function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   const child: ChildProcess = spawn(anvilBinaryPath(), args, {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  let clean = false
   return new Promise((resolve, reject) => {
     let output = ''
     const timer = setTimeout(() => {
@@ -94,7 +107,11 @@ export function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
         rpcUrl: `http://127.0.0.1:${port}`,
         port,
         chainId,
-        stop: () => stopChild(child),
+        pid: child.pid,
+        stop: async () => {
+          clean = await stopChild(child, options.stopGraceMs ?? 3_000)
+        },
+        exitedCleanly: () => clean,
       })
     }
     child.stdout?.on('data', onData)
@@ -108,14 +125,14 @@ export function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   })
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+function stopChild(child: ChildProcess, graceMs: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(false)
   return new Promise((resolve) => {
-    const kill = setTimeout(() => child.kill('SIGKILL'), 3_000)
+    const kill = setTimeout(() => child.kill('SIGKILL'), graceMs)
     kill.unref()
-    child.once('exit', () => {
+    child.once('exit', (_code, signal) => {
       clearTimeout(kill)
-      resolve()
+      resolve(signal !== 'SIGKILL')
     })
     child.kill('SIGTERM')
   })

@@ -110,6 +110,21 @@ export interface ConsensusModel {
   }): ConsensusDay
   validators(): readonly ValidatorModel[]
   facts(): ConsensusFacts | undefined
+  /** The model's state as plain data (copies), for `createConsensusModel({ from })` (devnet/persistence.ts). */
+  snapshot(): ConsensusSnapshot
+}
+
+/** A consensus model's state as plain data (what `snapshot()` gives and `from` restores). */
+export interface ConsensusSnapshot {
+  validators: ValidatorModel[]
+  askedByOperator: number[]
+  stoppedByOperator: number[]
+  skimmedTotal: bigint
+  exitedTotal: bigint
+  networkActiveBalance: bigint
+  networkValidators: number
+  exitQueue: bigint
+  lastFacts: ConsensusFacts | undefined
 }
 
 /** Exit churn per epoch since Electra: min(256, max(128, total active // 65536)) ETH, whole ETH. */
@@ -122,22 +137,28 @@ export function electraChurnPerEpoch(totalActiveBalance: bigint): bigint {
 const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b
 
 /**
+ * Creates the consensus model; `from`: a snapshot of one to continue (its `rng` restored to the same draws).
+ *
  * @example
  * const model = createConsensusModel({ rng: createRng(1).fork('consensus'), operatorCount: 5 })
  * model.addDeposits(0, 3, ts)
  */
-export function createConsensusModel(deps: { rng: Rng; operatorCount: number }): ConsensusModel {
-  const { rng, operatorCount } = deps
+export function createConsensusModel(deps: {
+  rng: Rng
+  operatorCount: number
+  from?: ConsensusSnapshot
+}): ConsensusModel {
+  const { rng, operatorCount, from } = deps
   const p = CONSENSUS_PARAMS
-  const validators: ValidatorModel[] = []
-  const askedByOperator = new Array<number>(operatorCount).fill(0)
-  const stoppedByOperator = new Array<number>(operatorCount).fill(0)
-  let skimmedTotal = 0n
-  let exitedTotal = 0n
-  let networkActiveBalance = BigInt(p.networkActiveEth) * ETH
-  let networkValidators = p.networkValidators
-  let exitQueue = 60_000n * ETH
-  let lastFacts: ConsensusFacts | undefined
+  const validators: ValidatorModel[] = from ? from.validators.map((v) => ({ ...v })) : []
+  const askedByOperator = from ? [...from.askedByOperator] : new Array<number>(operatorCount).fill(0)
+  const stoppedByOperator = from ? [...from.stoppedByOperator] : new Array<number>(operatorCount).fill(0)
+  let skimmedTotal = from?.skimmedTotal ?? 0n
+  let exitedTotal = from?.exitedTotal ?? 0n
+  let networkActiveBalance = from?.networkActiveBalance ?? BigInt(p.networkActiveEth) * ETH
+  let networkValidators: number = from?.networkValidators ?? p.networkValidators
+  let exitQueue = from?.exitQueue ?? 60_000n * ETH
+  let lastFacts: ConsensusFacts | undefined = from?.lastFacts
 
   const sweepPeriodDays = () => Math.max(1, Math.round(((networkValidators / 16) * 12) / 86_400))
   const nextSweepDay = (validator: ValidatorModel, fromDay: number) => {
@@ -302,5 +323,16 @@ export function createConsensusModel(deps: { rng: Rng; operatorCount: number }):
 
     validators: () => validators,
     facts: () => lastFacts,
+    snapshot: () => ({
+      validators: validators.map((v) => ({ ...v })),
+      askedByOperator: [...askedByOperator],
+      stoppedByOperator: [...stoppedByOperator],
+      skimmedTotal,
+      exitedTotal,
+      networkActiveBalance,
+      networkValidators,
+      exitQueue,
+      lastFacts: lastFacts ? { ...lastFacts } : undefined,
+    }),
   }
 }

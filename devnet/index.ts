@@ -1,11 +1,19 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import type { Address, Hex } from 'viem'
 import type { Logger } from '../common/logger.ts'
-import { devAccount } from './accounts.ts'
 import { startAnvil } from './anvil.ts'
 import { createDevnetClients, DEVNET_ANVIL_ARGS } from './blocks.ts'
-import type { DevnetContracts } from './deployment.ts'
+import {
+  CONSENSUS_FILE,
+  DEVNET_FILE,
+  devnetFileContent,
+  type ServiceContracts,
+  serviceContracts,
+  writeDevnetFile,
+} from './devnet-file.ts'
+import { assertResumedHead, keptAnvilArgs, keptSnapshot, openKeptState, saveKeptState } from './kept-state.ts'
+import { replaceAnvilPid } from './persistence.ts'
 import { deployProtocolDevnet } from './protocol-deploy.ts'
 import { type RpcGate, startRpcGate } from './rpc-gate.ts'
 import {
@@ -15,12 +23,10 @@ import {
   type Simulator,
   type WalletState,
 } from './simulator.ts'
-import { createTimeline, DAY_SECONDS } from './timeline.ts'
+import { createTimeline } from './timeline.ts'
 import {
   type HistoryKind,
   type ImplementationRecord,
-  PROXIED_CONTRACTS,
-  type ProtocolVersion,
   type ProxiedContract,
   type UpgradeDays,
   versionPlan,
@@ -28,6 +34,14 @@ import {
 
 export type { ConsensusFacts } from './consensus.ts'
 export type { DevnetContracts, DevnetDeployment } from './deployment.ts'
+export {
+  CONSENSUS_FILE,
+  DEVNET_FILE,
+  type DevnetFile,
+  type DevnetPriceFeeds,
+  type ImplementationEntry,
+} from './devnet-file.ts'
+export { DevnetStateError } from './persistence.ts'
 export type { DaySummary, ReportRecord, Simulator, SimulatorState, WalletState } from './simulator.ts'
 export type {
   HistoryKind,
@@ -36,10 +50,6 @@ export type {
   ProxiedContract,
   UpgradeDays,
 } from './versions.ts'
-
-export const DEVNET_FILE = 'devnet.json'
-
-export const CONSENSUS_FILE = 'devnet-consensus.json'
 
 export interface StartDevnetOptions {
   /** directory receiving devnet.json and devnet-consensus.json (created if missing) */
@@ -74,18 +84,18 @@ export interface StartDevnetOptions {
   history?: HistoryKind
   /** upgrade days of a versioned history (default { v05Day: 7, v1Day: 20, v12Day: 35 }) */
   upgrades?: UpgradeDays
+  /**
+   * Directory keeping the chain and the simulator across restarts (devnet/persistence.ts; `lsreport up`:
+   * `$DATA_DIR/devnet`): a saved pair there is resumed (same chain, contracts and head; the simulator's next
+   * day), and `stop()` saves the pair again. A pair that cannot be resumed throws (remove the directory to start
+   * a new chain). Unset: the chain lives in memory only (`lsreport devnet`, tests).
+   */
+  stateDir?: string
   /** further simulator options (loss day, fee change, deny and undeny days, report time, behaviour) */
   simulator?: Pick<
     CreateSimulatorOptions,
     'lossDay' | 'feeChange' | 'denyDay' | 'undenyDay' | 'reportSecondOfDay' | 'behavior' | 'pricesFromDay'
   >
-}
-
-/** One entry of devnet.json's `implementations` (block null: the upgrade is planned, not mined yet). */
-export interface ImplementationEntry {
-  version: ProtocolVersion
-  address: Address
-  block: number | null
 }
 
 export interface DevnetHandle {
@@ -95,12 +105,7 @@ export interface DevnetHandle {
    * the five contracts the service reads, and the ETH price feeds it reads at each report (the full set is in
    * simulator.deployment.contracts)
    */
-  contracts: Pick<
-    DevnetContracts,
-    'river' | 'redeemManager' | 'allowlist' | 'oracle' | 'operatorsRegistry'
-  > & {
-    priceFeeds: DevnetPriceFeeds
-  }
+  contracts: ServiceContracts
   /** the service's allowlist writer (dev account #1, the AllowlistFirewall's executor) */
   allowerAddress: Address
   allowerPrivateKey: Hex
@@ -117,54 +122,16 @@ export interface DevnetHandle {
   /** paths of the written devnet.json and consensus facts file */
   devnetFile: string
   consensusFile: string
-  /** Stops the simulator, then the RPC gate and anvil. */
+  /**
+   * With `stateDir`: the saved chain this devnet resumed (its head when saved and the simulator's next day),
+   * undefined for a new chain.
+   */
+  resumed: { head: bigint; nextDay: number } | undefined
+  /**
+   * Stops the simulator, then the RPC gate and anvil; with `stateDir`, then saves the chain and the simulator
+   * (anvil's dump on exit, then the simulator's snapshot).
+   */
   stop(): Promise<void>
-}
-
-/**
- * The devnet's price feeds (PriceFeed.sol, Chainlink-shaped): ETH / USD, and EUR / USD from which the service
- * derives ETH / EUR (chain/addresses.ts `PriceFeeds`).
- */
-export interface DevnetPriceFeeds {
-  usd: Address
-  eurUsd: Address
-}
-
-/** The content of `$DATA_DIR/devnet.json`. */
-export interface DevnetFile {
-  rpc_url: string
-  chain_id: number
-  contracts: {
-    river: Address
-    redeemManager: Address
-    allowlist: Address
-    oracle: Address
-    operatorsRegistry: Address
-    /**
-     * the devnet's ETH / USD and EUR / USD PriceFeeds (absent from a devnet.json written before them; one
-     * written before EUR / USD names an ETH / EUR feed as `eur`, still read as such)
-     */
-    priceFeeds?: DevnetPriceFeeds | { usd: Address; eur: Address }
-  }
-  allower: { address: Address; private_key: Hex }
-  /** the AllowlistFirewall (the Allowlist's allower; `allower` is its executor) */
-  firewall: Address
-  /** `current` or `versioned` (see StartDevnetOptions.history) */
-  history: HistoryKind
-  /** per proxy, its implementations oldest first (rewritten as upgrades are mined) */
-  implementations: Record<ProxiedContract, ImplementationEntry[]>
-  simulator: {
-    day_seconds: number
-    first_report_date: string
-    report_time_utc: string
-    seed: number | string
-    wallet_count: number
-    day_interval_ms: number
-    consensus_file: string
-  }
-  deploy_block: number
-  /** a few LsETH holders: wallets allowlisted before the first day, holding LsETH from the first report */
-  holders: Address[]
 }
 
 /**
@@ -188,21 +155,6 @@ function anvilArgs(stateHistoryBlocks: number | undefined): string[] {
     throw new Error(`stateHistoryBlocks must be a positive integer, not ${stateHistoryBlocks}`)
   }
   return [...DEVNET_ANVIL_ARGS, '--prune-history', String(stateHistoryBlocks)]
-}
-
-/** devnet.json's form of the implementation records (block numbers as numbers). */
-function implementationEntries(
-  records: Record<ProxiedContract, ImplementationRecord[]>,
-): Record<ProxiedContract, ImplementationEntry[]> {
-  const entries = {} as Record<ProxiedContract, ImplementationEntry[]>
-  for (const contract of PROXIED_CONTRACTS) {
-    entries[contract] = records[contract].map((r) => ({
-      version: r.version,
-      address: r.address,
-      block: r.block === null ? null : Number(r.block),
-    }))
-  }
-  return entries
 }
 
 /** A devnet whose contracts are deployed, before its history: `buildHistory`, then `goLive`. */
@@ -240,12 +192,21 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
   const consensusFile = path.join(options.dataDir, CONSENSUS_FILE)
 
   const started = performance.now()
+  const kept =
+    options.stateDir === undefined
+      ? undefined
+      : openKeptState(options.stateDir, { seed, walletCount, startDate })
+  const resume = kept?.resume
   const anvil = await startAnvil({
     port: 0,
     ...(options.chainId === undefined ? {} : { chainId: options.chainId }),
-    timestamp: timeline.genesisTimestamp,
-    args: anvilArgs(options.stateHistoryBlocks),
+    // a resumed chain keeps its genesis and its blocks
+    ...(resume ? {} : { timestamp: timeline.genesisTimestamp }),
+    args: [...anvilArgs(options.stateHistoryBlocks), ...keptAnvilArgs(kept)],
+    // loading and dumping a long history's state take seconds, minutes on a busy machine
+    ...(kept ? { stopGraceMs: 60_000, startTimeoutMs: 300_000 } : {}),
   })
+  if (kept) replaceAnvilPid(kept.paths, anvil.pid)
   let simulator: Simulator | undefined
   let gate: RpcGate | undefined
   try {
@@ -254,13 +215,16 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
     const rpcUrl = gate.url
     const { publicClient, testClient } = createDevnetClients(rpcUrl)
     const history = options.history ?? 'versioned'
-    const deployment = await deployProtocolDevnet({
-      publicClient,
-      testClient,
-      timestamp: timeline.genesisTimestamp + 12n,
-      plan: versionPlan(history, options.upgrades),
-      releaseDays: { ...options.upgrades },
-    })
+    if (kept?.resume) await assertResumedHead(publicClient, kept.resume.head, kept.paths)
+    const deployment =
+      resume?.deployment ??
+      (await deployProtocolDevnet({
+        publicClient,
+        testClient,
+        timestamp: timeline.genesisTimestamp + 12n,
+        plan: versionPlan(history, options.upgrades),
+        releaseDays: { ...options.upgrades },
+      }))
     let writeFile = () => {}
     simulator = await createSimulator({
       publicClient,
@@ -272,38 +236,21 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
       consensusFile,
       ...options.simulator,
       ...(logger ? { logger } : {}),
+      ...(resume ? { resume } : {}),
       onUpgrade: () => writeFile(),
     })
-    const allower = devAccount('allower')
-    const { river, redeemManager, allowlist, oracle, operatorsRegistry } = deployment.contracts
-    const priceFeeds = { usd: deployment.contracts.usdPriceFeed, eurUsd: deployment.contracts.eurPriceFeed }
-    const contracts = { river, redeemManager, allowlist, oracle, operatorsRegistry, priceFeeds }
-    const reportSecond = timeline.reportSecondOfDay
-    const file: DevnetFile = {
-      rpc_url: rpcUrl,
-      chain_id: anvil.chainId,
-      contracts,
-      allower: { address: allower.address, private_key: allower.privateKey },
-      firewall: deployment.contracts.firewall,
+    const file = devnetFileContent({
+      rpcUrl,
+      chainId: anvil.chainId,
+      deployment,
       history,
-      implementations: implementationEntries(deployment.implementations),
-      simulator: {
-        day_seconds: DAY_SECONDS,
-        first_report_date: startDate,
-        report_time_utc: new Date(reportSecond * 1000).toISOString().slice(11, 19),
-        seed,
-        wallet_count: walletCount,
-        day_interval_ms: dayIntervalMs,
-        consensus_file: CONSENSUS_FILE,
-      },
-      deploy_block: Number(deployment.deployBlock),
+      timeline,
+      seed,
+      walletCount,
+      dayIntervalMs,
       holders: initialHolders(simulator.state().wallets),
-    }
-    writeFile = () => {
-      file.implementations = implementationEntries(deployment.implementations)
-      writeFileSync(`${devnetFile}.tmp`, `${JSON.stringify(file, null, 2)}\n`)
-      renameSync(`${devnetFile}.tmp`, devnetFile)
-    }
+    })
+    writeFile = () => writeDevnetFile(devnetFile, file, deployment.implementations)
     writeFile()
     logger?.info(
       {
@@ -313,22 +260,23 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
         devnet_file: devnetFile,
         duration_ms: Math.round(performance.now() - started),
       },
-      'devnet contracts deployed',
+      resume ? 'devnet chain resumed' : 'devnet contracts deployed',
     )
     const running = simulator
     const gateInFront = gate
     return {
       rpcUrl,
       chainId: anvil.chainId,
-      contracts,
-      allowerAddress: allower.address,
-      allowerPrivateKey: allower.privateKey,
+      contracts: serviceContracts(deployment),
+      allowerAddress: file.allower.address,
+      allowerPrivateKey: file.allower.private_key,
       firewall: deployment.contracts.firewall,
       implementations: deployment.implementations,
       deployBlock: deployment.deployBlock,
       simulator: running,
       devnetFile,
       consensusFile,
+      resumed: resume ? { head: resume.head.number, nextDay: resume.nextDay } : undefined,
       buildHistory: (history = {}) => running.runDays(history.days ?? days, history.onDay),
       goLive() {
         running.startLive({
@@ -338,8 +286,11 @@ export async function launchDevnet(options: StartDevnetOptions): Promise<Launche
       },
       async stop() {
         await running.stop()
+        // the simulator's context and the head it belongs to, once no work is in flight
+        const snapshot = kept ? await keptSnapshot(running, kept.paths, logger) : undefined
         await gateInFront.stop()
         await anvil.stop()
+        if (kept && snapshot) saveKeptState(kept.paths, snapshot, anvil.exitedCleanly(), logger)
       },
     }
   } catch (error) {

@@ -22,3 +22,15 @@ describe('createRng', () => {
     expect(() => rng.pick([])).toThrow()
   })
 })
+
+describe('createRng restored from its draws', () => {
+  test('behavior: a generator made with the draws of another continues its sequence', () => {
+    const a = createRng('resume')
+    for (let i = 0; i < 37; i++) a.next()
+    a.int(5)
+    a.chance(0.5)
+    const b = createRng('resume', a.draws())
+    expect(b.draws()).toBe(39)
+    expect(Array.from({ length: 5 }, () => b.next())).toEqual(Array.from({ length: 5 }, () => a.next()))
+  })
+})

@@ -14,22 +14,26 @@ export interface Rng {
   pick<T>(items: readonly T[]): T
   /** An independent generator derived from this seed and a label. */
   fork(label: string): Rng
+  /** Numbers drawn so far: `createRng(seed, rng.draws())` continues where this one is (devnet/persistence.ts). */
+  draws(): number
 }
 
 /**
- * Creates a generator from any seed (number or string), hashed with sha256 into sfc32's 128-bit state.
+ * Creates a generator from any seed (number or string), hashed with sha256 into sfc32's 128-bit state;
+ * `skip` numbers already drawn (a generator restored from its `draws()`).
  *
  * @example
  * const rng = createRng(42)
  * rng.int(10) // the same value on every run
  */
-export function createRng(seed: number | string): Rng {
+export function createRng(seed: number | string, skip = 0): Rng {
   const digest = createHash('sha256').update(`lsreport-devnet:${seed}`).digest()
   let a = digest.readUInt32LE(0)
   let b = digest.readUInt32LE(4)
   let c = digest.readUInt32LE(8)
   let d = digest.readUInt32LE(12)
-  const next = (): number => {
+  let drawn = 0
+  const sfc32 = (): number => {
     a >>>= 0
     b >>>= 0
     c >>>= 0
@@ -43,7 +47,13 @@ export function createRng(seed: number | string): Rng {
     c = (c + t) | 0
     return (t >>> 0) / 4294967296
   }
-  for (let i = 0; i < 16; i++) next()
+  for (let i = 0; i < 16; i++) sfc32()
+  for (let i = 0; i < skip; i++) sfc32()
+  drawn = skip
+  const next = (): number => {
+    drawn += 1
+    return sfc32()
+  }
   const rng: Rng = {
     next,
     int: (n) => Math.floor(next() * n),
@@ -54,6 +64,7 @@ export function createRng(seed: number | string): Rng {
       return items[Math.floor(next() * items.length)] as T
     },
     fork: (label) => createRng(`${seed}/${label}`),
+    draws: () => drawn,
   }
   return rng
 }

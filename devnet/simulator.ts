@@ -10,6 +10,7 @@ import type { Logger } from '../common/logger.ts'
 import { type BlockBuilder, createBlockBuilder } from './blocks.ts'
 import { type ConsensusFacts, createConsensusModel } from './consensus.ts'
 import type { DevnetDeployment } from './deployment.ts'
+import { SIMULATOR_STATE_VERSION, type SimulatorSnapshot } from './persistence.ts'
 import { createRng } from './rng.ts'
 import { createSimulationRunner, type SimulationRunner } from './simulation/live.ts'
 import { PRICE_WALK_START } from './simulation/prices.ts'
@@ -84,6 +85,11 @@ export interface CreateSimulatorOptions {
   consensusFile?: string
   behavior?: Partial<typeof DEFAULT_BEHAVIOR>
   logger?: Logger
+  /**
+   * a snapshot (`snapshot()`, devnet/persistence.ts) to continue from, on the chain it was taken on (restored
+   * by anvil; `deployment` is the snapshot's): the next day is the snapshot's
+   */
+  resume?: SimulatorSnapshot
 }
 
 /** A seeded protocol simulator over a deployed devnet (see README.md). */
@@ -95,6 +101,11 @@ export interface Simulator extends Omit<SimulationRunner, 'live' | 'error'> {
   consensus(): ConsensusFacts | undefined
   /** Consensus facts of every report so far. */
   consensusHistory(): ConsensusFacts[]
+  /**
+   * The simulator's context as plain data with the chain's latest block, for `createSimulator({ resume })`;
+   * taken when no work is in flight (after `stop()`).
+   */
+  snapshot(): Promise<SimulatorSnapshot>
 }
 
 /**
@@ -121,29 +132,34 @@ export async function createSimulator(options: CreateSimulatorOptions): Promise<
   }
   if (lossDay !== null && lossDay < 1) throw new Error('lossDay must be >= 1 (validators activate at day 0)')
 
+  const resume = options.resume
   const builder: BlockBuilder = await createBlockBuilder({ publicClient, testClient })
   const firstActivity = timeline.activityTimes(0)[0] as bigint
-  if (builder.lastTimestamp() + 60n >= firstActivity) {
+  if (!resume && builder.lastTimestamp() + 60n >= firstActivity) {
     throw new Error(
       `the chain (latest block at ${builder.lastTimestamp()}) is past the simulator's start (${firstActivity}); start anvil at timeline.genesisTimestamp`,
     )
   }
   await testClient.request({ method: 'anvil_autoImpersonateAccount', params: [true] } as never)
 
-  const root = createRng(seed)
-  const userRng = root.fork('users')
-  const reportRng = root.fork('reports')
-  const priceRng = root.fork('prices')
+  // each generator derives from the seed and its label; a resumed one skips the numbers already drawn
+  const forked = (label: string, draws = 0) => createRng(`${seed}/${label}`, draws)
+  const userRng = forked('users', resume?.draws.users)
+  const reportRng = forked('reports', resume?.draws.reports)
+  const priceRng = forked('prices', resume?.draws.prices)
+  const consensusRng = forked('consensus', resume?.draws.consensus)
   const pricesFromDay = options.pricesFromDay ?? 0
   if (!Number.isInteger(pricesFromDay) || pricesFromDay < 0)
     throw new Error('pricesFromDay must be an integer >= 0')
   const consensusModel = createConsensusModel({
-    rng: root.fork('consensus'),
+    rng: consensusRng,
     operatorCount: deployment.operators.length,
+    ...(resume ? { from: resume.consensus } : {}),
   })
 
-  const walletRng = root.fork('wallets')
-  const wallets = createWallets(seed, options.walletCount, behavior, walletRng)
+  const wallets = resume
+    ? resume.wallets.map((w) => ({ ...w }))
+    : createWallets(seed, options.walletCount, behavior, createRng(seed).fork('wallets'))
   const ctx: SimulationContext = {
     publicClient,
     testClient,
@@ -163,7 +179,7 @@ export async function createSimulator(options: CreateSimulatorOptions): Promise<
     userRng,
     reportRng,
     priceRng,
-    priceWalk: PRICE_WALK_START,
+    priceWalk: resume ? { ...resume.priceWalk } : PRICE_WALK_START,
     pricesFromDay,
     consensusModel,
     wallets,
@@ -188,6 +204,7 @@ export async function createSimulator(options: CreateSimulatorOptions): Promise<
     nextDay: 0,
     setupDone: false,
   }
+  if (resume) restoreContext(ctx, resume)
   const runner = createSimulationRunner(ctx)
 
   return {
@@ -210,7 +227,55 @@ export async function createSimulator(options: CreateSimulatorOptions): Promise<
     }),
     consensus: () => ctx.factsHistory[ctx.factsHistory.length - 1],
     consensusHistory: () => [...ctx.factsHistory],
+    async snapshot(): Promise<SimulatorSnapshot> {
+      const head = await publicClient.getBlock({ blockTag: 'latest' })
+      return {
+        version: SIMULATOR_STATE_VERSION,
+        seed,
+        walletCount: options.walletCount,
+        startDate: options.startDate,
+        head: { number: head.number, hash: head.hash },
+        deployment,
+        nextDay: ctx.nextDay,
+        setupDone: ctx.setupDone,
+        deniedWallet: ctx.deniedWallet?.index,
+        versions: { ...ctx.versions },
+        draws: {
+          users: userRng.draws(),
+          reports: reportRng.draws(),
+          prices: priceRng.draws(),
+          consensus: consensusRng.draws(),
+        },
+        priceWalk: { ...ctx.priceWalk },
+        consensus: consensusModel.snapshot(),
+        wallets: wallets.map((w) => ({ ...w })),
+        openRequests: [...ctx.openRequests.values()].map((r) => ({ ...r })),
+        requestedExits: [...ctx.requestedExits],
+        fundedKeys: [...ctx.fundedKeys],
+        addedKeys: [...ctx.addedKeys],
+        reports: ctx.reports.map((r) => ({ ...r })),
+        factsHistory: [...ctx.factsHistory],
+        counts: { ...ctx.counts },
+        globalFee: ctx.globalFee,
+      }
+    },
   }
+}
+
+/** Sets a fresh context's records to a snapshot's (the generators and consensus model are restored apart). */
+function restoreContext(ctx: SimulationContext, resume: SimulatorSnapshot): void {
+  ctx.deniedWallet = resume.deniedWallet === undefined ? undefined : ctx.wallets[resume.deniedWallet]
+  ctx.versions = { ...resume.versions }
+  ctx.openRequests = new Map(resume.openRequests.map((r) => [r.id, { ...r }]))
+  ctx.requestedExits = [...resume.requestedExits]
+  ctx.fundedKeys = [...resume.fundedKeys]
+  ctx.addedKeys = [...resume.addedKeys]
+  ctx.reports = resume.reports.map((r) => ({ ...r }))
+  ctx.factsHistory = [...resume.factsHistory]
+  ctx.counts = { ...resume.counts }
+  ctx.globalFee = resume.globalFee
+  ctx.nextDay = resume.nextDay
+  ctx.setupDone = resume.setupDone
 }
 
 /**

@@ -9,12 +9,23 @@ import { isOtherModelField } from './fee-model-fields.ts'
 import { fiatValue } from './fiat.ts'
 import { RATE_NUMERATORS } from './field-kinds.ts'
 import { calendarDays, calendarPeriod, GRANULARITIES } from './periods.ts'
-import { dayFeeBearing, type RolledPeriod, type RollupDay, rollPeriod, rollRange, rollUp } from './rollup.ts'
+import {
+  dayFeeBearing,
+  partCounted,
+  type RolledPeriod,
+  type RollupDay,
+  rollPeriod,
+  rollRange,
+  rollUp,
+} from './rollup.ts'
 import { parseFraction, parseUnits } from './units.ts'
 
 /** Fiat units (10^-8) of a day's value, as the daily record shows it (fiatValue). */
 const units = (wei: bigint, price: { answer: bigint; decimals: number }) =>
   parseUnits(fiatValue(wei, price.answer, price.decimals), 8)
+
+/** Stated rates the oracle counted at their rate (the properties must reach that path). */
+let statedCounted = 0
 
 /**
  * The stock/flow rule applied to a period's daily records, written out field by field without the
@@ -40,27 +51,47 @@ function checkPeriod(p: RolledPeriod, days: readonly RollupDay[]) {
   // opening balances: the previous report's record (transfers move a balance: not derivable from the day)
   expect(p.opening.balance_lseth).toBe(first.opening_balance_lseth)
   expect(p.opening.balance_eth).toBe(first.opening_balance_eth)
-  // rates: the truncation of (summed part / summed fee-bearing rewards) over the days of the part's model
+  // rates: the truncation of (summed part / summed fee-bearing rewards) over the days of the part's model; a
+  // day whose stated rate explains its part (positive base, |rate x base - wei| <= rate x base / 10^9 + 1000
+  // wei) counts rate x base instead. All over one denominator D: the product of the distinct fee-bearing
+  // denominators times 10^60 (a stated rate's is a power of ten below it).
   for (const [field, part] of Object.entries(RATE_NUMERATORS)) {
     const applying = days.filter((d) => !isOtherModelField(field, d.fee_model))
+    const dens = applying.map((d) => dayFeeBearing(d.amounts, d.gross_protocol_fee_rate).den)
+    const D = [...new Set(dens)].reduce((a, b) => a * b, 10n ** 60n)
+    const over = (x: { num: bigint; den: bigint }) => x.num * (D / x.den)
     const value = p.rates[field as keyof typeof RATE_NUMERATORS]
     if (applying.length === 0) {
       expect(value).toBeNull()
       continue
     }
-    // sum of fractions over a common denominator (the product of the distinct denominators)
-    const bases = applying.map((d) => dayFeeBearing(d.amounts, d.gross_protocol_fee_rate))
-    const den = [...new Set(bases.map((b) => b.den))].reduce((a, b) => a * b, 1n)
-    const baseNum = bases.reduce((s, b) => s + (b.num * den) / b.den, 0n)
-    const sum = applying.reduce((s, d) => s + d.amounts[part as 'fees_eth'], 0n)
+    let baseNum = 0n
+    let sum = 0n
+    for (const d of applying) {
+      const base = dayFeeBearing(d.amounts, d.gross_protocol_fee_rate)
+      baseNum += over(base)
+      const wei = d.amounts[part as 'fees_eth'] * D
+      const stated = d.rates?.[field as keyof typeof RATE_NUMERATORS]
+      if (stated === undefined || base.num <= 0n) {
+        sum += wei
+        continue
+      }
+      const r = parseFraction(stated)
+      expect((r.num * over(base)) % r.den).toBe(0n)
+      const at = (r.num * over(base)) / r.den
+      const gap = at > wei ? at - wei : wei - at
+      const explains = gap <= at / 10n ** 9n + 1000n * D
+      sum += explains ? at : wei
+      if (explains) statedCounted++
+    }
     if (baseNum <= 0n) {
       expect(value).toBe('0')
       continue
     }
     const r = parseFraction(value as string)
-    // r <= sum / base < r + 10^-18 (ROUND_DOWN toward zero; sum may be 0, never negative here)
-    expect(r.num * baseNum <= sum * den * r.den).toBe(true)
-    expect((r.num * 10n ** 18n) / r.den + 1n > (sum * den * 10n ** 18n) / baseNum).toBe(true)
+    // r <= sum / base < r + 10^-18 (ROUND_DOWN toward zero)
+    expect(r.num * baseNum <= sum * r.den).toBe(true)
+    expect((r.num * 10n ** 18n) / r.den + 1n > (sum * 10n ** 18n) / baseNum).toBe(true)
   }
   // fiat: a flow's value is the sum of its days' (each at its own price), a balance's at that date's price
   if (first.price === undefined) {
@@ -149,6 +180,56 @@ describe('rollUp', () => {
     expect(p.fiat?.closing_balance).toBe(173_329_438_842_000n)
     // opening: 411.09 LsETH x 1.05 at $3,900 = 1,683,413.55
     expect(p.fiat?.opening_balance).toBe(168_341_355_000_000n)
+  })
+
+  test('behavior: days that each charged 0.15 on wei floored by the chain roll up to 0.15, not 0.149999999999999999', () => {
+    const day = (date: string, gross: bigint): RollupDay => {
+      const amounts = zeroWalletAmounts()
+      amounts.gross_rewards_eth = gross
+      // the mint floors: each day's fee is a wei or two short of 0.15 x gross
+      amounts.fees_eth = (gross * 15n) / 100n - 1n
+      amounts.platform_fees_eth = amounts.fees_eth / 3n
+      return {
+        date,
+        fee_model: 'v3',
+        amounts,
+        opening_balance_lseth: 0n,
+        opening_balance_eth: 0n,
+        conversion_rate: '1.05',
+        previous_conversion_rate: '1.05',
+        gross_protocol_fee_rate: '0.15',
+      }
+    }
+    const days = [
+      day('2026-06-28', 1_000_000_000_000_000_007n),
+      day('2026-06-29', 2_000_000_000_000_000_013n),
+    ]
+    expect(rollPeriod('range', '2026-06-28', '2026-06-29', days).rates.gross_protocol_fee_rate).toBe(
+      '0.149999999999999999',
+    )
+    const stated = days.map((d) => ({
+      ...d,
+      rates: { gross_protocol_fee_rate: '0.15', period_platform_fees_rate: '0.05' },
+    }))
+    const rates = rollPeriod('range', '2026-06-28', '2026-06-29', stated).rates
+    expect(rates.gross_protocol_fee_rate).toBe('0.15')
+    expect(rates.period_platform_fees_rate).toBe('0.05')
+  })
+
+  test('behavior: the properties above counted days at their stated rates (the path is reached)', () => {
+    expect(statedCounted).toBeGreaterThan(0)
+  })
+
+  test('behavior: a stated rate that does not explain its part (a measured legacy fee) counts the wei', () => {
+    const base = { num: 1_000_000_000_000_000_000n, den: 1n }
+    // 0.15 x 1 ETH, as 15 x 10^18 / 100: a wei short of it is explained
+    expect(partCounted(149_999_999_999_999_999n, '0.15', base)).toEqual({ num: 15n * 10n ** 18n, den: 100n })
+    expect(partCounted(57_090_917_079_861_867n, '0.1', base)).toEqual({
+      num: 57_090_917_079_861_867n,
+      den: 1n,
+    })
+    // no positive fee-bearing rewards: the wei
+    expect(partCounted(0n, '0.15', { num: -5n, den: 1n })).toEqual({ num: 0n, den: 1n })
   })
 
   test('behavior: an empty period is refused', () => {

@@ -37,6 +37,13 @@ export interface RollupDay {
   previous_conversion_rate: string
   /** g of the report (every wallet of a report has the same). */
   gross_protocol_fee_rate: string
+  /**
+   * The day's served rate of a part, where every wallet of the day has the same one (a wallet's own record; an
+   * account whose wallets share their rates). Where it explains the day's part (`RATE_TOLERANCE`), the period
+   * counts the part at that rate (rate x the day's fee-bearing rewards), so a period whose days all charged
+   * 0.035 says 0.035, not the floored wei's 0.034999999999999999; any other part counts its summed wei.
+   */
+  rates?: Partial<Record<RateField, string>>
   /** The report's price in the read's currency (null: missing); undefined: no fiat asked. */
   price?: PriceAnswer | null
   /** The price of the report before this one (null: missing or none). */
@@ -103,10 +110,33 @@ export function dayFeeBearing(
   return { num: amounts.gross_rewards_eth, den: 1n }
 }
 
+/** a + b over their least common denominator (the engine's denominators are powers of ten: it stays small). */
 function addFraction(a: Fraction, b: Fraction): Fraction {
-  return a.den === b.den
-    ? { num: a.num + b.num, den: a.den }
-    : { num: a.num * b.den + b.num * a.den, den: a.den * b.den }
+  if (a.den === b.den) return { num: a.num + b.num, den: a.den }
+  const den = (a.den / gcd(a.den, b.den)) * b.den
+  return { num: a.num * (den / a.den) + b.num * (den / b.den), den }
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  let [x, y] = [a < 0n ? -a : a, b < 0n ? -b : b]
+  while (y !== 0n) [x, y] = [y, x % y]
+  return x
+}
+
+/**
+ * The rates a group of wallets' records of one day state together (`RollupDay.rates`): each rate every wallet
+ * serves alike.
+ */
+export function statedRates(
+  wallets: readonly Readonly<Record<RateField, string>>[],
+): Partial<Record<RateField, string>> {
+  const out: Partial<Record<RateField, string>> = {}
+  const first = wallets[0]
+  if (first === undefined) return out
+  for (const rate of Object.keys(RATE_NUMERATORS) as RateField[]) {
+    if (wallets.every((w) => w[rate] === first[rate])) out[rate] = first[rate]
+  }
+  return out
 }
 
 /** Fiat units (10^-8) of wei at a price: `fiatValue`, rounded once half-even to 8 places. */
@@ -143,24 +173,50 @@ function openingOf(day: RollupDay): StockValues {
   }
 }
 
-/** Each rate of a run of days: its part summed / the fee-bearing rewards summed, over the days it applies to. */
+/**
+ * How far a part's wei may be from rate x fee-bearing rewards for the rate to explain it: one part in 10^9 of
+ * the product plus 1,000 wei (the mint's floor and each transfer's rounding are a few wei; a measured legacy
+ * fee that is not g x gross is off by percents).
+ */
+export const RATE_TOLERANCE = { parts: 10n ** 9n, wei: 1_000n } as const
+
+/**
+ * Each rate of a run of days: its part over the fee-bearing rewards, both summed over the days it applies to.
+ * A day whose stated rate explains its part (positive fee-bearing rewards, within `RATE_TOLERANCE`) counts the
+ * part at that rate, so the period's rate is exactly the rate its days charged when they all charged one; any
+ * other day counts the part's wei.
+ */
 function ratesOf(days: readonly RollupDay[]): Record<RateField, string | null> {
   const out = {} as Record<RateField, string | null>
   const bases = days.map((d) => dayFeeBearing(d.amounts, d.gross_protocol_fee_rate))
   for (const [rate, part] of Object.entries(RATE_NUMERATORS) as [RateField, PeriodField][]) {
-    let sum = 0n
+    let sum: Fraction = { num: 0n, den: 1n }
     let base: Fraction = { num: 0n, den: 1n }
     let applies = false
     days.forEach((day, i) => {
       if (isOtherModelField(rate, day.fee_model)) return
       applies = true
-      sum += day.amounts[part]
-      base = addFraction(base, bases[i] as Fraction)
+      const dayBase = bases[i] as Fraction
+      sum = addFraction(sum, partCounted(day.amounts[part], day.rates?.[rate], dayBase))
+      base = addFraction(base, dayBase)
     })
     // rounding: ROUND_DOWN at 18 places, as every served rate; '0' when the base is <= 0 (fee-totals.ts)
-    out[rate] = !applies ? null : base.num > 0n ? formatRatio(sum * base.den, base.num) : '0'
+    out[rate] = !applies ? null : base.num > 0n ? formatRatio(sum.num * base.den, sum.den * base.num) : '0'
   }
   return out
+}
+
+/**
+ * A day's part as a period's rate counts it: at its stated rate (rate x fee-bearing rewards) when that explains
+ * the part's wei within `RATE_TOLERANCE`, else the wei.
+ */
+export function partCounted(wei: bigint, stated: string | undefined, base: Fraction): Fraction {
+  if (stated === undefined || base.num <= 0n) return { num: wei, den: 1n }
+  const r = parseFraction(stated, 'rate')
+  const at = { num: r.num * base.num, den: r.den * base.den }
+  const gap = at.num - wei * at.den
+  const allowed = at.num / RATE_TOLERANCE.parts + RATE_TOLERANCE.wei * at.den
+  return (gap < 0n ? -gap : gap) <= allowed ? at : { num: wei, den: 1n }
 }
 
 /** The fiat values of a run of days (every day carries `price`). */

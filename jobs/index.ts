@@ -8,6 +8,7 @@ import type { Db } from '../db/index.ts'
 import { createAllowlistWriter } from './allowlist-writer.ts'
 import { createConsensusJob } from './consensus.ts'
 import { createDayJobs, DAY_JOBS, inlineDayConcurrency } from './days/index.ts'
+import { createExportJobs, EXPORT_JOBS } from './exports/index.ts'
 import { createFollower } from './follower/index.ts'
 import { type JobRunner, type Processor, UnrecoverableError } from './runner.ts'
 import { createWebhookJobs, WEBHOOK_JOBS, type WebhookOptions } from './webhooks/index.ts'
@@ -46,6 +47,8 @@ export const JOBS = {
   allowlist: { name: 'allowlist', everyMs: 2_000 },
   days: { name: DAY_JOBS.schedule, everyMs: 2_000 },
   webhooks: { name: WEBHOOK_JOBS.dispatch, everyMs: 1_000 },
+  /** Hands queued exports to the runner and deletes expired files (jobs/exports). */
+  exports: { name: EXPORT_JOBS.dispatch, everyMs: 1_000 },
   /** One slot: the sources cache their reads (Beacon API 10 min), so most passes store nothing. */
   consensus: { name: 'consensus', everyMs: 12_000 },
 } as const
@@ -94,6 +97,7 @@ export function createJobs(deps: JobsDeps) {
   })
   const processors: Record<string, Processor> = {
     ...webhooks.processors,
+    ...createExportJobs({ db: deps.db, logger, runner: boundRunner }),
     ...createDayJobs({
       db: deps.db,
       chainId: deps.chain.chainId,

@@ -80,7 +80,11 @@ describe('?format=csv on every CSV read of the OpenAPI document', () => {
     }
     reads = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.entries(ops)
-        .filter(([, op]) => op.responses?.['200']?.content?.['text/csv'] !== undefined)
+        // reads answering JSON or CSV (a file only ever CSV, GET /v1/exports/{id}/download, has no format to choose)
+        .filter(([, op]) => {
+          const content = op.responses?.['200']?.content
+          return content?.['text/csv'] !== undefined && content['application/json'] !== undefined
+        })
         .map(([method, op]) => csvRead(`${method.toUpperCase()} ${path}`, op, seeded)),
     )
   }, 300_000)

@@ -152,6 +152,7 @@ describe('date and range parameters of the OpenAPI document at their edges', () 
       'GET /v1/reports/{date}/versions': {},
       'GET /v1/admin/days': {},
       'POST /v1/admin/backfill': { body: {} },
+      'POST /v1/exports': { body: { kind: 'records' } },
     }
     const keys = dated.map((op) => `${op.method} ${op.path}`)
     expect(

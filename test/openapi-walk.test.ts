@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { ERROR_CATALOG } from '../api/errors.ts'
+import { createLogger } from '../common/logger.ts'
 import { createRepos } from '../db/repos/index.ts'
+import { createExportJobs, EXPORT_JOBS } from '../jobs/exports/index.ts'
+import type { Processor } from '../jobs/runner.ts'
 import { createPlatformService } from '../platform/service.ts'
 import { type Backend, clientToken, http, startTestApi, type TestApi } from './helpers/api.ts'
 import { type ComputedHistory, computedHistory } from './helpers/days.ts'
@@ -208,6 +211,29 @@ describe('the served OpenAPI document, walked over HTTP', () => {
         expect(res.status).toBe(201)
         return res.body.id
       }
+      // an export built by its job's processor (the walk runs no runner)
+      let exportId: string | undefined
+      const completedExport = async (): Promise<string> => {
+        if (exportId) return exportId
+        const res = await call('POST', '/v1/exports', { from: first, to: last, kind: 'records' })
+        expect(res.status).toBe(202)
+        const build = createExportJobs({
+          db,
+          logger: createLogger({ level: 'silent' }),
+          runner: () => {
+            throw new Error('no runner')
+          },
+        })[EXPORT_JOBS.build] as Processor
+        await build({
+          id: 'walk',
+          name: EXPORT_JOBS.build,
+          data: { exportId: res.body.id },
+          attemptsMade: 0,
+          attempts: 1,
+        })
+        exportId = res.body.id as string
+        return exportId
+      }
       const accountAction = (action: string) => async (): Promise<Req> => ({
         url: `/v0/platform/accounts/${(await fresh()).key}/${action}`,
       })
@@ -361,6 +387,15 @@ describe('the served OpenAPI document, walked over HTTP', () => {
           const id = await webhook()
           await repos.webhooks.emit({ type: 'day.finalized', factKey: `walk:${id}`, orgId: null, data: {} })
           return { url: `/v1/webhooks/${id}/deliveries?limit=10&offset=0` }
+        },
+        'POST /v1/exports': async () => ({
+          url: '/v1/exports',
+          body: { from: first, to: last, kind: 'journal', granularity: 'month', currency: 'usd' },
+        }),
+        'GET /v1/exports/{id}': async () => ({ url: `/v1/exports/${await completedExport()}` }),
+        'GET /v1/exports/{id}/download': async () => {
+          const shown = await call('GET', `/v1/exports/${await completedExport()}`)
+          return { url: shown.body.download_url, token: false }
         },
         'POST /v1/webhooks/{id}/deliveries/{deliveryId}/replay': async () => {
           const id = await webhook()

@@ -106,6 +106,8 @@ describe('lsreport up (embedded default)', () => {
     expect(Math.max(...amounts(out, 'balance_lseth'))).toBeGreaterThan(0)
     expect(out).toMatch(/"key": "customer-1"/)
     expect(out).toMatch(/"status": "NOT_READY"/)
+    // the new wallet, as created and as its status URL (GET /v0/platform/wallets/{address}) answers it
+    expect(out.match(/"address": "0x8c1bed5b9a0928467c9b1341da1d7bd5e10b6549"/gi)).toHaveLength(2)
     const csv = await fs.readFile(path.join(home, 'demo-account.csv'), 'utf8')
     expect(csv.split('\r\n').length).toBeGreaterThan(90) // a header, then wallet-days
     expect(csv.split('\r\n')[0]).toContain('rewards_eth')
@@ -188,8 +190,7 @@ describe('lsreport up (embedded default)', () => {
     const call2 = http(base, token2.body.access_token)
     const list = await call2('GET', '/v0/platform/accounts')
     expect(list.body.map((a: { key: string }) => a.key).sort()).toEqual(['customer-1', 'demo', 'demo-user'])
-    // a new devnet replaced the old chain: the follower rolled back what the new chain lacks and the
-    // allowlist job sent the wallet's permissions again
+    // the devnet chain was resumed (test/up-restart.test.ts): the wallet allowlisted before the stop stays so
     await waitForStatus(call2, '0x00000000000000000000000000000000000a11ce', 'ALLOWLISTED')
   })
 })

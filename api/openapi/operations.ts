@@ -207,6 +207,22 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /v1/webhooks/{id}/resume': { operationId: 'resumeWebhook' },
   'GET /v1/webhooks/{id}/deliveries': { operationId: 'listWebhookDeliveries' },
   'POST /v1/webhooks/{id}/deliveries/{deliveryId}/replay': { operationId: 'replayWebhookDelivery' },
+
+  'POST /v1/exports': {
+    operationId: 'createExport',
+    requestExample: {
+      from: '2026-04-01',
+      to: '2026-06-30',
+      kind: 'journal',
+      granularity: 'month',
+      currency: 'usd',
+    },
+  },
+  'GET /v1/exports/{id}': { operationId: 'getExport' },
+  'GET /v1/exports/{id}/download': {
+    operationId: 'downloadExport',
+    headers: ['Content-Disposition', 'ETag'],
+  },
 }
 
 /**

@@ -86,7 +86,7 @@ export function adminBackfillRoutes(app: FastifyInstance, deps: { db: Db; repos:
 }
 
 /** The one chain the service follows; a 400 naming them when there are several (or none yet). */
-async function onlyChain(repos: Repos): Promise<number> {
+export async function onlyChain(repos: Repos): Promise<number> {
   const chains = await repos.days.chainIds()
   if (chains.length === 1) return chains[0] as number
   if (chains.length === 0) throw new ApiError('IR1000', 'no oracle report has been ingested yet')

@@ -13,6 +13,7 @@ import { parseFormBody } from '../plugins/input-rules.ts'
 import { adminRoutes } from './admin.ts'
 import { adminBackfillRoutes } from './admin-backfill.ts'
 import { discountRoutes } from './discounts.ts'
+import { exportRoutes } from './exports/index.ts'
 import { feeRoutes } from './fees/index.ts'
 import { healthRoutes } from './health.ts'
 import { oauthRoutes } from './oauth.ts'
@@ -97,4 +98,6 @@ export async function registerRoutes(app: FastifyInstance, deps: RoutesDeps): Pr
     // SIGNING_KEY_SECRET (or the embedded one): read when the first webhook is created
     sealingKey: memoizeSuccess(() => signingKeySecret(deps.config)),
   })
+  // download links are signed with a key derived from SIGNING_KEY_SECRET (api/routes/exports/link.ts)
+  exportRoutes(app, { repos, secret: memoizeSuccess(() => signingKeySecret(deps.config)) })
 }

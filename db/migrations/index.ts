@@ -20,6 +20,7 @@ import * as m017 from './017_webhook_secrets_sealed.ts'
 import * as m018 from './018_allowlist_change_retry.ts'
 import * as m019 from './019_content_hash_scheme.ts'
 import * as m020 from './020_derived_prices.ts'
+import * as m021 from './021_exports.ts'
 
 interface Migration {
   /** `options`: what `migrate` was given (the sealing key a migration that seals needs). */
@@ -49,6 +50,7 @@ const migrations: [string, Migration][] = [
   ['018_allowlist_change_retry', m018],
   ['019_content_hash_scheme', m019],
   ['020_derived_prices', m020],
+  ['021_exports', m021],
 ]
 
 /** knex migration source over the in-code list (works the same under tsx, vitest and any bundler). */

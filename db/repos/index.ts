@@ -8,6 +8,8 @@ import { createConsensusRepo } from './consensus.ts'
 import { createDaysRepo } from './days.ts'
 import { createDelegationsRepo } from './delegations.ts'
 import { createDiscountsRepo } from './discounts.ts'
+import { createExportReadsRepo } from './export-reads.ts'
+import { createExportsRepo } from './exports.ts'
 import { createOrgsRepo } from './orgs.ts'
 import { createPricesRepo } from './prices.ts'
 import { createRecordsRepo } from './records.ts'
@@ -38,6 +40,8 @@ const FACTORIES = {
   prices: createPricesRepo,
   consensus: createConsensusRepo,
   signingKeys: createSigningKeysRepo,
+  exports: createExportsRepo,
+  exportReads: createExportReadsRepo,
 } as const
 
 /** Every repository over one database handle (the pool, or a transaction), as `createRepos` returns them. */

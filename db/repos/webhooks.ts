@@ -4,6 +4,7 @@ import type { Queryable } from '../index.ts'
 import { whereTuplesIn } from '../tuple-list.ts'
 import type { AccountRow } from './accounts.ts'
 import { isUuid } from './accounts.ts'
+import type { ExportRow } from './exports.ts'
 import { type Page, pageWithTotal } from './page.ts'
 import type { WalletRow } from './wallets.ts'
 
@@ -16,6 +17,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'account.denied',
   'redeem.satisfied',
   'redeem.claimed',
+  'export.completed',
 ] as const
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
@@ -253,6 +255,34 @@ export function createWebhooksRepo(db: Queryable) {
      * first try reverts for a reason a retry may cure (`final` false: the writer keeps trying), and once when it
      * fails for good (`final` true).
      */
+    /**
+     * export.completed once an export's file is complete (db/repos/exports.ts `complete`), to its organization:
+     * the export's id and what the file holds; the download link is asked from GET /v1/exports/{id} (it is
+     * signed and expires, so it is not in the event). One event per export.
+     */
+    async emitExportCompleted(row: ExportRow): Promise<void> {
+      await emit({
+        type: 'export.completed',
+        factKey: `export.completed:${row.id}`,
+        orgId: row.org_id,
+        data: {
+          export_id: row.id,
+          chain_id: row.chain_id,
+          kind: row.spec.kind,
+          format: row.spec.format,
+          from: row.spec.from,
+          to: row.spec.to,
+          granularity: row.spec.granularity,
+          rows: Number(row.rows),
+          bytes: Number(row.bytes),
+          sha256: row.sha256,
+          completed_at: row.completed_at?.toISOString() ?? null,
+          expires_at: row.expires_at?.toISOString() ?? null,
+          href: `/v1/exports/${row.id}`,
+        },
+      })
+    },
+
     async emitAllowlistChangeFailed(
       wallet: WalletRow,
       change: { id: string; reason: string; permissions: string; attempts: number },

@@ -1,3 +1,5 @@
+import fs from 'node:fs'
+import path from 'node:path'
 /**
  * Synthetic chain history for the benchmarks (bench/day.ts, bench/api.ts) and the tests that need a computed
  * day of many wallets (./rewards-day.ts), written straight into the tables
@@ -405,4 +407,27 @@ async function writeRegistered(
     rows,
   )
   return count
+}
+
+/**
+ * A `$DATA_DIR/devnet.json` naming the synthetic chain (`CHAIN=devnet`): its id, and River and the
+ * RedeemManager as the history's burn addresses. The backfill reads only the database: no RPC is dialled.
+ */
+export function syntheticDevnetFile(dir: string) {
+  const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
+  const file = {
+    rpc_url: 'http://127.0.0.1:8545',
+    chain_id: BENCH_CHAIN_ID,
+    contracts: {
+      river: BURN_ADDRESSES[0],
+      redeemManager: BURN_ADDRESSES[1],
+      allowlist: address(0xa110),
+      oracle: address(0x0ace),
+      operatorsRegistry: address(0x0be5),
+    },
+    allower: { address: address(0xa11e), private_key: `0x${'11'.repeat(32)}` },
+    firewall: address(0xf1e),
+    deploy_block: 0,
+  }
+  fs.writeFileSync(path.join(dir, 'devnet.json'), JSON.stringify(file, null, 2))
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { groupBy } from '../../../common/group.ts'
-import { zeroWalletAmounts } from '../../../engine/index.ts'
+import { storedAmounts, zeroWalletAmounts } from '../../../engine/index.ts'
 import { feeModelOf, setFeeModelHeaders } from '../../fee-model-headers.ts'
 import type { Unit } from '../../record-fields.ts'
 import { FormatQuery, jsonOrCsv, sendCsv, wantsCsv } from '../../reporting/csv.ts'
@@ -10,7 +10,7 @@ import { answeredFromCache, setReportHeaders } from '../../reporting/etag.ts'
 import { rejectUnit } from '../../reporting/inputs.ts'
 import { readingOrg } from '../../reporting/reads.ts'
 import { errorResponses } from '../../schemas.ts'
-import { amountsOf, presentStoredWallet } from '../../wallet-presentation.ts'
+import { presentStoredWallet } from '../../wallet-presentation.ts'
 import { checkCount, type RewardContext, type RewardRead } from './context.ts'
 import { csvFields, totalsInFiat, totalsOf, walletInFiat } from './presenting.ts'
 import {
@@ -111,7 +111,7 @@ const accountsRead: RewardRead = async (ctx, request, reply, version, unit) => {
   const fiat = await ctx.fiatOf(request, [day])
   const records = ids.map((id) => {
     const stored = storedOf.get(id)
-    const amounts = stored ? amountsOf(stored) : zeroWalletAmounts()
+    const amounts = stored ? storedAmounts(stored) : zeroWalletAmounts()
     return {
       account_id: id,
       fee_model: model,

@@ -55,13 +55,16 @@ export const organizationSummary: RewardRead = async (ctx, request, reply, versi
   const periods = rollUp(orgDays, from, to, by).map((p) => ({
     ...periodHead(p),
     ...presentPeriod(p, version, unit, currency),
-    accounts: ids.flatMap((id) =>
-      rollUp(rollupDays(byAccount.get(id) ?? [], wallets, priced, days, prices), p.from, p.to, by).map(
-        (a) => ({
-          account_id: id,
-          ...presentPeriod(a, version, unit, currency),
-        }),
-      ),
+    accounts: ids.flatMap((id, i) =>
+      rollUp(
+        rollupDays(byAccount.get(id) ?? [], series[i]?.wallets ?? [], priced, days, prices),
+        p.from,
+        p.to,
+        by,
+      ).map((a) => ({
+        account_id: id,
+        ...presentPeriod(a, version, unit, currency),
+      })),
     ),
   }))
   if (csv) {

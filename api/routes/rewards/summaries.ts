@@ -4,7 +4,7 @@ import { toAddress as normalizeAddress } from '../../../common/address.ts'
 import { groupBy } from '../../../common/group.ts'
 import { isUuid } from '../../../db/repos/accounts.ts'
 import type { ReportDay } from '../../../db/repos/reports.ts'
-import { rollRange, rollUp, zeroWalletAmounts } from '../../../engine/index.ts'
+import { rollRange, rollUp, storedAmounts, zeroWalletAmounts } from '../../../engine/index.ts'
 import { ApiError } from '../../errors.ts'
 import { feeModelOf, feeModelsOf } from '../../fee-model-headers.ts'
 import { CurrencyQuery } from '../../fiat-view.ts'
@@ -14,7 +14,7 @@ import { summaryDates, summaryRange, walletRecordsOr404 } from '../../reporting/
 import { rejectUnit } from '../../reporting/inputs.ts'
 import { AsOfQuery } from '../../reporting/reads.ts'
 import { errorResponses } from '../../schemas.ts'
-import { amountsOf, presentStoredWallet } from '../../wallet-presentation.ts'
+import { presentStoredWallet } from '../../wallet-presentation.ts'
 import type { RewardContext, RewardRead } from './context.ts'
 import { organizationSummary } from './organization-summary.ts'
 import { coverage, csvFields, totalsInFiat, totalsOf, walletInFiat } from './presenting.ts'
@@ -232,7 +232,7 @@ const accountSummary: RewardRead = async (ctx, request, reply, version, unit) =>
     .filter((row) => dayOf.has(row.report_epoch))
     .map((row) => {
       const model = feeModelOf(dayOf.get(row.report_epoch) as ReportDay)
-      const amounts = amountsOf(row)
+      const amounts = storedAmounts(row)
       return {
         oracle_report: row.report_epoch,
         date: row.date,

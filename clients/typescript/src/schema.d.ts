@@ -1117,6 +1117,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for an export file (built by a worker; answers 202 at once)
+         * @description An organization-wide export (or of the listed accounts) over `from`..`to` (at most 366 days), by `granularity`: `records` (rolled-up records) or `journal` (double-entry lines). Poll the `Location` (GET /v1/exports/{id}) until `state` is completed, then download from its `download_url`; the export.completed webhook event names it when done.
+         *
+         *     Needs a bearer token with the read:eth-rewards scope.
+         */
+        post: operations["createExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An export's state and progress; once completed, its signed download link
+         * @description `download_url` (completed only) needs no Authorization header and lasts `link_ttl` seconds (default 3600, at most 7 days, never past the file's `expires_at`); ask again for a fresh one.
+         *
+         *     Needs a bearer token with the read:eth-rewards scope.
+         */
+        get: operations["getExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An export's file, through its signed link (no Authorization header)
+         * @description The link of GET /v1/exports/{id} `download_url`: 403 IR3801 when its signature does not match the export (altered, or another export), 410 IR3802 once it expired. Streams the CSV with Content-Length, ETag (the sha256) and Content-Disposition: attachment.
+         */
+        get: operations["downloadExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1396,11 +1460,11 @@ export interface operations {
                      * @example {
                      *       "keys": [
                      *         {
-                     *           "x": "UO7GioN5p-Ue3-3RaA7NcH42J5O0h2YtJlj0Q-VLfCM",
-                     *           "y": "hB2y-PlLXumT3ujO4rmJz2KBK9STfo5N5jOLnaZ_HAU",
+                     *           "x": "YQTbSg_CqxoS3x2MysJPaWS73TH5h79EF51dFi9XNLU",
+                     *           "y": "po9Xj4zm4ojKGbJUSZDvRbIg8SxUZ3mfd0qqnIe_7so",
                      *           "alg": "ES256",
                      *           "crv": "P-256",
-                     *           "kid": "vKt5WhCgNNWPO2X0t4bRLOuRFL67sTQ_7BYvDwcCqXA",
+                     *           "kid": "weYe_km9m7U7BqmUEk-rRxRp_ODRUqmshDf5qYXzMgo",
                      *           "kty": "EC",
                      *           "use": "sig"
                      *         }
@@ -1478,32 +1542,32 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *         "id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
                      *         "key": "customer-8812",
-                     *         "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *         "org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *         "status": "ACTIVE",
-                     *         "created_at": "2026-12-02T16:51:00.102Z",
+                     *         "created_at": "2026-12-02T18:28:45.170Z",
                      *         "wallets": [
                      *           {
-                     *             "id": "aec060d0-5337-4bda-9f24-2d14281f22fb",
-                     *             "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *             "id": "2e248b60-4669-468a-94c0-f037c5796bfc",
+                     *             "account_id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
                      *             "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
                      *             "type": "ETH",
                      *             "allowlisted": false,
                      *             "on_platform": true,
-                     *             "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *             "originator_org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *             "status": "NOT_ALLOWLISTED",
                      *             "status_reason": null,
-                     *             "created_at": "2026-12-02T16:51:00.119Z"
+                     *             "created_at": "2026-12-02T18:28:45.204Z"
                      *           }
                      *         ]
                      *       },
                      *       {
-                     *         "id": "3a817991-2194-409e-ad10-4e5024c28220",
+                     *         "id": "5d20d7e4-0872-453f-9c48-f84c8c35c77d",
                      *         "key": "customer-9001",
-                     *         "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *         "org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *         "status": "ACTIVE",
-                     *         "created_at": "2026-12-02T16:51:05.028Z",
+                     *         "created_at": "2026-12-02T18:28:59.796Z",
                      *         "wallets": []
                      *       }
                      *     ]
@@ -1631,11 +1695,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3a817991-2194-409e-ad10-4e5024c28220",
+                     *       "id": "5d20d7e4-0872-453f-9c48-f84c8c35c77d",
                      *       "key": "customer-9001",
-                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *       "org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *       "status": "ACTIVE",
-                     *       "created_at": "2026-12-02T16:51:05.028Z",
+                     *       "created_at": "2026-12-02T18:28:59.796Z",
                      *       "wallets": []
                      *     }
                      */
@@ -1753,23 +1817,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *       "id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
                      *       "key": "customer-8812",
-                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *       "org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *       "status": "ACTIVE",
-                     *       "created_at": "2026-12-02T16:51:00.102Z",
+                     *       "created_at": "2026-12-02T18:28:45.170Z",
                      *       "wallets": [
                      *         {
-                     *           "id": "aec060d0-5337-4bda-9f24-2d14281f22fb",
-                     *           "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *           "id": "2e248b60-4669-468a-94c0-f037c5796bfc",
+                     *           "account_id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
                      *           "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
                      *           "type": "ETH",
                      *           "allowlisted": false,
                      *           "on_platform": true,
-                     *           "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *           "originator_org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *           "status": "NOT_ALLOWLISTED",
                      *           "status_reason": null,
-                     *           "created_at": "2026-12-02T16:51:00.119Z"
+                     *           "created_at": "2026-12-02T18:28:45.204Z"
                      *         }
                      *       ]
                      *     }
@@ -1888,23 +1952,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "52e0e954-5d71-4175-9eed-5504aee6ff4d",
+                     *       "id": "2648652f-2a02-4e52-858e-21355b766a9f",
                      *       "key": "customer-9101",
-                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *       "org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *       "status": "PAUSED",
-                     *       "created_at": "2026-12-02T16:51:05.128Z",
+                     *       "created_at": "2026-12-02T18:29:00.353Z",
                      *       "wallets": [
                      *         {
-                     *           "id": "e35d3c75-abe5-4117-a53c-b340892e2c34",
-                     *           "account_id": "52e0e954-5d71-4175-9eed-5504aee6ff4d",
+                     *           "id": "80313fc7-34d0-48a1-a6aa-da0ee06b481e",
+                     *           "account_id": "2648652f-2a02-4e52-858e-21355b766a9f",
                      *           "address": "0x7e6e0e0ad0d42075dfe07aae1fa3fe2a6b54a22d",
                      *           "type": "ETH",
                      *           "allowlisted": false,
                      *           "on_platform": true,
-                     *           "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *           "originator_org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *           "status": "PAUSED",
                      *           "status_reason": null,
-                     *           "created_at": "2026-12-02T16:51:05.142Z"
+                     *           "created_at": "2026-12-02T18:29:00.413Z"
                      *         }
                      *       ]
                      *     }
@@ -2033,23 +2097,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "511275cb-df01-4f52-ada9-4f1e3e1a9d42",
+                     *       "id": "020fc460-5b29-43f5-b57b-c28951203e5f",
                      *       "key": "customer-9102",
-                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *       "org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *       "status": "REMOVED",
-                     *       "created_at": "2026-12-02T16:51:05.192Z",
+                     *       "created_at": "2026-12-02T18:29:00.668Z",
                      *       "wallets": [
                      *         {
-                     *           "id": "db9d5f59-3b4b-4f29-bcd9-c296cf4c4fc2",
-                     *           "account_id": "511275cb-df01-4f52-ada9-4f1e3e1a9d42",
+                     *           "id": "7b02a394-2837-4402-b573-74cc43af82ff",
+                     *           "account_id": "020fc460-5b29-43f5-b57b-c28951203e5f",
                      *           "address": "0x3b49af14768de2e58c87910f526bb2958c9c42c6",
                      *           "type": "ETH",
                      *           "allowlisted": false,
                      *           "on_platform": false,
-                     *           "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *           "originator_org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *           "status": "REMOVED",
                      *           "status_reason": null,
-                     *           "created_at": "2026-12-02T16:51:05.221Z"
+                     *           "created_at": "2026-12-02T18:29:00.795Z"
                      *         }
                      *       ]
                      *     }
@@ -2178,23 +2242,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "b074f417-2e3c-410e-9d92-fac74609580e",
+                     *       "id": "3fe51b69-3dcd-4853-9c70-ea0f14078948",
                      *       "key": "customer-9103",
-                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *       "org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *       "status": "ACTIVE",
-                     *       "created_at": "2026-12-02T16:51:05.290Z",
+                     *       "created_at": "2026-12-02T18:29:01.062Z",
                      *       "wallets": [
                      *         {
-                     *           "id": "6b78e929-4c26-4b21-9165-40876af84055",
-                     *           "account_id": "b074f417-2e3c-410e-9d92-fac74609580e",
+                     *           "id": "b82d7bb1-d7b8-4b0f-aad6-12d157556d36",
+                     *           "account_id": "3fe51b69-3dcd-4853-9c70-ea0f14078948",
                      *           "address": "0x2067b31dd9724d1c831f6b56fb00ecd6fc26125a",
                      *           "type": "ETH",
                      *           "allowlisted": false,
                      *           "on_platform": true,
-                     *           "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *           "originator_org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *           "status": "NOT_ALLOWLISTED",
                      *           "status_reason": null,
-                     *           "created_at": "2026-12-02T16:51:05.306Z"
+                     *           "created_at": "2026-12-02T18:29:01.137Z"
                      *         }
                      *       ]
                      *     }
@@ -2324,9 +2388,9 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "account_id": "37c6d249-6666-4624-a1e3-be6a12850cd1",
+                     *         "account_id": "d225c65e-f36f-4c14-ab70-be4601b603aa",
                      *         "target_fee_rate": "0.08",
-                     *         "created_at": "2026-12-02T16:51:05.452Z",
+                     *         "created_at": "2026-12-02T18:29:01.562Z",
                      *         "effective_from": "2026-04-29T12:00:00.000Z"
                      *       }
                      *     ]
@@ -2451,9 +2515,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "account_id": "8798fc88-8b38-4e1c-9865-2c5ea391fa6f",
+                     *       "account_id": "9fe8bedc-6748-475d-a9b3-96e80a1ad5b2",
                      *       "target_fee_rate": "0.05",
-                     *       "created_at": "2026-12-02T16:51:05.383Z"
+                     *       "created_at": "2026-12-02T18:29:01.404Z"
                      *     }
                      */
                     "application/json": {
@@ -2560,16 +2624,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "aec060d0-5337-4bda-9f24-2d14281f22fb",
-                     *       "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *       "id": "2e248b60-4669-468a-94c0-f037c5796bfc",
+                     *       "account_id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
                      *       "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
                      *       "type": "ETH",
                      *       "allowlisted": false,
                      *       "on_platform": true,
-                     *       "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *       "originator_org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *       "status": "NOT_ALLOWLISTED",
                      *       "status_reason": null,
-                     *       "created_at": "2026-12-02T16:51:00.119Z"
+                     *       "created_at": "2026-12-02T18:28:45.204Z"
                      *     }
                      */
                     "application/json": {
@@ -2691,28 +2755,28 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "aec060d0-5337-4bda-9f24-2d14281f22fb",
-                     *         "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *         "id": "2e248b60-4669-468a-94c0-f037c5796bfc",
+                     *         "account_id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
                      *         "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
                      *         "type": "ETH",
                      *         "allowlisted": false,
                      *         "on_platform": true,
-                     *         "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *         "originator_org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *         "status": "NOT_ALLOWLISTED",
                      *         "status_reason": null,
-                     *         "created_at": "2026-12-02T16:51:00.119Z"
+                     *         "created_at": "2026-12-02T18:28:45.204Z"
                      *       },
                      *       {
-                     *         "id": "e35d3c75-abe5-4117-a53c-b340892e2c34",
-                     *         "account_id": "52e0e954-5d71-4175-9eed-5504aee6ff4d",
+                     *         "id": "80313fc7-34d0-48a1-a6aa-da0ee06b481e",
+                     *         "account_id": "2648652f-2a02-4e52-858e-21355b766a9f",
                      *         "address": "0x7e6e0e0ad0d42075dfe07aae1fa3fe2a6b54a22d",
                      *         "type": "ETH",
                      *         "allowlisted": false,
                      *         "on_platform": true,
-                     *         "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *         "originator_org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *         "status": "PAUSED",
                      *         "status_reason": null,
-                     *         "created_at": "2026-12-02T16:51:05.142Z"
+                     *         "created_at": "2026-12-02T18:29:00.413Z"
                      *       }
                      *     ]
                      */
@@ -2825,16 +2889,16 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "aec060d0-5337-4bda-9f24-2d14281f22fb",
-                     *         "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *         "id": "2e248b60-4669-468a-94c0-f037c5796bfc",
+                     *         "account_id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
                      *         "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
                      *         "type": "ETH",
                      *         "allowlisted": false,
                      *         "on_platform": true,
-                     *         "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *         "originator_org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *         "status": "NOT_ALLOWLISTED",
                      *         "status_reason": null,
-                     *         "created_at": "2026-12-02T16:51:00.119Z"
+                     *         "created_at": "2026-12-02T18:28:45.204Z"
                      *       }
                      *     ]
                      */
@@ -2967,16 +3031,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a5c2b4db-99db-4287-88a0-b01989338334",
-                     *       "account_id": "fb33e671-7c35-42e4-8ea3-c50909e2e02a",
+                     *       "id": "595739a6-dd9b-44ea-89ac-c37acf66a124",
+                     *       "account_id": "37675da5-8436-4403-9893-dfba345b8699",
                      *       "address": "0x006381a5e776bdfd3df923b9767299a174b56e00",
                      *       "type": "ETH",
                      *       "allowlisted": false,
                      *       "on_platform": true,
-                     *       "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *       "originator_org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *       "status": "NOT_ALLOWLISTED",
                      *       "status_reason": null,
-                     *       "created_at": "2026-12-02T16:51:05.569Z"
+                     *       "created_at": "2026-12-02T18:29:02.083Z"
                      *     }
                      */
                     "application/json": {
@@ -3094,16 +3158,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "1eb54a12-2599-4402-b1a2-11cdd76f2cd8",
-                     *       "account_id": "3ef27417-b8d1-46f6-bd4e-726822bc0fd6",
+                     *       "id": "90988914-e63d-482d-817f-15ad753d4982",
+                     *       "account_id": "0b354e63-a011-438f-822a-5c7e3d405b24",
                      *       "address": "0xfa17866c6abb4dcb40f5905d9600ee057101c47a",
                      *       "type": "ETH",
                      *       "allowlisted": false,
                      *       "on_platform": true,
-                     *       "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *       "originator_org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *       "status": "PAUSED",
                      *       "status_reason": null,
-                     *       "created_at": "2026-12-02T16:51:05.648Z"
+                     *       "created_at": "2026-12-02T18:29:02.333Z"
                      *     }
                      */
                     "application/json": {
@@ -3221,16 +3285,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "94fd04dd-ccd1-4f16-b029-e72fc23ac6be",
-                     *       "account_id": "e986562f-e5c0-4666-9d92-52af6117ae95",
+                     *       "id": "323418f3-3040-4a2c-97d3-a77c7d38ed32",
+                     *       "account_id": "51c0f8a2-a681-40ac-972b-8aea9aadfa80",
                      *       "address": "0x968f0f96de54da61a5cbf68c9071a94d565b65ef",
                      *       "type": "ETH",
                      *       "allowlisted": false,
                      *       "on_platform": false,
-                     *       "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *       "originator_org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *       "status": "REMOVED",
                      *       "status_reason": null,
-                     *       "created_at": "2026-12-02T16:51:05.713Z"
+                     *       "created_at": "2026-12-02T18:29:02.568Z"
                      *     }
                      */
                     "application/json": {
@@ -3348,16 +3412,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "0ac9aac3-ba77-4d30-88ac-9512e6373f6d",
-                     *       "account_id": "4910c596-785a-459e-ad6b-ed78dcb4f791",
+                     *       "id": "70a48be7-5b40-49f6-9d4c-b2239fa8a991",
+                     *       "account_id": "7265e57b-677e-4744-87f8-926b25124213",
                      *       "address": "0x4af6ff255a3404ee33817596da3b43f92122d2ca",
                      *       "type": "ETH",
                      *       "allowlisted": false,
                      *       "on_platform": true,
-                     *       "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *       "originator_org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *       "status": "NOT_ALLOWLISTED",
                      *       "status_reason": null,
-                     *       "created_at": "2026-12-02T16:51:05.780Z"
+                     *       "created_at": "2026-12-02T18:29:02.909Z"
                      *     }
                      */
                     "application/json": {
@@ -3477,16 +3541,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "cdd6e972-de5f-44a4-9e4f-d14267032c06",
-                     *       "account_id": "88b5e5fa-1057-4701-9281-86a7d3d22cf8",
+                     *       "id": "1b8de486-8068-45b6-b343-aa412e7cad31",
+                     *       "account_id": "7a9df9db-543b-45fd-b359-13bac110cdc2",
                      *       "address": "0x27762edf7b7cb556d018c0287966d0e7cf5fce3c",
                      *       "type": "ETH",
                      *       "allowlisted": false,
                      *       "on_platform": true,
-                     *       "originator_org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *       "originator_org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *       "status": "NOT_ALLOWLISTED",
                      *       "status_reason": null,
-                     *       "created_at": "2026-12-02T16:51:05.849Z"
+                     *       "created_at": "2026-12-02T18:29:03.206Z"
                      *     }
                      */
                     "application/json": {
@@ -3727,7 +3791,7 @@ export interface operations {
                      *         "staking": true,
                      *         "redemption": false
                      *       },
-                     *       "created_at": "2026-12-02T16:51:05.967Z"
+                     *       "created_at": "2026-12-02T18:29:03.523Z"
                      *     }
                      */
                     "application/json": {
@@ -4638,8 +4702,8 @@ export interface operations {
                      *       {
                      *         "oracle_report": "444150",
                      *         "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *         "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
-                     *         "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *         "account_id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
+                     *         "org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *         "date": "2026-04-29",
                      *         "balance_lseth": "12.994833019228892547",
                      *         "rewards_eth": "0.00340741951702983",
@@ -4776,7 +4840,7 @@ export interface operations {
                     }[];
                     /**
                      * @example oracle_report,address,account_id,org_id,date,balance_lseth,rewards_eth,total_rewards_eth,conversion_rate,previous_conversion_rate,mints_lseth,total_mints_lseth,burns_lseth,total_burns_lseth,fees_eth,total_fees_eth,period_lc_fees_lseth,total_lc_fees_lseth,period_tech_provider_fees_lseth,total_tech_provider_fees_lseth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,period_lc_fees_rate,period_tech_provider_fees_rate,fee_model,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,discount_rate,rebate_eth,total_rebate_eth,rebate_lseth,total_rebate_lseth
-                     *     444150,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,org_c49e4ef8e3e14f7b92f898f57514465c,2026-04-29,12.994833019228892547,0.00340741951702983,0.018556156978012378,1.000658896367885484,1.00039668295490913,0,168.987204000338651462,0,155.992370981109758915,0.000154220989268666,0.002378564812806837,,0,,0,0.000038555247317166,0.000117003962405348,0.000046266296780599,0.00071356944384205,,,v0,,0,,0,0.000030844197853736,0.000953350203357733,0.000023133148390299,0.000356784721921024,0.000015422098926866,0.000237856481280682,0.000038555247317166,0.000117003962405348,0,0,0,0,0
+                     *     444150,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,7ed962e0-62f3-4bf5-9a7b-156f6ad4992a,org_73639ac4623b44d4bad01ebfceab9e49,2026-04-29,12.994833019228892547,0.00340741951702983,0.018556156978012378,1.000658896367885484,1.00039668295490913,0,168.987204000338651462,0,155.992370981109758915,0.000154220989268666,0.002378564812806837,,0,,0,0.000038555247317166,0.000117003962405348,0.000046266296780599,0.00071356944384205,,,v0,,0,,0,0.000030844197853736,0.000953350203357733,0.000023133148390299,0.000356784721921024,0.000015422098926866,0.000237856481280682,0.000038555247317166,0.000117003962405348,0,0,0,0,0
                      */
                     "text/csv": string;
                 };
@@ -4909,7 +4973,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *         "account_id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
                      *         "fee_model": "v0",
                      *         "totals": {
                      *           "balance_lseth": "12.994833019228892547",
@@ -4951,8 +5015,8 @@ export interface operations {
                      *           {
                      *             "oracle_report": "444150",
                      *             "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *             "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
-                     *             "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *             "account_id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
+                     *             "org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *             "date": "2026-04-29",
                      *             "balance_lseth": "12.994833019228892547",
                      *             "rewards_eth": "0.00340741951702983",
@@ -5177,7 +5241,7 @@ export interface operations {
                     }[];
                     /**
                      * @example oracle_report,address,account_id,org_id,date,balance_lseth,rewards_eth,total_rewards_eth,conversion_rate,previous_conversion_rate,mints_lseth,total_mints_lseth,burns_lseth,total_burns_lseth,fees_eth,total_fees_eth,period_lc_fees_lseth,total_lc_fees_lseth,period_tech_provider_fees_lseth,total_tech_provider_fees_lseth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,period_lc_fees_rate,period_tech_provider_fees_rate,fee_model,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,discount_rate,rebate_eth,total_rebate_eth,rebate_lseth,total_rebate_lseth
-                     *     444150,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,org_c49e4ef8e3e14f7b92f898f57514465c,2026-04-29,12.994833019228892547,0.00340741951702983,0.018556156978012378,1.000658896367885484,1.00039668295490913,0,168.987204000338651462,0,155.992370981109758915,0.000154220989268666,0.002378564812806837,,0,,0,0.000038555247317166,0.000117003962405348,0.000046266296780599,0.00071356944384205,,,v0,,0,,0,0.000030844197853736,0.000953350203357733,0.000023133148390299,0.000356784721921024,0.000015422098926866,0.000237856481280682,0.000038555247317166,0.000117003962405348,0,0,0,0,0
+                     *     444150,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,7ed962e0-62f3-4bf5-9a7b-156f6ad4992a,org_73639ac4623b44d4bad01ebfceab9e49,2026-04-29,12.994833019228892547,0.00340741951702983,0.018556156978012378,1.000658896367885484,1.00039668295490913,0,168.987204000338651462,0,155.992370981109758915,0.000154220989268666,0.002378564812806837,,0,,0,0.000038555247317166,0.000117003962405348,0.000046266296780599,0.00071356944384205,,,v0,,0,,0,0.000030844197853736,0.000953350203357733,0.000023133148390299,0.000356784721921024,0.000015422098926866,0.000237856481280682,0.000038555247317166,0.000117003962405348,0,0,0,0,0
                      */
                     "text/csv": string;
                 };
@@ -5312,7 +5376,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *         "account_id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
                      *         "fee_model": "v0",
                      *         "totals": {
                      *           "balance_eth": "13.003395267506540826",
@@ -5352,8 +5416,8 @@ export interface operations {
                      *           {
                      *             "oracle_report": "444150",
                      *             "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *             "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
-                     *             "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *             "account_id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
+                     *             "org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *             "date": "2026-04-29",
                      *             "balance_eth": "13.003395267506540826",
                      *             "rewards_eth": "0.00340741951702983",
@@ -5761,7 +5825,7 @@ export interface operations {
                     })[];
                     /**
                      * @example oracle_report,address,account_id,org_id,date,balance_eth,rewards_eth,total_rewards_eth,conversion_rate,previous_conversion_rate,mints_eth,total_mints_eth,burns_eth,total_burns_eth,fees_eth,total_fees_eth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,gross_protocol_fee_rate,discount_rate,gross_fees_eth,total_gross_fees_eth,gross_rewards_eth,total_gross_rewards_eth,rebate_eth,total_rebate_eth,fee_model,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth
-                     *     444150,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,org_c49e4ef8e3e14f7b92f898f57514465c,2026-04-29,13.003395267506540826,0.00340741951702983,0.018556156978012378,1.000658896367885484,1.00039668295490913,0,168.987204000338651462,0,156.013337605383606852,0.000154220989268666,0.002378564812806837,0.000038555247317166,0.000117003962405348,0.000046266296780599,0.00071356944384205,0.000030844197853736,0.000953350203357733,0.000023133148390299,0.000356784721921024,0.000015422098926866,0.000237856481280682,0.000038555247317166,0.000117003962405348,0.15,0,0.000154220989268666,0.002378564812806837,0.003561640506298496,0.020934721790819215,0,0,v0,,0,,0
+                     *     444150,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,7ed962e0-62f3-4bf5-9a7b-156f6ad4992a,org_73639ac4623b44d4bad01ebfceab9e49,2026-04-29,13.003395267506540826,0.00340741951702983,0.018556156978012378,1.000658896367885484,1.00039668295490913,0,168.987204000338651462,0,156.013337605383606852,0.000154220989268666,0.002378564812806837,0.000038555247317166,0.000117003962405348,0.000046266296780599,0.00071356944384205,0.000030844197853736,0.000953350203357733,0.000023133148390299,0.000356784721921024,0.000015422098926866,0.000237856481280682,0.000038555247317166,0.000117003962405348,0.15,0,0.000154220989268666,0.002378564812806837,0.003561640506298496,0.020934721790819215,0,0,v0,,0,,0
                      */
                     "text/csv": string;
                 };
@@ -5894,7 +5958,7 @@ export interface operations {
                      *       "fee_models": [
                      *         "v0"
                      *       ],
-                     *       "data_as_of": "2026-12-02T16:51:02.062Z",
+                     *       "data_as_of": "2026-12-02T18:28:49.450Z",
                      *       "totals": {
                      *         "balance_lseth": "12.994833019228892547",
                      *         "rewards_eth": "0.018556156978012378",
@@ -6477,7 +6541,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *       "account_id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
                      *       "from": "2026-04-25",
                      *       "to": "2026-04-29",
                      *       "requested": {
@@ -6487,7 +6551,7 @@ export interface operations {
                      *       "fee_models": [
                      *         "v0"
                      *       ],
-                     *       "data_as_of": "2026-12-02T16:51:02.062Z",
+                     *       "data_as_of": "2026-12-02T18:28:49.450Z",
                      *       "totals": {
                      *         "balance_lseth": "12.994833019228892547",
                      *         "rewards_eth": "0.007729712853294883",
@@ -6589,8 +6653,8 @@ export interface operations {
                      *             {
                      *               "oracle_report": "443700",
                      *               "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *               "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
-                     *               "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *               "account_id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
+                     *               "org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *               "date": "2026-04-27",
                      *               "balance_lseth": "12.994833019228892547",
                      *               "rewards_eth": "0.000914074231631378",
@@ -6677,8 +6741,8 @@ export interface operations {
                      *             {
                      *               "oracle_report": "443925",
                      *               "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *               "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
-                     *               "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *               "account_id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
+                     *               "org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *               "date": "2026-04-28",
                      *               "balance_lseth": "12.994833019228892547",
                      *               "rewards_eth": "0.003408219104633675",
@@ -7208,8 +7272,8 @@ export interface operations {
                     };
                     /**
                      * @example oracle_report,address,account_id,org_id,date,balance_lseth,rewards_eth,total_rewards_eth,conversion_rate,previous_conversion_rate,mints_lseth,total_mints_lseth,burns_lseth,total_burns_lseth,fees_eth,total_fees_eth,period_lc_fees_lseth,total_lc_fees_lseth,period_tech_provider_fees_lseth,total_tech_provider_fees_lseth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,period_lc_fees_rate,period_tech_provider_fees_rate,fee_model,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,discount_rate,rebate_eth,total_rebate_eth,rebate_lseth,total_rebate_lseth
-                     *     443700,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,org_c49e4ef8e3e14f7b92f898f57514465c,2026-04-27,12.994833019228892547,0.000914074231631378,0.011740518356348873,1.000134408010737826,1.0000640666504234,0,168.987204000338651462,155.992370981109758915,155.992370981109758915,0.000161307217346714,0.002071856180532154,,0,,0,0.000040326804336678,0.000040326804336678,0.000048392165204014,0.000621556854159646,,,v0,,0,,0,0.000032261443469344,0.000892008476902792,0.000024196082602007,0.000310778427079823,0.000016130721734671,0.000207185618053215,0.000040326804336678,0.000040326804336678,0,0,0,0,0
-                     *     443925,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,org_c49e4ef8e3e14f7b92f898f57514465c,2026-04-28,12.994833019228892547,0.003408219104633675,0.015148737460982548,1.00039668295490913,1.000134408010737826,0,168.987204000338651462,0,155.992370981109758915,0.000152487643006017,0.002224343823538171,,0,,0,0.000038121910751504,0.000078448715088182,0.000045746292901805,0.000667303147061451,,,v0,,0,,0,0.000030497528601205,0.000922506005503997,0.000022873146450902,0.000333651573530725,0.000015248764300601,0.000222434382353816,0.000038121910751504,0.000078448715088182,0,0,0,0,0
+                     *     443700,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,7ed962e0-62f3-4bf5-9a7b-156f6ad4992a,org_73639ac4623b44d4bad01ebfceab9e49,2026-04-27,12.994833019228892547,0.000914074231631378,0.011740518356348873,1.000134408010737826,1.0000640666504234,0,168.987204000338651462,155.992370981109758915,155.992370981109758915,0.000161307217346714,0.002071856180532154,,0,,0,0.000040326804336678,0.000040326804336678,0.000048392165204014,0.000621556854159646,,,v0,,0,,0,0.000032261443469344,0.000892008476902792,0.000024196082602007,0.000310778427079823,0.000016130721734671,0.000207185618053215,0.000040326804336678,0.000040326804336678,0,0,0,0,0
+                     *     443925,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,7ed962e0-62f3-4bf5-9a7b-156f6ad4992a,org_73639ac4623b44d4bad01ebfceab9e49,2026-04-28,12.994833019228892547,0.003408219104633675,0.015148737460982548,1.00039668295490913,1.000134408010737826,0,168.987204000338651462,0,155.992370981109758915,0.000152487643006017,0.002224343823538171,,0,,0,0.000038121910751504,0.000078448715088182,0.000045746292901805,0.000667303147061451,,,v0,,0,,0,0.000030497528601205,0.000922506005503997,0.000022873146450902,0.000333651573530725,0.000015248764300601,0.000222434382353816,0.000038121910751504,0.000078448715088182,0,0,0,0,0
                      */
                     "text/csv": string;
                 };
@@ -7329,7 +7393,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *       "org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *       "from": "2026-04-25",
                      *       "to": "2026-04-29",
                      *       "requested": {
@@ -7339,7 +7403,7 @@ export interface operations {
                      *       "fee_models": [
                      *         "v0"
                      *       ],
-                     *       "data_as_of": "2026-12-02T16:51:02.062Z",
+                     *       "data_as_of": "2026-12-02T18:28:49.450Z",
                      *       "group_by": "month",
                      *       "totals": {
                      *         "balance_lseth": "12.994833019228892547",
@@ -7482,7 +7546,7 @@ export interface operations {
                      *           "opening_total_rebate_lseth": "0",
                      *           "accounts": [
                      *             {
-                     *               "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *               "account_id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
                      *               "balance_lseth": "12.994833019228892547",
                      *               "rewards_eth": "0.007729712853294883",
                      *               "total_rewards_eth": "0.018556156978012378",
@@ -7884,7 +7948,7 @@ export interface operations {
                     };
                     /**
                      * @example period,from,to,partial,days,fee_models,account_id,balance_lseth,rewards_eth,total_rewards_eth,conversion_rate,mints_lseth,total_mints_lseth,burns_lseth,total_burns_lseth,fees_eth,total_fees_eth,period_lc_fees_lseth,total_lc_fees_lseth,period_tech_provider_fees_lseth,total_tech_provider_fees_lseth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,period_lc_fees_rate,period_tech_provider_fees_rate,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,discount_rate,rebate_eth,total_rebate_eth,rebate_lseth,total_rebate_lseth,opening_balance_lseth,opening_total_rewards_eth,opening_conversion_rate,opening_total_mints_lseth,opening_total_burns_lseth,opening_total_fees_eth,opening_total_lc_fees_lseth,opening_total_tech_provider_fees_lseth,opening_total_platform_fees_eth,opening_total_operator_fees_eth,opening_total_lc_fees_eth,opening_total_tech_provider_fees_eth,opening_total_dao_fees_eth,opening_total_provider_fees_eth,opening_total_slashing_fees_eth,opening_total_platform_fees_at_discount_rate_eth,opening_total_rebate_eth,opening_total_rebate_lseth,balance_usd,rewards_usd,mints_usd,burns_usd,fees_usd,platform_fees_usd,operator_fees_usd,lc_fees_usd,tech_provider_fees_usd,dao_fees_usd,provider_fees_usd,slashing_fees_usd,platform_fees_at_discount_rate_usd,rebate_usd,opening_balance_usd,price_usd,opening_price_usd
-                     *     2026-04,2026-04-25,2026-04-29,true,3,v0,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,12.994833019228892547,0.007729712853294883,0.018556156978012378,1.000658896367885484,0,168.987204000338651462,155.992370981109758915,155.992370981109758915,0.000468015849621397,0.002378564812806837,,0,,0,0.000117003962405348,0.000117003962405348,0.000140404754886418,0.00071356944384205,,,,0,,0,0.000093603169924285,0.000953350203357733,0.000070202377443208,0.000356784721921024,0.000046801584962138,0.000237856481280682,0.000117003962405348,0.000117003962405348,0,0,0,0,0,0,0.010826444124717495,1.0000640666504234,168.987204000338651462,0,0.00191054896318544,0,0,0,0.000573164688955632,0,0,0.000859747033433448,0.000286582344477816,0.000191054896318544,0,0,0,37424.91654925,22.62975848,0,470221.74909886,1.38048842,0.3451221,0.41414653,,,0.27609768,0.20707326,0.13804884,0.3451221,0,0,2878.08805157,3014.88876
+                     *     2026-04,2026-04-25,2026-04-29,true,3,v0,7ed962e0-62f3-4bf5-9a7b-156f6ad4992a,12.994833019228892547,0.007729712853294883,0.018556156978012378,1.000658896367885484,0,168.987204000338651462,155.992370981109758915,155.992370981109758915,0.000468015849621397,0.002378564812806837,,0,,0,0.000117003962405348,0.000117003962405348,0.000140404754886418,0.00071356944384205,,,,0,,0,0.000093603169924285,0.000953350203357733,0.000070202377443208,0.000356784721921024,0.000046801584962138,0.000237856481280682,0.000117003962405348,0.000117003962405348,0,0,0,0,0,0,0.010826444124717495,1.0000640666504234,168.987204000338651462,0,0.00191054896318544,0,0,0,0.000573164688955632,0,0,0.000859747033433448,0.000286582344477816,0.000191054896318544,0,0,0,37424.91654925,22.62975848,0,470221.74909886,1.38048842,0.3451221,0.41414653,,,0.27609768,0.20707326,0.13804884,0.3451221,0,0,2878.08805157,3014.88876
                      */
                     "text/csv": string;
                 };
@@ -8019,7 +8083,7 @@ export interface operations {
                      *       "fee_models": [
                      *         "v0"
                      *       ],
-                     *       "data_as_of": "2026-12-02T16:51:02.062Z",
+                     *       "data_as_of": "2026-12-02T18:28:49.450Z",
                      *       "totals": {
                      *         "balance_lseth": "12.994833019228892547",
                      *         "rewards_eth": "0.018556156978012378",
@@ -8043,7 +8107,7 @@ export interface operations {
                      *         "total_slashing_fees_eth": "0.000237856481280682",
                      *         "platform_fees_at_discount_rate_eth": null,
                      *         "total_platform_fees_at_discount_rate_eth": null,
-                     *         "gross_protocol_fee_rate": "0.113618171599010255",
+                     *         "gross_protocol_fee_rate": "0.15",
                      *         "discount_rate": null,
                      *         "gross_fees_eth": "0.002378564812806837",
                      *         "total_gross_fees_eth": "0.002378564812806837",
@@ -8914,7 +8978,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *       "account_id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
                      *       "from": "2026-04-25",
                      *       "to": "2026-04-29",
                      *       "requested": {
@@ -8924,7 +8988,7 @@ export interface operations {
                      *       "fee_models": [
                      *         "v0"
                      *       ],
-                     *       "data_as_of": "2026-12-02T16:51:02.062Z",
+                     *       "data_as_of": "2026-12-02T18:28:49.450Z",
                      *       "totals": {
                      *         "balance_eth": "13.003395267506540826",
                      *         "rewards_eth": "0.007729712853294883",
@@ -8948,7 +9012,7 @@ export interface operations {
                      *         "total_slashing_fees_eth": "0.000237856481280682",
                      *         "platform_fees_at_discount_rate_eth": "0.000117003962405348",
                      *         "total_platform_fees_at_discount_rate_eth": "0.000117003962405348",
-                     *         "gross_protocol_fee_rate": "0.057090917079861867",
+                     *         "gross_protocol_fee_rate": "0.15",
                      *         "discount_rate": "0",
                      *         "gross_fees_eth": "0.000468015849621397",
                      *         "total_gross_fees_eth": "0.002378564812806837",
@@ -9020,8 +9084,8 @@ export interface operations {
                      *             {
                      *               "oracle_report": "443700",
                      *               "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *               "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
-                     *               "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *               "account_id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
+                     *               "org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *               "date": "2026-04-27",
                      *               "balance_eth": "12.996579628884877319",
                      *               "rewards_eth": "0.000914074231631378",
@@ -9103,8 +9167,8 @@ export interface operations {
                      *             {
                      *               "oracle_report": "443925",
                      *               "address": "0xee6063938c118c5aba4a98cf1ebcdee256d560ea",
-                     *               "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
-                     *               "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *               "account_id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
+                     *               "org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *               "date": "2026-04-28",
                      *               "balance_eth": "12.999987847989510995",
                      *               "rewards_eth": "0.003408219104633675",
@@ -10130,8 +10194,8 @@ export interface operations {
                     };
                     /**
                      * @example oracle_report,address,account_id,org_id,date,balance_eth,rewards_eth,total_rewards_eth,conversion_rate,previous_conversion_rate,mints_eth,total_mints_eth,burns_eth,total_burns_eth,fees_eth,total_fees_eth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,gross_protocol_fee_rate,discount_rate,gross_fees_eth,total_gross_fees_eth,gross_rewards_eth,total_gross_rewards_eth,rebate_eth,total_rebate_eth,fee_model,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth
-                     *     443700,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,org_c49e4ef8e3e14f7b92f898f57514465c,2026-04-27,12.996579628884877319,0.000914074231631378,0.011740518356348873,1.000134408010737826,1.0000640666504234,0,168.987204000338651462,156.013337605383606852,156.013337605383606852,0.000161307217346714,0.002071856180532154,0.000040326804336678,0.000040326804336678,0.000048392165204014,0.000621556854159646,0.000032261443469344,0.000892008476902792,0.000024196082602007,0.000310778427079823,0.000016130721734671,0.000207185618053215,0.000040326804336678,0.000040326804336678,0.15,0,0.000161307217346714,0.002071856180532154,0.001075381448978092,0.013812374536881027,0,0,v0,,0,,0
-                     *     443925,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,org_c49e4ef8e3e14f7b92f898f57514465c,2026-04-28,12.999987847989510995,0.003408219104633675,0.015148737460982548,1.00039668295490913,1.000134408010737826,0,168.987204000338651462,0,156.013337605383606852,0.000152487643006017,0.002224343823538171,0.000038121910751504,0.000078448715088182,0.000045746292901805,0.000667303147061451,0.000030497528601205,0.000922506005503997,0.000022873146450902,0.000333651573530725,0.000015248764300601,0.000222434382353816,0.000038121910751504,0.000078448715088182,0.15,0,0.000152487643006017,0.002224343823538171,0.003560706747639692,0.017373081284520719,0,0,v0,,0,,0
+                     *     443700,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,7ed962e0-62f3-4bf5-9a7b-156f6ad4992a,org_73639ac4623b44d4bad01ebfceab9e49,2026-04-27,12.996579628884877319,0.000914074231631378,0.011740518356348873,1.000134408010737826,1.0000640666504234,0,168.987204000338651462,156.013337605383606852,156.013337605383606852,0.000161307217346714,0.002071856180532154,0.000040326804336678,0.000040326804336678,0.000048392165204014,0.000621556854159646,0.000032261443469344,0.000892008476902792,0.000024196082602007,0.000310778427079823,0.000016130721734671,0.000207185618053215,0.000040326804336678,0.000040326804336678,0.15,0,0.000161307217346714,0.002071856180532154,0.001075381448978092,0.013812374536881027,0,0,v0,,0,,0
+                     *     443925,0xee6063938c118c5aba4a98cf1ebcdee256d560ea,7ed962e0-62f3-4bf5-9a7b-156f6ad4992a,org_73639ac4623b44d4bad01ebfceab9e49,2026-04-28,12.999987847989510995,0.003408219104633675,0.015148737460982548,1.00039668295490913,1.000134408010737826,0,168.987204000338651462,0,156.013337605383606852,0.000152487643006017,0.002224343823538171,0.000038121910751504,0.000078448715088182,0.000045746292901805,0.000667303147061451,0.000030497528601205,0.000922506005503997,0.000022873146450902,0.000333651573530725,0.000015248764300601,0.000222434382353816,0.000038121910751504,0.000078448715088182,0.15,0,0.000152487643006017,0.002224343823538171,0.003560706747639692,0.017373081284520719,0,0,v0,,0,,0
                      */
                     "text/csv": string;
                 };
@@ -10253,7 +10317,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *       "org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *       "from": "2026-04-25",
                      *       "to": "2026-04-29",
                      *       "requested": {
@@ -10263,7 +10327,7 @@ export interface operations {
                      *       "fee_models": [
                      *         "v0"
                      *       ],
-                     *       "data_as_of": "2026-12-02T16:51:02.062Z",
+                     *       "data_as_of": "2026-12-02T18:28:49.450Z",
                      *       "group_by": "day",
                      *       "totals": {
                      *         "balance_eth": "13.003395267506540826",
@@ -10288,7 +10352,7 @@ export interface operations {
                      *         "total_slashing_fees_eth": "0.000237856481280682",
                      *         "platform_fees_at_discount_rate_eth": "0.000117003962405348",
                      *         "total_platform_fees_at_discount_rate_eth": "0.000117003962405348",
-                     *         "gross_protocol_fee_rate": "0.057090917079861867",
+                     *         "gross_protocol_fee_rate": "0.15",
                      *         "discount_rate": "0",
                      *         "gross_fees_eth": "0.000468015849621397",
                      *         "total_gross_fees_eth": "0.002378564812806837",
@@ -10381,7 +10445,7 @@ export interface operations {
                      *           "opening_total_tech_provider_fees_eth": "0",
                      *           "accounts": [
                      *             {
-                     *               "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *               "account_id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
                      *               "balance_eth": "12.996579628884877319",
                      *               "rewards_eth": "0.000914074231631378",
                      *               "total_rewards_eth": "0.011740518356348873",
@@ -10467,7 +10531,7 @@ export interface operations {
                      *           "total_slashing_fees_eth": "0.000222434382353816",
                      *           "platform_fees_at_discount_rate_eth": "0.000038121910751504",
                      *           "total_platform_fees_at_discount_rate_eth": "0.000078448715088182",
-                     *           "gross_protocol_fee_rate": "0.042825105748205026",
+                     *           "gross_protocol_fee_rate": "0.15",
                      *           "discount_rate": "0",
                      *           "gross_fees_eth": "0.000152487643006017",
                      *           "total_gross_fees_eth": "0.002224343823538171",
@@ -10498,7 +10562,7 @@ export interface operations {
                      *           "opening_total_tech_provider_fees_eth": "0",
                      *           "accounts": [
                      *             {
-                     *               "account_id": "ff7d8c43-18e7-41b7-b648-2d2a1cbee79a",
+                     *               "account_id": "7ed962e0-62f3-4bf5-9a7b-156f6ad4992a",
                      *               "balance_eth": "12.999987847989510995",
                      *               "rewards_eth": "0.003408219104633675",
                      *               "total_rewards_eth": "0.015148737460982548",
@@ -10521,7 +10585,7 @@ export interface operations {
                      *               "total_slashing_fees_eth": "0.000222434382353816",
                      *               "platform_fees_at_discount_rate_eth": "0.000038121910751504",
                      *               "total_platform_fees_at_discount_rate_eth": "0.000078448715088182",
-                     *               "gross_protocol_fee_rate": "0.042825105748205026",
+                     *               "gross_protocol_fee_rate": "0.15",
                      *               "discount_rate": "0",
                      *               "gross_fees_eth": "0.000152487643006017",
                      *               "total_gross_fees_eth": "0.002224343823538171",
@@ -11174,8 +11238,8 @@ export interface operations {
                     };
                     /**
                      * @example period,from,to,partial,days,fee_models,account_id,balance_eth,rewards_eth,total_rewards_eth,conversion_rate,mints_eth,total_mints_eth,burns_eth,total_burns_eth,fees_eth,total_fees_eth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,gross_protocol_fee_rate,discount_rate,gross_fees_eth,total_gross_fees_eth,gross_rewards_eth,total_gross_rewards_eth,rebate_eth,total_rebate_eth,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth,opening_balance_eth,opening_total_rewards_eth,opening_conversion_rate,opening_total_mints_eth,opening_total_burns_eth,opening_total_fees_eth,opening_total_platform_fees_eth,opening_total_operator_fees_eth,opening_total_dao_fees_eth,opening_total_provider_fees_eth,opening_total_slashing_fees_eth,opening_total_platform_fees_at_discount_rate_eth,opening_total_gross_fees_eth,opening_total_gross_rewards_eth,opening_total_rebate_eth,opening_total_lc_fees_eth,opening_total_tech_provider_fees_eth
-                     *     2026-04-27,2026-04-27,2026-04-27,false,1,v0,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,12.996579628884877319,0.000914074231631378,0.011740518356348873,1.000134408010737826,0,168.987204000338651462,156.013337605383606852,156.013337605383606852,0.000161307217346714,0.002071856180532154,0.000040326804336678,0.000040326804336678,0.000048392165204014,0.000621556854159646,0.000032261443469344,0.000892008476902792,0.000024196082602007,0.000310778427079823,0.000016130721734671,0.000207185618053215,0.000040326804336678,0.000040326804336678,0.15,0,0.000161307217346714,0.002071856180532154,0.001075381448978092,0.013812374536881027,0,0,,0,,0,0,0.010826444124717495,1.0000640666504234,168.987204000338651462,0,0.00191054896318544,0,0.000573164688955632,0.000859747033433448,0.000286582344477816,0.000191054896318544,0,0.00191054896318544,0.012736993087902935,0,0,0
-                     *     2026-04-28,2026-04-28,2026-04-28,false,1,v0,ff7d8c43-18e7-41b7-b648-2d2a1cbee79a,12.999987847989510995,0.003408219104633675,0.015148737460982548,1.00039668295490913,0,168.987204000338651462,0,156.013337605383606852,0.000152487643006017,0.002224343823538171,0.000038121910751504,0.000078448715088182,0.000045746292901805,0.000667303147061451,0.000030497528601205,0.000922506005503997,0.000022873146450902,0.000333651573530725,0.000015248764300601,0.000222434382353816,0.000038121910751504,0.000078448715088182,0.042825105748205026,0,0.000152487643006017,0.002224343823538171,0.003560706747639692,0.017373081284520719,0,0,,0,,0,12.996579628884877319,0.011740518356348873,1.000134408010737826,168.987204000338651462,156.013337605383606852,0.002071856180532154,0.000040326804336678,0.000621556854159646,0.000892008476902792,0.000310778427079823,0.000207185618053215,0.000040326804336678,0.002071856180532154,0.013812374536881027,0,0,0
+                     *     2026-04-27,2026-04-27,2026-04-27,false,1,v0,7ed962e0-62f3-4bf5-9a7b-156f6ad4992a,12.996579628884877319,0.000914074231631378,0.011740518356348873,1.000134408010737826,0,168.987204000338651462,156.013337605383606852,156.013337605383606852,0.000161307217346714,0.002071856180532154,0.000040326804336678,0.000040326804336678,0.000048392165204014,0.000621556854159646,0.000032261443469344,0.000892008476902792,0.000024196082602007,0.000310778427079823,0.000016130721734671,0.000207185618053215,0.000040326804336678,0.000040326804336678,0.15,0,0.000161307217346714,0.002071856180532154,0.001075381448978092,0.013812374536881027,0,0,,0,,0,0,0.010826444124717495,1.0000640666504234,168.987204000338651462,0,0.00191054896318544,0,0.000573164688955632,0.000859747033433448,0.000286582344477816,0.000191054896318544,0,0.00191054896318544,0.012736993087902935,0,0,0
+                     *     2026-04-28,2026-04-28,2026-04-28,false,1,v0,7ed962e0-62f3-4bf5-9a7b-156f6ad4992a,12.999987847989510995,0.003408219104633675,0.015148737460982548,1.00039668295490913,0,168.987204000338651462,0,156.013337605383606852,0.000152487643006017,0.002224343823538171,0.000038121910751504,0.000078448715088182,0.000045746292901805,0.000667303147061451,0.000030497528601205,0.000922506005503997,0.000022873146450902,0.000333651573530725,0.000015248764300601,0.000222434382353816,0.000038121910751504,0.000078448715088182,0.15,0,0.000152487643006017,0.002224343823538171,0.003560706747639692,0.017373081284520719,0,0,,0,,0,12.996579628884877319,0.011740518356348873,1.000134408010737826,168.987204000338651462,156.013337605383606852,0.002071856180532154,0.000040326804336678,0.000621556854159646,0.000892008476902792,0.000310778427079823,0.000207185618053215,0.000040326804336678,0.002071856180532154,0.013812374536881027,0,0,0
                      */
                     "text/csv": string;
                 };
@@ -11291,9 +11355,9 @@ export interface operations {
                      * @example {
                      *       "oracle_report": "444150",
                      *       "date": "2026-04-29",
-                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *       "org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *       "fee_model": "v0",
-                     *       "data_as_of": "2026-12-02T16:51:02.062Z",
+                     *       "data_as_of": "2026-12-02T18:28:49.450Z",
                      *       "wallets": 1,
                      *       "balance_lseth": "12.994833019228892547",
                      *       "gross_rewards_eth": "0.003561640506298496",
@@ -11505,9 +11569,9 @@ export interface operations {
                      * @example {
                      *       "oracle_report": "444150",
                      *       "date": "2026-04-29",
-                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *       "org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *       "fee_model": "v0",
-                     *       "data_as_of": "2026-12-02T16:51:02.062Z",
+                     *       "data_as_of": "2026-12-02T18:28:49.450Z",
                      *       "wallets": 1,
                      *       "balance_lseth": "12.994833019228892547",
                      *       "gross_rewards_eth": "0.003561640506298496",
@@ -11899,9 +11963,9 @@ export interface operations {
                      * @example {
                      *       "oracle_report": "444150",
                      *       "date": "2026-04-29",
-                     *       "org_id": "org_c49e4ef8e3e14f7b92f898f57514465c",
+                     *       "org_id": "org_73639ac4623b44d4bad01ebfceab9e49",
                      *       "fee_model": "v0",
-                     *       "data_as_of": "2026-12-02T16:51:02.062Z",
+                     *       "data_as_of": "2026-12-02T18:28:49.450Z",
                      *       "wallets": 1,
                      *       "balance_lseth": "12.994833019228892547",
                      *       "gross_rewards_eth": "0.003561640506298496",
@@ -12397,11 +12461,11 @@ export interface operations {
                      *       "versions": [
                      *         {
                      *           "version": 1,
-                     *           "content_hash": "d405b73108c6e18e5e49d1a914da2cf59cfc4fd3463c60f5c0d7a9a7f0e36322",
+                     *           "content_hash": "2e7a88041917a099d3b90e91a9b690089b63773443aad9e6d23cbbc8d3ecfb94",
                      *           "engine_version": "1.3.1",
                      *           "reason": "first",
                      *           "previous_version": null,
-                     *           "visible_from": "2026-12-02T16:51:02.062Z",
+                     *           "visible_from": "2026-12-02T18:28:49.450Z",
                      *           "visible_until": null,
                      *           "current": true
                      *         }
@@ -13188,9 +13252,9 @@ export interface operations {
                      *         "wallets": 4,
                      *         "engine_version": "1.3.1",
                      *         "version": 1,
-                     *         "computed_at": "2026-12-02T16:51:01.640Z",
-                     *         "started_at": "2026-12-02T16:51:01.538Z",
-                     *         "duration_ms": 105,
+                     *         "computed_at": "2026-12-02T18:28:48.706Z",
+                     *         "started_at": "2026-12-02T18:28:48.398Z",
+                     *         "duration_ms": 311,
                      *         "error": null
                      *       },
                      *       {
@@ -13201,9 +13265,9 @@ export interface operations {
                      *         "wallets": 5,
                      *         "engine_version": "1.3.1",
                      *         "version": 1,
-                     *         "computed_at": "2026-12-02T16:51:01.752Z",
-                     *         "started_at": "2026-12-02T16:51:01.695Z",
-                     *         "duration_ms": 60,
+                     *         "computed_at": "2026-12-02T18:28:48.904Z",
+                     *         "started_at": "2026-12-02T18:28:48.784Z",
+                     *         "duration_ms": 122,
                      *         "error": null
                      *       }
                      *     ]
@@ -13448,13 +13512,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "0608e053-4c45-4b6d-85e6-f79c4f219aee",
+                     *         "id": "94e788a9-fc49-46b9-9129-67b6265b7e54",
                      *         "url": "https://hooks.example.com/lsreport",
                      *         "events": [
                      *           "day.finalized"
                      *         ],
                      *         "description": null,
-                     *         "created_at": "2026-12-02T16:51:10.517Z"
+                     *         "created_at": "2026-12-02T18:29:22.818Z"
                      *       }
                      *     ]
                      */
@@ -13462,7 +13526,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed")[];
+                        events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed" | "export.completed")[];
                         description: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -13552,7 +13616,7 @@ export interface operations {
                 "application/json": {
                     /** @description http(s) URL of the receiver */
                     url: string;
-                    events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed")[];
+                    events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed" | "export.completed")[];
                     description?: string;
                 };
             };
@@ -13572,13 +13636,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "0608e053-4c45-4b6d-85e6-f79c4f219aee",
+                     *       "id": "94e788a9-fc49-46b9-9129-67b6265b7e54",
                      *       "url": "https://hooks.example.com/lsreport",
                      *       "events": [
                      *         "day.finalized"
                      *       ],
                      *       "description": null,
-                     *       "created_at": "2026-12-02T16:51:10.517Z",
+                     *       "created_at": "2026-12-02T18:29:22.818Z",
                      *       "secret": "whsec_WlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlpaWlo="
                      *     }
                      */
@@ -13586,7 +13650,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed")[];
+                        events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed" | "export.completed")[];
                         description: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -13681,13 +13745,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "d8a8cb53-c29e-433a-b3cc-fcb29560733b",
+                     *       "id": "ec62672c-b27a-4876-a859-a20831a23773",
                      *       "url": "https://hooks.example.com/lsreport",
                      *       "events": [
                      *         "day.finalized"
                      *       ],
                      *       "description": null,
-                     *       "created_at": "2026-12-02T16:51:10.568Z",
+                     *       "created_at": "2026-12-02T18:29:23.206Z",
                      *       "status": "active",
                      *       "paused_at": null,
                      *       "consecutive_failures": 0,
@@ -13698,7 +13762,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed")[];
+                        events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed" | "export.completed")[];
                         description: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -13910,13 +13974,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "82a8ebd9-2dba-446a-a0c7-ec166c9a69eb",
+                     *       "id": "5ceaf322-ccc5-4728-ab08-5ce73fc3b282",
                      *       "url": "https://hooks.example.com/lsreport",
                      *       "events": [
                      *         "day.finalized"
                      *       ],
                      *       "description": null,
-                     *       "created_at": "2026-12-02T16:51:10.632Z",
+                     *       "created_at": "2026-12-02T18:29:23.730Z",
                      *       "status": "active",
                      *       "paused_at": null,
                      *       "consecutive_failures": 0,
@@ -13927,7 +13991,7 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         url: string;
-                        events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed")[];
+                        events: ("day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed" | "export.completed")[];
                         description: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -14048,17 +14112,17 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "f929ed8a-cad9-4b11-a0e6-ba9470d0d649",
-                     *         "event_id": "evt_5c18f8f86dc3445ca1195e38d6419e1a",
+                     *         "id": "8b8b0f43-a16e-41e5-abd1-95bd10586842",
+                     *         "event_id": "evt_6538126472054012be2cc410748d7787",
                      *         "type": "day.finalized",
                      *         "status": "pending",
                      *         "attempts": 0,
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "last_attempt_at": null,
-                     *         "next_attempt_at": "2026-12-02T16:51:10.674Z",
+                     *         "next_attempt_at": "2026-12-02T18:29:24.071Z",
                      *         "delivered_at": null,
-                     *         "created_at": "2026-12-02T16:51:10.674Z"
+                     *         "created_at": "2026-12-02T18:29:24.071Z"
                      *       }
                      *     ]
                      */
@@ -14068,7 +14132,7 @@ export interface operations {
                         /** @description the webhook-id header of every attempt of this event */
                         event_id: string;
                         /** @enum {string} */
-                        type: "day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed";
+                        type: "day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed" | "export.completed";
                         /** @enum {string} */
                         status: "pending" | "succeeded" | "failed";
                         attempts: number;
@@ -14185,17 +14249,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "cf77f1f5-5050-4f5d-ae64-5da426bca5ba",
-                     *       "event_id": "evt_7c9d4ec1adce449a9b311e4e476a38d5",
+                     *       "id": "b8de1096-6420-4715-8847-c843b076bf63",
+                     *       "event_id": "evt_3897c10da4134806aa0bf3d49b588d8c",
                      *       "type": "day.finalized",
                      *       "status": "pending",
                      *       "attempts": 0,
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "last_attempt_at": null,
-                     *       "next_attempt_at": "2026-12-02T16:51:10.724Z",
+                     *       "next_attempt_at": "2026-12-02T18:29:24.334Z",
                      *       "delivered_at": null,
-                     *       "created_at": "2026-12-02T16:51:10.718Z"
+                     *       "created_at": "2026-12-02T18:29:24.291Z"
                      *     }
                      */
                     "application/json": {
@@ -14204,7 +14268,7 @@ export interface operations {
                         /** @description the webhook-id header of every attempt of this event */
                         event_id: string;
                         /** @enum {string} */
-                        type: "day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed";
+                        type: "day.finalized" | "wallet.allowlisted" | "wallet.removed" | "wallet.allowlist_change_failed" | "account.denied" | "redeem.satisfied" | "redeem.claimed" | "export.completed";
                         /** @enum {string} */
                         status: "pending" | "succeeded" | "failed";
                         attempts: number;
@@ -14256,6 +14320,493 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                    RateLimit: components["headers"]["RateLimit.optional"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the catalog shape (docs/decisions.md) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "2026-04-01",
+                 *       "to": "2026-06-30",
+                 *       "kind": "journal",
+                 *       "granularity": "month",
+                 *       "currency": "usd"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description first date (UTC, YYYY-MM-DD), included */
+                    from: string;
+                    /** @description last date (UTC), included; at most 366 days */
+                    to: string;
+                    /**
+                     * @description the periods of the file (UTC calendar periods; default month)
+                     * @enum {string}
+                     */
+                    granularity?: "day" | "month" | "quarter" | "year";
+                    /**
+                     * @description records: the accounts' rolled-up records; journal: double-entry journal lines
+                     * @enum {string}
+                     */
+                    kind: "records" | "journal";
+                    /**
+                     * @description the only format (default csv)
+                     * @enum {string}
+                     */
+                    format?: "csv";
+                    /**
+                     * @description fiat values besides ETH
+                     * @enum {string}
+                     */
+                    currency?: "usd" | "eur";
+                    /** @description account ids or keys of the organization; absent: every account (organization-wide) */
+                    account_ids?: string[];
+                    /**
+                     * @description whose fields: the /eth/v1 (default) or /eth/v0 reads'
+                     * @enum {string}
+                     */
+                    api_version?: "v1" | "v0";
+                    /** @description journal only: ledger key -> the account name to print (the rest keep their default) */
+                    journal_accounts?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3aadd923-085b-4189-899d-54165797bce5",
+                     *       "state": "queued",
+                     *       "kind": "journal",
+                     *       "format": "csv",
+                     *       "from": "2026-04-25",
+                     *       "to": "2026-04-29",
+                     *       "granularity": "month",
+                     *       "currency": "usd",
+                     *       "api_version": "v1",
+                     *       "account_ids": null,
+                     *       "progress": {
+                     *         "done": 0,
+                     *         "total": 0,
+                     *         "percent": 0
+                     *       },
+                     *       "rows": null,
+                     *       "bytes": null,
+                     *       "sha256": null,
+                     *       "error": null,
+                     *       "created_at": "2026-12-02T18:29:24.446Z",
+                     *       "completed_at": null,
+                     *       "expires_at": null,
+                     *       "download_url": null,
+                     *       "download_expires_at": null,
+                     *       "links": {
+                     *         "self": "/v1/exports/3aadd923-085b-4189-899d-54165797bce5"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        state: "queued" | "running" | "completed" | "failed";
+                        /** @enum {string} */
+                        kind: "records" | "journal";
+                        /** @enum {string} */
+                        format: "csv";
+                        /** Format: date */
+                        from: string;
+                        /** Format: date */
+                        to: string;
+                        granularity: string;
+                        currency: string | null;
+                        api_version: string;
+                        /** @description null: organization-wide */
+                        account_ids: string[] | null;
+                        progress: {
+                            done: number;
+                            total: number;
+                            percent: number;
+                        };
+                        rows: number | null;
+                        bytes: number | null;
+                        sha256: string | null;
+                        error: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        completed_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description when the file (and this export) is deleted: 7 days after it completed or failed
+                         */
+                        expires_at: string | null;
+                        /** @description completed: a signed link (path and query, relative to the service base URL) that needs no Authorization header, valid until download_expires_at */
+                        download_url: string | null;
+                        /** Format: date-time */
+                        download_expires_at: string | null;
+                        links: {
+                            self: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (the message names the field; catalog codes in docs/decisions.md) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the scope this operation needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                    RateLimit: components["headers"]["RateLimit.optional"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the catalog shape (docs/decisions.md) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getExport: {
+        parameters: {
+            query?: {
+                /** @description seconds the download link lasts (default 3600; never past the file's expires_at) */
+                link_ttl?: number;
+            };
+            header?: {
+                /** @description act as this organization (reads and writes): needs the impersonate:org scope and that organization naming yours a delegate (or an operator organization); audited with both organization ids */
+                "impersonate-org"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5868fc11-3c67-4209-bf37-4c15b998df00",
+                     *       "state": "completed",
+                     *       "kind": "records",
+                     *       "format": "csv",
+                     *       "from": "2026-04-25",
+                     *       "to": "2026-04-29",
+                     *       "granularity": "month",
+                     *       "currency": null,
+                     *       "api_version": "v1",
+                     *       "account_ids": null,
+                     *       "progress": {
+                     *         "done": 12,
+                     *         "total": 12,
+                     *         "percent": 100
+                     *       },
+                     *       "rows": 1,
+                     *       "bytes": 2053,
+                     *       "sha256": "e5ad2312b3221e6dd4bd2ea39c736ed53dca80c75b730a9fa2e7d31bfaf51def",
+                     *       "error": null,
+                     *       "created_at": "2026-12-02T18:29:24.726Z",
+                     *       "completed_at": "2026-12-02T18:29:24.980Z",
+                     *       "expires_at": "2026-12-09T18:29:24.980Z",
+                     *       "download_url": "/v1/exports/5868fc11-3c67-4209-bf37-4c15b998df00/download?expires=1796239765&signature=PCxfC41jhINiMHUOWEfcwN0f82uY4gkm6Y-9Ya1TelU",
+                     *       "download_expires_at": "2026-12-02T19:29:25.000Z",
+                     *       "links": {
+                     *         "self": "/v1/exports/5868fc11-3c67-4209-bf37-4c15b998df00"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        state: "queued" | "running" | "completed" | "failed";
+                        /** @enum {string} */
+                        kind: "records" | "journal";
+                        /** @enum {string} */
+                        format: "csv";
+                        /** Format: date */
+                        from: string;
+                        /** Format: date */
+                        to: string;
+                        granularity: string;
+                        currency: string | null;
+                        api_version: string;
+                        /** @description null: organization-wide */
+                        account_ids: string[] | null;
+                        progress: {
+                            done: number;
+                            total: number;
+                            percent: number;
+                        };
+                        rows: number | null;
+                        bytes: number | null;
+                        sha256: string | null;
+                        error: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        completed_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description when the file (and this export) is deleted: 7 days after it completed or failed
+                         */
+                        expires_at: string | null;
+                        /** @description completed: a signed link (path and query, relative to the service base URL) that needs no Authorization header, valid until download_expires_at */
+                        download_url: string | null;
+                        /** Format: date-time */
+                        download_expires_at: string | null;
+                        links: {
+                            self: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (the message names the field; catalog codes in docs/decisions.md) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, invalid or expired bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the scope this operation needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy.optional"];
+                    RateLimit: components["headers"]["RateLimit.optional"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit.optional"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining.optional"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the catalog shape (docs/decisions.md) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    downloadExport: {
+        parameters: {
+            query: {
+                /** @description unix seconds the link lasts until */
+                expires: number;
+                /** @description HMAC-SHA256, base64url */
+                signature: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file (Content-Length; ETag: its sha256) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example period,from,to,partial,days,fee_models,account_id,balance_lseth,rewards_eth,total_rewards_eth,conversion_rate,mints_lseth,total_mints_lseth,burns_lseth,total_burns_lseth,fees_eth,total_fees_eth,period_lc_fees_lseth,total_lc_fees_lseth,period_tech_provider_fees_lseth,total_tech_provider_fees_lseth,platform_fees_eth,total_platform_fees_eth,operator_fees_eth,total_operator_fees_eth,period_lc_fees_rate,period_tech_provider_fees_rate,lc_fees_eth,total_lc_fees_eth,tech_provider_fees_eth,total_tech_provider_fees_eth,dao_fees_eth,total_dao_fees_eth,provider_fees_eth,total_provider_fees_eth,slashing_fees_eth,total_slashing_fees_eth,platform_fees_at_discount_rate_eth,total_platform_fees_at_discount_rate_eth,discount_rate,rebate_eth,total_rebate_eth,rebate_lseth,total_rebate_lseth,opening_balance_lseth,opening_total_rewards_eth,opening_conversion_rate,opening_total_mints_lseth,opening_total_burns_lseth,opening_total_fees_eth,opening_total_lc_fees_lseth,opening_total_tech_provider_fees_lseth,opening_total_platform_fees_eth,opening_total_operator_fees_eth,opening_total_lc_fees_eth,opening_total_tech_provider_fees_eth,opening_total_dao_fees_eth,opening_total_provider_fees_eth,opening_total_slashing_fees_eth,opening_total_platform_fees_at_discount_rate_eth,opening_total_rebate_eth,opening_total_rebate_lseth
+                     *     2026-04,2026-04-25,2026-04-29,true,3,v0,7ed962e0-62f3-4bf5-9a7b-156f6ad4992a,12.994833019228892547,0.007729712853294883,0.018556156978012378,1.000658896367885484,0,168.987204000338651462,155.992370981109758915,155.992370981109758915,0.000468015849621397,0.002378564812806837,,0,,0,0.000117003962405348,0.000117003962405348,0.000140404754886418,0.00071356944384205,,,,0,,0,0.000093603169924285,0.000953350203357733,0.000070202377443208,0.000356784721921024,0.000046801584962138,0.000237856481280682,0.000117003962405348,0.000117003962405348,0,0,0,0,0,0,0.010826444124717495,1.0000640666504234,168.987204000338651462,0,0.00191054896318544,0,0,0,0.000573164688955632,0,0,0.000859747033433448,0.000286582344477816,0.000191054896318544,0,0,0
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid request (the message names the field; catalog codes in docs/decisions.md) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the scope this operation needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            410: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
