@@ -295,44 +295,40 @@ export function exportSuite(backends: Backend[]) {
       })
     })
 
-    test(
-      'behavior: `lsreport export` against a running service writes the file, checked against its sha256',
-      async () => {
-        const { api, org } = stacks.get(backends[0] as Backend)!
-        const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-export-cli-'))
-        try {
-          const credentials = path.join(dir, 'client.json')
-          await fs.writeFile(
+    test('behavior: `lsreport export` against a running service writes the file, checked against its sha256', async () => {
+      const { api, org } = stacks.get(backends[0] as Backend)!
+      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'lsreport-export-cli-'))
+      try {
+        const credentials = path.join(dir, 'client.json')
+        await fs.writeFile(
+          credentials,
+          JSON.stringify({ ...org.client, token_url: `${api.url}/oauth/token`, audience: api.url }),
+        )
+        const out = path.join(dir, 'journal.csv')
+        const { stderr } = await run(
+          process.execPath,
+          [
+            BIN,
+            'export',
+            ...['--from', QUARTER.from, '--to', QUARTER.to, '--kind', 'journal'],
+            '--granularity',
+            'month',
+            '--credentials',
             credentials,
-            JSON.stringify({ ...org.client, token_url: `${api.url}/oauth/token`, audience: api.url }),
-          )
-          const out = path.join(dir, 'journal.csv')
-          const { stderr } = await run(
-            process.execPath,
-            [
-              BIN,
-              'export',
-              ...['--from', QUARTER.from, '--to', QUARTER.to, '--kind', 'journal'],
-              '--granularity',
-              'month',
-              '--credentials',
-              credentials,
-              '--out',
-              out,
-            ],
-            { env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'warn' } },
-          )
-          const file = await fs.readFile(out)
-          const sha = createHash('sha256').update(file).digest('hex')
-          expect(stderr).toContain(`sha256 ${sha}`)
-          const id = /export ([0-9a-f-]{36}):/.exec(stderr)?.[1]
-          const shown = await http(api.url, org.token)('GET', `/v1/exports/${id}`)
-          expect([shown.body.sha256, shown.body.bytes]).toEqual([sha, file.length])
-        } finally {
-          await fs.rm(dir, { recursive: true, force: true })
-        }
-      },
-      60_000,
-    )
+            '--out',
+            out,
+          ],
+          { env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'warn' } },
+        )
+        const file = await fs.readFile(out)
+        const sha = createHash('sha256').update(file).digest('hex')
+        expect(stderr).toContain(`sha256 ${sha}`)
+        const id = /export ([0-9a-f-]{36}):/.exec(stderr)?.[1]
+        const shown = await http(api.url, org.token)('GET', `/v1/exports/${id}`)
+        expect([shown.body.sha256, shown.body.bytes]).toEqual([sha, file.length])
+      } finally {
+        await fs.rm(dir, { recursive: true, force: true })
+      }
+    }, 60_000)
   })
 }
