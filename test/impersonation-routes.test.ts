@@ -69,6 +69,8 @@ const HONOURED = [
   'POST /v1/webhooks/{id}/resume',
   'GET /v1/webhooks/{id}/deliveries',
   'POST /v1/webhooks/{id}/deliveries/{deliveryId}/replay',
+  'POST /v1/exports',
+  'GET /v1/exports/{id}',
 ].sort()
 
 /** Routes the document hides: refused like any other that does not declare the header. */
@@ -349,6 +351,22 @@ describe.runIf(pgOk)('Impersonate-Org on every route of the OpenAPI document', (
       'GET /v1/webhooks/{id}/deliveries': async () => ({
         url: `/v1/webhooks/${(await webhookWithDelivery()).id}/deliveries`,
       }),
+      'POST /v1/exports': async () => ({
+        url: '/v1/exports',
+        body: { from: date, to: date, kind: 'records' },
+        // every export stored is the target's (the GET below asks for its own as the target too)
+        write: {
+          landed: async () => {
+            const owners = new Set((await db('exports').select('org_id')).map((r) => r.org_id))
+            expect([...owners]).toEqual([target])
+          },
+        },
+      }),
+      'GET /v1/exports/{id}': async () => {
+        const res = await asTarget('POST', '/v1/exports', { from: date, to: date, kind: 'records' })
+        expect(res.status, JSON.stringify(res.body)).toBe(202)
+        return { url: `/v1/exports/${res.body.id}` }
+      },
       'POST /v1/webhooks/{id}/deliveries/{deliveryId}/replay': async () => {
         const { id, delivery } = await webhookWithDelivery()
         return { url: `/v1/webhooks/${id}/deliveries/${delivery}/replay`, write: { foreign: true } }
